@@ -1,0 +1,125 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { findProjectRoot, loadPaths, loadProject } from "../definitions/index.js";
+import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
+import { type CliIo, type Style, styleFor } from "./io.js";
+
+export interface CheckOptions {
+  readonly paths: readonly string[];
+  readonly json: boolean;
+  readonly strict: boolean;
+}
+
+export const CHECK_HELP = `Usage: agentmd check [PATH…] [--json] [--strict]
+
+Loads and validates agent definitions and prints diagnostics as compilers do:
+  FILE:LINE:COL: SEVERITY: MESSAGE [code]
+then one summary line with counts per surface and per severity.
+
+With no PATH, checks the project: the nearest folder holding agent.md (or the
+current folder) with its agents/, skills/, commands/ and .claude/ folders. A PATH
+may be any file or folder; a folder holding agent.md is checked as a project,
+any other folder is searched for definition files.
+
+Options:
+  --json     print a machine-readable report instead
+  --strict   exit 1 on warnings too
+  -h, --help show this help
+
+Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad usage.`;
+
+/** Runs `agentmd check`; returns the exit code. */
+export function runCheck(options: CheckOptions, io: CliIo): number {
+  const result = load(options.paths, io.cwd);
+  const counts = countSeverities(result.diagnostics);
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify(toReport(result, io.cwd), null, 2)}\n`);
+  } else {
+    const style = styleFor(io.stdout, io.env);
+    for (const d of result.diagnostics) io.stdout.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
+    io.stdout.write(`${summaryLine(result, counts)}\n`);
+  }
+  if (counts.error > 0) return 1;
+  if (options.strict && counts.warning > 0) return 1;
+  return 0;
+}
+
+function load(paths: readonly string[], cwd: string): LoadResult {
+  if (paths.length === 0) return loadProject(findProjectRoot(cwd));
+  const resolved = paths.map((p) => path.resolve(cwd, p));
+  if (resolved.length === 1 && existsSync(path.join(resolved[0] as string, "agent.md"))) {
+    return loadProject(resolved[0] as string);
+  }
+  return loadPaths(resolved);
+}
+
+export function formatDiagnostic(d: Diagnostic, cwd: string, style: Style): string {
+  const colour = d.severity === "error" ? style.red : d.severity === "warning" ? style.yellow : style.cyan;
+  const where = `${displayPath(d.file, cwd)}:${d.line}:${d.column}`;
+  return `${style.bold(where)}: ${colour(d.severity)}: ${d.message} ${style.dim(`[${d.code}]`)}`;
+}
+
+function displayPath(file: string, cwd: string): string {
+  const rel = path.relative(cwd, file);
+  return rel === "" ? "." : rel.startsWith("..") && path.isAbsolute(file) ? file : rel;
+}
+
+type SeverityCounts = Record<Severity, number>;
+
+function countSeverities(diagnostics: readonly Diagnostic[]): SeverityCounts {
+  const counts: SeverityCounts = { error: 0, warning: 0, info: 0 };
+  for (const d of diagnostics) counts[d.severity]++;
+  return counts;
+}
+
+const SURFACE_WORDS: Record<Surface, [string, string]> = {
+  main: ["main agent", "main agents"],
+  agent: ["subagent", "subagents"],
+  skill: ["skill", "skills"],
+  command: ["command", "commands"],
+};
+
+const plural = (n: number, [one, many]: [string, string]) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * `checked 12 files: 1 main agent, 3 subagents (1 failed), 5 skills, 3 commands (1 documentation);
+ * 2 errors, 4 warnings, 1 info`
+ */
+export function summaryLine(result: LoadResult, counts: SeverityCounts): string {
+  const parts: string[] = [];
+  for (const surface of ["main", "agent", "skill", "command"] as const) {
+    const files = result.files.filter((f) => f.surface === surface);
+    if (files.length === 0) continue;
+    const loaded = files.filter((f) => f.outcome === "loaded").length;
+    const failed = files.filter((f) => f.outcome === "failed").length;
+    const docs = files.filter((f) => f.outcome === "documentation").length;
+    const extra = [failed && `${failed} failed`, docs && `${docs} documentation`].filter(Boolean).join(", ");
+    parts.push(`${plural(loaded, SURFACE_WORDS[surface])}${extra ? ` (${extra})` : ""}`);
+  }
+  const severities = `${plural(counts.error, ["error", "errors"])}, ${plural(counts.warning, ["warning", "warnings"])}, ${counts.info} info`;
+  const n = result.files.length;
+  return `checked ${n} ${n === 1 ? "file" : "files"}: ${parts.length ? parts.join(", ") : "no definitions found"}; ${severities}`;
+}
+
+/** The `--json` report. Its shape is versioned; fields are only added within a version. */
+export function toReport(result: LoadResult, cwd: string) {
+  const counts = countSeverities(result.diagnostics);
+  const bySurface: Record<string, { loaded: number; failed: number; documentation: number }> = {};
+  for (const f of result.files) {
+    const s = bySurface[f.surface] ?? { loaded: 0, failed: 0, documentation: 0 };
+    s[f.outcome]++;
+    bySurface[f.surface] = s;
+  }
+  const names = new Map(result.definitions.map((d) => [d.file, d.name]));
+  return {
+    version: 1,
+    summary: { files: result.files.length, surfaces: bySurface, severities: counts },
+    files: result.files.map((f) => ({
+      file: displayPath(f.file, cwd),
+      surface: f.surface,
+      outcome: f.outcome,
+      ...(names.has(f.file) && { name: names.get(f.file) }),
+    })),
+    diagnostics: result.diagnostics.map((d) => ({ ...d, file: displayPath(d.file, cwd) })),
+  };
+}

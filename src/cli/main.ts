@@ -1,0 +1,64 @@
+import { parseArgs } from "node:util";
+import { CHECK_HELP, runCheck } from "./check-command.js";
+import type { CliIo } from "./io.js";
+
+export type { CliIo } from "./io.js";
+
+const HELP = `agentmd — run LLM agents defined in markdown, with allow-lists enforced at every hop.
+
+Usage: agentmd <command> [options]
+
+Commands:
+  check [PATH…]   load and validate agent.md, agents/, skills/ and commands/
+
+Run 'agentmd <command> --help' for a command's options.`;
+
+class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The CLI entry point; returns the process exit code. Contract: never throws. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case "-h":
+      case "--help":
+      case "help":
+        io.stdout.write(`${HELP}\n`);
+        return 0;
+      case "check":
+        return check(rest, io);
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.stderr.write(`agentmd: ${(e as Error).message}\nRun 'agentmd --help' for usage.\n`);
+      return 2;
+    }
+    io.stderr.write(`agentmd: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+function check(args: readonly string[], io: CliIo): number {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      strict: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${CHECK_HELP}\n`);
+    return 0;
+  }
+  return runCheck({ paths: positionals, json: values.json, strict: values.strict }, io);
+}

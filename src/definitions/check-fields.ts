@@ -1,0 +1,275 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { distance } from "fastest-levenshtein";
+import { isCollection, isScalar } from "yaml";
+import type { DiagnosticSink } from "./diagnostics.js";
+import { suggestion } from "./did-you-mean.js";
+import { describe, parseToolList } from "./parse-tool-list.js";
+import {
+  ALLOW_LIST_KEYS,
+  BOOLEAN_KEYS,
+  DENY_LIST_KEYS,
+  FOREIGN_KEYS,
+  knownKeys,
+  STRING_KEYS,
+  SURFACE_LABEL,
+  SURFACE_SCHEMAS,
+} from "./surface-schemas.js";
+import type { Surface, ToolList } from "./types.js";
+import type { Field } from "./yaml-fields.js";
+
+export interface CheckedFields {
+  /** Values of the keys this surface knows, after coercion; prototype-less. */
+  readonly values: Record<string, unknown>;
+  readonly allowedTools?: ToolList;
+  readonly disallowedTools?: ToolList;
+  /** False when an error makes the definition unusable. */
+  readonly ok: boolean;
+}
+
+const SURFACES: readonly Surface[] = ["main", "agent", "skill", "command"];
+const validators = new Map<Surface, ValidateFunction>();
+
+function validatorFor(surface: Surface): ValidateFunction {
+  let v = validators.get(surface);
+  if (!v) {
+    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
+    v = ajv.compile(SURFACE_SCHEMAS[surface]);
+    validators.set(surface, v);
+  }
+  return v;
+}
+
+/**
+ * Judges every frontmatter key of one file: spelling first (misspelled list keys are errors,
+ * other unknown keys warnings, foreign keys info), then value types through the surface's schema.
+ */
+export function checkFields(fields: readonly Field[], surface: Surface, sink: DiagnosticSink): CheckedFields {
+  const known = knownKeys(surface);
+  const values: Record<string, unknown> = Object.create(null);
+  const byKey = new Map<string, Field>();
+  let ok = true;
+  for (const field of fields) {
+    const report = sink.at(field.keyPos);
+    if (known.has(field.key)) {
+      byKey.set(field.key, field);
+      continue;
+    }
+    const listKey = misspelledListKey(field.key);
+    if (listKey) {
+      ok = false;
+      report(
+        "error",
+        "misspelled-list-key",
+        `unknown key '${field.key}'; did you mean '${listKey}'? A misspelled tool list would run unrestricted, so this file is not loaded`,
+      );
+    } else if (FOREIGN_KEYS.has(field.key)) {
+      report("info", "foreign-key", `'${field.key}' is accepted and ignored: agentmd does not act on it`);
+    } else {
+      const elsewhere = SURFACES.filter((s) => s !== surface && knownKeys(s).has(field.key));
+      if (elsewhere.length > 0) {
+        report(
+          "warning",
+          "key-not-for-surface",
+          `'${field.key}' is not a key of ${SURFACE_LABEL[surface]} (it belongs to ${elsewhere.map((s) => SURFACE_LABEL[s]).join(", ")}); it is ignored`,
+        );
+      } else {
+        report(
+          "warning",
+          "unknown-key",
+          `unknown key '${field.key}' is ignored${suggestion(field.key, known)}`,
+        );
+      }
+    }
+  }
+  for (const pair of [ALLOW_LIST_KEYS, DENY_LIST_KEYS]) {
+    const [a, b] = pair.map((k) => byKey.get(k));
+    if (a && b) {
+      ok = false;
+      sink.add(
+        "error",
+        "duplicate-list-key",
+        `both '${a.key}' and '${b.key}' are given; they name the same list, so keep one`,
+        b.keyPos.line,
+        b.keyPos.column,
+      );
+    }
+  }
+  if (surface === "command" && byKey.has("name")) {
+    const f = byKey.get("name") as Field;
+    sink.add(
+      "info",
+      "command-name-ignored",
+      "'name' is ignored: a command is named by its path below commands/",
+      f.keyPos.line,
+      f.keyPos.column,
+    );
+    byKey.delete("name");
+  }
+  const unusable = new Set<string>();
+  for (const [key, field] of byKey) {
+    const v = coerce(field, sink);
+    if (v.ok) values[key] = v.value;
+    else unusable.add(key);
+  }
+  if (unusable.size > 0) ok = false;
+  const validate = validatorFor(surface);
+  if (!validate(values)) {
+    for (const err of validate.errors ?? []) {
+      if (err.keyword === "required" && unusable.has(String(err.params.missingProperty))) continue;
+      if (reportSchemaError(err, byKey, surface, sink)) ok = false;
+    }
+  }
+  let allowedTools: ToolList | undefined;
+  let disallowedTools: ToolList | undefined;
+  for (const key of ALLOW_LIST_KEYS) {
+    const f = byKey.get(key);
+    if (f && !allowedTools) allowedTools = parseToolList(f, sink) ?? undefined;
+  }
+  for (const key of DENY_LIST_KEYS) {
+    const f = byKey.get(key);
+    if (f && !disallowedTools) disallowedTools = parseToolList(f, sink) ?? undefined;
+  }
+  if (sink.hasErrors) ok = false;
+  return { values, ok, ...(allowedTools && { allowedTools }), ...(disallowedTools && { disallowedTools }) };
+}
+
+const LIST_KEY_TARGETS: readonly [normalised: string, canonical: string, tolerance: number][] = [
+  ["allowedtools", "allowed-tools", 2],
+  ["disallowedtools", "disallowed-tools", 2],
+  ["tools", "tools", 1],
+];
+
+/**
+ * The list key that `key` is a near miss of: the same letters once case, `-` and `_` are dropped,
+ * or a small edit distance (`allowedTools`, `allowed_tools`, `allowed-tool`, `alowed-tools`).
+ */
+export function misspelledListKey(key: string): string | undefined {
+  const norm = key.toLowerCase().replace(/[-_\s]/g, "");
+  for (const [target, canonical, tolerance] of LIST_KEY_TARGETS) {
+    if (distance(norm, target) <= tolerance) return canonical;
+  }
+  return undefined;
+}
+
+const TEMPLATE = /\{\{.*\}\}/s;
+
+function coerce(field: Field, sink: DiagnosticSink): { ok: true; value: unknown } | { ok: false } {
+  const { key, value } = field;
+  const report = sink.at(field.valuePos);
+  if (STRING_KEYS.has(key)) {
+    if (typeof value === "string") {
+      if (key === "name" && TEMPLATE.test(value)) {
+        report("error", "template-placeholder", `'name' is an unfilled template placeholder '${value}'`);
+        return { ok: false };
+      }
+      return { ok: true, value };
+    }
+    if (value === null) return { ok: true, value: undefined };
+    if (TEMPLATE.test(field.source)) {
+      report(
+        "error",
+        "template-placeholder",
+        `'${key}' is an unfilled template placeholder '${field.source}'`,
+      );
+      return { ok: false };
+    }
+    if (typeof value === "number" || typeof value === "boolean") {
+      report(
+        "warning",
+        "coerced-to-string",
+        `'${key}' should be text; took ${String(value)} as '${String(value)}'`,
+      );
+      return { ok: true, value: String(value) };
+    }
+    if (isCollection(field.node) && field.node.flow && key !== "name") {
+      report(
+        "warning",
+        "collection-as-text",
+        `'${key}' parsed as a YAML ${Array.isArray(value) ? "list" : "map"}; kept the text '${field.source}' as written (quote it to silence this)`,
+      );
+      return { ok: true, value: field.source };
+    }
+    report("error", "value-type", `'${key}' must be text, got ${describe(value)}`);
+    return { ok: false };
+  }
+  if (key === "toolConcurrency" && typeof value === "boolean") return { ok: true, value: { enabled: value } };
+  if (BOOLEAN_KEYS.has(key) && typeof value === "string" && /^(true|false)$/i.test(value)) {
+    report(
+      "warning",
+      "coerced-to-boolean",
+      `'${key}' should be true or false without quotes; took '${value}' as ${value.toLowerCase()}`,
+    );
+    return { ok: true, value: value.toLowerCase() === "true" };
+  }
+  if (isScalar(field.node) && typeof value === "string" && field.node.type === "PLAIN" && value === "") {
+    return { ok: true, value: undefined };
+  }
+  return { ok: true, value: value ?? undefined };
+}
+
+/** Reports one ajv error at the position of the offending value; returns whether it is an error. */
+function reportSchemaError(
+  err: ErrorObject,
+  byKey: Map<string, Field>,
+  surface: Surface,
+  sink: DiagnosticSink,
+): boolean {
+  const path = err.instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  const [key, ...inner] = path;
+  const field = typeof key === "string" ? byKey.get(key) : undefined;
+  const pos = field ? field.locate(inner) : { line: 1, column: 1 };
+  const where = path.length ? `'${path.join(".")}'` : "";
+  const got = (v: unknown) => describe(v);
+  const params = err.params as Record<string, unknown>;
+  if (err.keyword === "anyOf" || err.keyword === "if") return false;
+  let message: string;
+  let code = "value-type";
+  switch (err.keyword) {
+    case "required": {
+      const missing = String(params.missingProperty);
+      code = "missing-key";
+      message = path.length
+        ? `${where} is missing '${missing}'`
+        : `missing required key '${missing}' (${SURFACE_LABEL[surface]} need ${surface === "skill" ? "name and description" : "a name and a description"})`;
+      break;
+    }
+    case "type":
+      message = `${where} must be ${article(String(params.type))}, got ${got(err.data)}`;
+      break;
+    case "enum":
+      message = `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => `'${String(v)}'`).join(", ")}, got ${got(err.data)}`;
+      break;
+    case "minimum":
+      message = `${where} must be at least ${String(params.limit)}, got ${got(err.data)}`;
+      break;
+    case "maxLength":
+      message = `${where} must be at most ${String(params.limit)} characters, got ${String((err.data as string).length)}`;
+      break;
+    case "pattern":
+      code = key === "name" && surface === "skill" ? "skill-name" : "value-format";
+      message =
+        code === "skill-name"
+          ? `skill name ${got(err.data)} must be lowercase letters, digits and single hyphens (Agent Skills rule)`
+          : `${where} ${got(err.data)} does not match ${String(params.pattern)}`;
+      break;
+    case "additionalProperties": {
+      const extra = String(params.additionalProperty);
+      const allowed = Object.keys((err.parentSchema?.properties as object | undefined) ?? {});
+      message = `${where} has an unknown key '${extra}'${suggestion(extra, allowed)}`;
+      code = "unknown-key";
+      break;
+    }
+    default:
+      message = `${where} ${err.message ?? "is invalid"}`;
+  }
+  sink.add("error", code, message, pos.line, pos.column);
+  return true;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}

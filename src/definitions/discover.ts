@@ -1,0 +1,218 @@
+import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import type { Diagnostic, Surface } from "./types.js";
+
+/** A markdown file that is (or claims to be) a definition, and where its project hangs from. */
+export interface Discovered {
+  readonly file: string;
+  readonly surface: Surface;
+  /** The project folder: holds `agent.md`, `agents/`, `skills/`, `commands/` (or `.claude/`). */
+  readonly root: string;
+  /** The surface folder the file was found under (`…/commands` names commands by path). */
+  readonly base: string;
+}
+
+export interface Discovery {
+  readonly found: Discovered[];
+  readonly diagnostics: Diagnostic[];
+}
+
+const SKIP_DIRS = new Set(["node_modules", ".git"]);
+const MAX_DEPTH = 40;
+
+/**
+ * The folder whose definitions a run uses: the nearest folder at or above `start` that holds
+ * `agent.md`, stopping at a repository root (`.git`); `start` itself when none does.
+ */
+export function findProjectRoot(start: string): string {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (existsSync(path.join(dir, "agent.md"))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir || existsSync(path.join(dir, ".git"))) return path.resolve(start);
+    dir = parent;
+  }
+}
+
+/**
+ * The four surfaces of one project: `agent.md`, `agents/**\/*.md`, `skills/*\/SKILL.md`,
+ * `commands/**\/*.md`, and the same under `.claude/`.
+ */
+export function discoverProject(root: string): Discovery {
+  const abs = path.resolve(root);
+  const found: Discovered[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const main = path.join(abs, "agent.md");
+  if (isFile(main)) found.push({ file: main, surface: "main", root: abs, base: abs });
+  for (const home of [abs, path.join(abs, ".claude")]) {
+    const agents = path.join(home, "agents");
+    for (const file of walkMarkdown(agents, diagnostics))
+      found.push({ file, surface: "agent", root: abs, base: agents });
+    const commands = path.join(home, "commands");
+    for (const file of walkMarkdown(commands, diagnostics)) {
+      found.push({ file, surface: "command", root: abs, base: commands });
+    }
+    const skills = path.join(home, "skills");
+    for (const entry of listDir(skills)) {
+      const skillFile = path.join(skills, entry.name, "SKILL.md");
+      if (isFile(skillFile)) found.push({ file: skillFile, surface: "skill", root: abs, base: skills });
+    }
+  }
+  return { found, diagnostics };
+}
+
+/**
+ * Any files or folders, as given on a command line. Folders are searched for markdown files, each
+ * classified by its name (`SKILL.md`, `agent.md`) or its nearest `agents/` or `commands/` folder;
+ * files that are none of these are not definitions and are left out.
+ */
+export function discoverPaths(paths: readonly string[]): Discovery {
+  const found: Discovered[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const add = (file: string, explicit: boolean) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const d = classify(file);
+    if (d) found.push(d);
+    else if (explicit) {
+      diagnostics.push({
+        file,
+        line: 1,
+        column: 1,
+        severity: "warning",
+        code: "not-a-definition",
+        message:
+          "not a definition file: expected agent.md, SKILL.md, or a file under an agents/ or commands/ folder",
+      });
+    }
+  };
+  for (const p of paths) {
+    const abs = path.resolve(p);
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(abs);
+    } catch {
+      diagnostics.push({
+        file: abs,
+        line: 1,
+        column: 1,
+        severity: "error",
+        code: "no-such-path",
+        message: "no such file or folder",
+      });
+      continue;
+    }
+    if (st.isDirectory()) for (const file of walkMarkdown(abs, diagnostics)) add(file, false);
+    else add(abs, true);
+  }
+  return { found, diagnostics };
+}
+
+/** Which surface a markdown file belongs to, judged by its name and its nearest surface folder. */
+export function classify(file: string): Discovered | null {
+  const abs = path.resolve(file);
+  const name = path.basename(abs);
+  if (name === "SKILL.md") {
+    const skillDir = path.dirname(abs);
+    const parent = path.dirname(skillDir);
+    const root = path.basename(parent) === "skills" ? projectOf(parent) : parent;
+    return { file: abs, surface: "skill", root, base: parent };
+  }
+  for (let dir = path.dirname(abs); ; ) {
+    const base = path.basename(dir);
+    if (base === "agents" || base === "commands") {
+      return { file: abs, surface: base === "agents" ? "agent" : "command", root: projectOf(dir), base: dir };
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  if (name === "agent.md")
+    return { file: abs, surface: "main", root: path.dirname(abs), base: path.dirname(abs) };
+  return null;
+}
+
+/** The project folder above a surface folder, stepping over `.claude/`. */
+function projectOf(surfaceDir: string): string {
+  const parent = path.dirname(surfaceDir);
+  return path.basename(parent) === ".claude" ? path.dirname(parent) : parent;
+}
+
+/**
+ * Every `.md` file below `dir`, sorted, following symlinks to folders at most once each.
+ * A symlink that leads back into its own ancestry is reported, not followed.
+ */
+function walkMarkdown(dir: string, diagnostics: Diagnostic[]): string[] {
+  const out: string[] = [];
+  const visited = new Set<string>();
+  // `real` is the folder's real path: computed by the file system only across symlinks, since
+  // only a symlink can lead back into the folder's own ancestry.
+  const walk = (current: string, real: string, ancestry: readonly string[], depth: number) => {
+    if (ancestry.includes(real)) {
+      diagnostics.push({
+        file: current,
+        line: 1,
+        column: 1,
+        severity: "warning",
+        code: "symlink-loop",
+        message: `symlink loop: this folder leads back to ${real}; not followed`,
+      });
+      return;
+    }
+    if (visited.has(real) || depth > MAX_DEPTH) return;
+    visited.add(real);
+    const inner = [...ancestry, real];
+    for (const entry of listDir(current)) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(full, path.join(real, entry.name), inner, depth + 1);
+      } else if (entry.isSymbolicLink()) {
+        const target = realPath(full);
+        if (target === null) continue;
+        if (isDir(target)) {
+          if (!SKIP_DIRS.has(entry.name)) walk(full, target, inner, depth + 1);
+        } else if (entry.name.toLowerCase().endsWith(".md")) out.push(full);
+      } else if (entry.isFile() && entry.name.toLowerCase().endsWith(".md")) {
+        out.push(full);
+      }
+    }
+  };
+  const root = isDir(dir) ? realPath(dir) : null;
+  if (root !== null) walk(dir, root, [], 0);
+  return out;
+}
+
+function realPath(p: string): string | null {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return null;
+  }
+}
+
+function listDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+  } catch {
+    return [];
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}

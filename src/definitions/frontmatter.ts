@@ -1,0 +1,179 @@
+import matter from "gray-matter";
+import type { DiagnosticSink } from "./diagnostics.js";
+import { type Field, type ParsedYaml, parseYamlFields } from "./yaml-fields.js";
+
+export interface Frontmatter {
+  /** Whether the file opens with a `---` block. */
+  readonly present: boolean;
+  readonly fields: readonly Field[];
+  readonly body: string;
+  /** 1-based line on which the body starts. */
+  readonly bodyLine: number;
+  /** True when the block could not be read even with the recoveries; the file must be skipped. */
+  readonly failed: boolean;
+}
+
+const OPENING = /^---[ \t]*\r?\n/;
+const CLOSING = /\r?\n---/;
+
+/**
+ * Splits a markdown file into frontmatter fields and body, with gray-matter doing the split and
+ * the `yaml` package the parsing. Strict YAML 1.2 first; when that fails, each known real-world
+ * breakage is recovered key by key, with a warning saying what was assumed.
+ * Contract: never throws; every problem is a diagnostic in `sink`.
+ */
+export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter {
+  if (!OPENING.test(text)) return { present: false, fields: [], body: text, bodyLine: 1, failed: false };
+  if (!CLOSING.test(text.slice(3))) {
+    sink.add(
+      "error",
+      "unclosed-frontmatter",
+      "the '---' block opened on line 1 never closes; add a line '---' after the last key",
+    );
+    return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
+  }
+  let parsed: ParsedYaml = { fields: [], errors: [] };
+  let body = "";
+  try {
+    const file = matter(text, {
+      engines: {
+        yaml: (src: string) => {
+          parsed = parseWithRecovery(src, sink);
+          return {};
+        },
+      },
+    });
+    body = file.content;
+  } catch (e) {
+    sink.add("error", "frontmatter-unreadable", `cannot read the frontmatter: ${String(e)}`);
+    return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
+  }
+  const bodyLine = countLines(text, text.length - body.length);
+  for (const err of parsed.errors) {
+    sink.add("error", "yaml-syntax", `invalid YAML: ${err.message}`, err.pos.line, err.pos.column);
+  }
+  return { present: true, fields: parsed.fields, body, bodyLine, failed: parsed.errors.length > 0 };
+}
+
+function countLines(text: string, end: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < end; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** A top-level `key:` line and the lines that belong to it (indented, blank, or comments). */
+interface Entry {
+  readonly key: string;
+  /** 0-based index of the key line in the frontmatter source (line 1 of the file is index 0). */
+  readonly start: number;
+  readonly lines: string[];
+}
+
+const KEY_LINE = /^(?<key>[^\s#:'"[\]{}-][^:]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|$)/;
+
+function parseWithRecovery(src: string, sink: DiagnosticSink): ParsedYaml {
+  const strict = parseYamlFields(src);
+  if (strict.errors.length === 0) return strict;
+  const entries = splitEntries(src);
+  if (entries === null) return strict;
+  const fields: Field[] = [];
+  const warnings: (() => void)[] = [];
+  for (const entry of entries) {
+    const one = parseYamlFields(entry.lines.join("\n"), entry.start);
+    if (one.errors.length === 0) {
+      fields.push(...one.fields);
+      continue;
+    }
+    const recovered = recoverEntry(entry);
+    if (recovered === null) return strict;
+    fields.push(recovered.field);
+    warnings.push(() =>
+      sink.add(
+        "warning",
+        "yaml-recovered",
+        recovered.assumed,
+        recovered.field.keyPos.line,
+        recovered.field.keyPos.column,
+      ),
+    );
+  }
+  const seen = new Set<string>();
+  for (const f of fields) {
+    if (seen.has(f.key)) return strict;
+    seen.add(f.key);
+  }
+  for (const w of warnings) w();
+  return { fields, errors: [] };
+}
+
+function splitEntries(src: string): Entry[] | null {
+  const entries: Entry[] = [];
+  const lines = src.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = (lines[i] ?? "").replace(/\r$/, "");
+    const m = KEY_LINE.exec(line);
+    if (m?.groups) {
+      entries.push({ key: unquote(m.groups.key ?? ""), start: i, lines: [line] });
+      continue;
+    }
+    const continues = line.trim() === "" || /^[ \t#]/.test(line) || line.startsWith("- ") || line === "-";
+    const current = entries[entries.length - 1];
+    if (!continues && !(i === 0 && line.trim() === "")) return null;
+    if (current) current.lines.push(line);
+  }
+  return entries;
+}
+
+function unquote(key: string): string {
+  return /^(["']).*\1$/.test(key) ? key.slice(1, -1) : key;
+}
+
+/**
+ * The breakages seen in public files, each taken as a string:
+ * - `tools: *` (YAML reads `*` as an alias);
+ * - `argument-hint: [x] | --y` (a flow list followed by text);
+ * - an unquoted value containing `: ` (YAML reads a nested key), with indented continuation lines.
+ */
+function recoverEntry(entry: Entry): { field: Field; assumed: string } | null {
+  const first = entry.lines[0] ?? "";
+  const colon = first.indexOf(":", first.startsWith('"') || first.startsWith("'") ? entry.key.length + 2 : 0);
+  const afterColon = first.slice(colon + 1);
+  const valueColumn = colon + 2 + (afterColon.length - afterColon.trimStart().length);
+  const head = stripComment(afterColon).trim();
+  const rest = entry.lines
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  if (head === "" || /^["'|>]/.test(head)) return null;
+  let assumed: string;
+  if (head.startsWith("*")) {
+    assumed = `'${entry.key}: ${head}' is not valid YAML (a bare '*' starts an alias); took it as the text '${head}'`;
+  } else if (head.startsWith("[") || head.startsWith("{")) {
+    assumed = `the value of '${entry.key}' starts like a YAML ${head.startsWith("[") ? "list" : "map"} but has more text after it; took the raw text as a string`;
+  } else if (/:(\s|$)/.test([head, ...rest].join(" "))) {
+    assumed = `the value of '${entry.key}' contains ': ', which YAML reads as a nested key; took the whole value as a string (quote it to silence this)`;
+  } else {
+    return null;
+  }
+  const value = [head, ...rest].join(" ");
+  const line = entry.start + 1;
+  const pos = { line, column: valueColumn };
+  return {
+    assumed,
+    field: {
+      key: entry.key,
+      keyPos: { line, column: 1 },
+      valuePos: pos,
+      value,
+      node: null,
+      source: value,
+      locate: () => pos,
+    },
+  };
+}
+
+/** Drops a trailing YAML comment (` #…`) from a plain value. */
+function stripComment(s: string): string {
+  const i = s.search(/\s#/);
+  return i === -1 ? s : s.slice(0, i);
+}

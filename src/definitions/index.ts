@@ -1,0 +1,6 @@
+export { classify, type Discovered, discoverPaths, discoverProject, findProjectRoot } from "./discover.js";
+export { loadPaths, loadProject } from "./load.js";
+export { loadDefinitionFile } from "./load-definition.js";
+export { parseEntry, splitToolList } from "./parse-tool-list.js";
+export { BUILTIN_TOOL_NAMES, FOREIGN_TOOL_NAMES } from "./tool-names.js";
+export type * from "./types.js";

@@ -1,0 +1,257 @@
+import path from "node:path";
+import { checkFields } from "./check-fields.js";
+import { DiagnosticSink } from "./diagnostics.js";
+import type { Discovered } from "./discover.js";
+import { readFrontmatter } from "./frontmatter.js";
+import { readSource } from "./read-source.js";
+import type {
+  CommandDefinition,
+  Definition,
+  Diagnostic,
+  FileOutcome,
+  HookEntry,
+  HooksSetting,
+  MainAgentDefinition,
+  SkillDefinition,
+  SubagentDefinition,
+} from "./types.js";
+
+export interface LoadedFile {
+  readonly definition?: Definition;
+  readonly outcome: FileOutcome;
+  readonly diagnostics: Diagnostic[];
+}
+
+const DOC_NAME = /^(readme|changelog|contributing|license|licence|code_of_conduct|security)([._-].*)?\.md$/i;
+const MAX_SKILL_DESCRIPTION = 1024;
+const MAX_COMPATIBILITY = 500;
+
+/**
+ * Loads one discovered file into a typed definition. `text` may be given to load from memory.
+ * Contract: never throws; a file that cannot be loaded comes back `failed` with an error diagnostic,
+ * and a file that is documentation rather than a definition comes back `documentation`.
+ */
+export function loadDefinitionFile(found: Discovered, text?: string): LoadedFile {
+  const { file, surface } = found;
+  const sink = new DiagnosticSink(file, surface);
+  const fail = (): LoadedFile => ({ outcome: "failed", diagnostics: sink.items });
+  const documentation = (why: string): LoadedFile => {
+    sink.add(
+      "info",
+      "documentation",
+      `${why}: treated as documentation, not as a ${surface === "agent" ? "subagent" : "command"}`,
+    );
+    return { outcome: "documentation", diagnostics: sink.items };
+  };
+  if ((surface === "agent" || surface === "command") && DOC_NAME.test(path.basename(file))) {
+    return documentation("a README-like file in a definitions folder");
+  }
+  const source = text ?? readSource(file, sink);
+  if (source === null) return fail();
+  const fm = readFrontmatter(source, sink);
+  if (fm.failed) return fail();
+  if (!fm.present && surface === "agent") {
+    const later = /^\s*\n---[ \t]*\r?\n/.test(source)
+      ? " on line 1 (a '---' block further down is body text)"
+      : "";
+    return documentation(`no frontmatter${later}`);
+  }
+  if (!fm.present && surface === "skill") {
+    sink.add("error", "missing-frontmatter", "a SKILL.md needs frontmatter with 'name' and 'description'");
+    return fail();
+  }
+  const checked = checkFields(fm.fields, surface, sink);
+  if (!checked.ok) return fail();
+  const v = checked.values;
+  const common = {
+    file,
+    root: found.root,
+    body: fm.body,
+    bodyLine: fm.bodyLine,
+    frontmatter: Object.fromEntries(fm.fields.map((f) => [f.key, f.value])),
+    ...(checked.allowedTools && { allowedTools: checked.allowedTools }),
+    ...(checked.disallowedTools && { disallowedTools: checked.disallowedTools }),
+    ...optional("model", asString(v.model)),
+  };
+  const hooks = normaliseHooks(v.hooks);
+  let definition: Definition;
+  switch (surface) {
+    case "main":
+      definition = {
+        ...common,
+        surface,
+        name: typeof v.name === "string" ? v.name : "main",
+        ...optional("description", asString(v.description)),
+        ...optional("maxIterations", asNumber(v.maxIterations)),
+        ...optional("maxDepth", asNumber(v.maxDepth)),
+        ...optional("maxTokens", asNumber(v.maxTokens)),
+        ...optional("schemaValidation", v.schemaValidation as MainAgentDefinition["schemaValidation"]),
+        ...optional("promptCaching", asBoolean(v.promptCaching)),
+        ...optional("baseUrl", asString(v.baseUrl)),
+        ...optional("toolConcurrency", normaliseConcurrency(v.toolConcurrency)),
+        ...optional("hooks", hooks),
+      } satisfies MainAgentDefinition;
+      break;
+    case "agent":
+      definition = {
+        ...common,
+        surface,
+        name: v.name as string,
+        description: v.description as string,
+        ...optional("maxIterations", asNumber(v.maxIterations ?? v.maxTurns)),
+        ...optional("hooks", hooks),
+      } satisfies SubagentDefinition;
+      break;
+    case "skill": {
+      const dir = path.dirname(file);
+      const name = v.name as string;
+      const description = v.description as string;
+      if (name !== path.basename(dir)) {
+        sink.add(
+          "warning",
+          "skill-name-folder",
+          `skill name '${name}' differs from its folder name '${path.basename(dir)}'`,
+          ...keyPos(fm.fields, "name"),
+        );
+      }
+      if (description.length > MAX_SKILL_DESCRIPTION) {
+        sink.add(
+          "warning",
+          "description-too-long",
+          `description is ${description.length} characters; the Agent Skills limit is ${MAX_SKILL_DESCRIPTION}`,
+          ...keyPos(fm.fields, "description"),
+        );
+      }
+      if (typeof v.compatibility === "string" && v.compatibility.length > MAX_COMPATIBILITY) {
+        sink.add(
+          "warning",
+          "compatibility-too-long",
+          `compatibility is ${v.compatibility.length} characters; the limit is ${MAX_COMPATIBILITY}`,
+          ...keyPos(fm.fields, "compatibility"),
+        );
+      }
+      definition = {
+        ...common,
+        surface,
+        name,
+        description,
+        dir,
+        ...invocableFields(v),
+        ...optional("hooks", hooks),
+      } satisfies SkillDefinition;
+      break;
+    }
+    case "command":
+      definition = {
+        ...common,
+        surface,
+        name: commandName(found, sink),
+        ...optional("description", typeof v.description === "string" ? v.description : firstLine(fm.body)),
+        ...invocableFields(v),
+      } satisfies CommandDefinition;
+      break;
+  }
+  if (surface === "skill" || surface === "command") checkBody(fm.body, fm.bodyLine, sink);
+  return { definition, outcome: "loaded", diagnostics: sink.items };
+}
+
+function optional<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: T };
+}
+
+function invocableFields(v: Record<string, unknown>) {
+  return {
+    ...optional("argumentHint", asString(v["argument-hint"])),
+    ...optional("disableModelInvocation", asBoolean(v["disable-model-invocation"])),
+    ...optional("userInvocable", asBoolean(v["user-invocable"])),
+    ...optional<"context", "inline" | "fork">(
+      "context",
+      v.context === "fork" || v.context === "inline" ? v.context : undefined,
+    ),
+    ...optional("agent", asString(v.agent)),
+  };
+}
+
+// The schema has already checked these values; the narrowing keeps the types honest.
+const asString = (x: unknown) => (typeof x === "string" ? x : undefined);
+const asNumber = (x: unknown) => (typeof x === "number" ? x : undefined);
+const asBoolean = (x: unknown) => (typeof x === "boolean" ? x : undefined);
+
+function keyPos(
+  fields: readonly { key: string; keyPos: { line: number; column: number } }[],
+  key: string,
+): [number, number] {
+  const f = fields.find((x) => x.key === key);
+  return f ? [f.keyPos.line, f.keyPos.column] : [1, 1];
+}
+
+function normaliseConcurrency(value: unknown): MainAgentDefinition["toolConcurrency"] {
+  if (value === undefined) return undefined;
+  if (typeof value === "boolean") return { enabled: value };
+  return value as MainAgentDefinition["toolConcurrency"];
+}
+
+/** Accepts both `{ matcher, command }` and Claude Code's `{ matcher, hooks: [{ type, command }] }`. */
+function normaliseHooks(value: unknown): HooksSetting | undefined {
+  if (value === undefined || value === null || typeof value !== "object") return undefined;
+  const out: Record<string, HookEntry[]> = {};
+  for (const event of ["PreToolUse", "PostToolUse"] as const) {
+    const list = (value as Record<string, unknown>)[event];
+    if (!Array.isArray(list)) continue;
+    out[event] = list.flatMap((item: Record<string, unknown>) => {
+      const matcher = typeof item.matcher === "string" ? item.matcher : ".*";
+      if (typeof item.command === "string") return [{ matcher, command: item.command }];
+      const inner = Array.isArray(item.hooks) ? (item.hooks as Record<string, unknown>[]) : [];
+      return inner
+        .filter((h) => typeof h.command === "string")
+        .map((h) => ({ matcher, command: h.command as string }));
+    });
+  }
+  return out;
+}
+
+/**
+ * `commands/git/commit.md` → `git:commit`. A file name that already holds the namespace
+ * (`svelte/svelte:test.md`) does not repeat it.
+ */
+function commandName(found: Discovered, sink: DiagnosticSink): string {
+  const rel = path.relative(found.base, found.file).replace(/\.md$/i, "");
+  const parts = rel.split(path.sep);
+  const fileName = parts.pop() ?? rel;
+  const fileParts = fileName.split(":");
+  if (fileParts.length > 1) {
+    const prefixed =
+      parts.every((p, i) => fileParts[i] === p) && parts.length > 0 && fileParts.length > parts.length;
+    const name = prefixed ? fileParts.join(":") : [...parts, ...fileParts].join(":");
+    sink.add(
+      "warning",
+      "colon-in-file-name",
+      `':' in a file name does not survive every file system; this command is /${name} — prefer ${[...name.split(":")].join("/")}.md`,
+    );
+    return name;
+  }
+  return [...parts, fileName].join(":");
+}
+
+function firstLine(body: string): string | undefined {
+  for (const line of body.split("\n")) {
+    const t = line.replace(/^#+\s*/, "").trim();
+    if (t !== "") return t;
+  }
+  return undefined;
+}
+
+/** Body checks that catch mistakes before a run: `$0`, which is not an argument here (reported once). */
+function checkBody(body: string, bodyLine: number, sink: DiagnosticSink): void {
+  const m = /(?<!\\)\$0(?!\d)/.exec(body);
+  if (!m) return;
+  const before = body.slice(0, m.index);
+  const lineStart = before.lastIndexOf("\n") + 1;
+  sink.add(
+    "warning",
+    "dollar-zero",
+    "'$0' is not an argument (arguments are $1…$9, or $ARGUMENTS[0] for the first); it is left as written",
+    bodyLine + before.split("\n").length - 1,
+    m.index - lineStart + 1,
+  );
+}

@@ -1,0 +1,63 @@
+import path from "node:path";
+import { compareDiagnostics } from "./diagnostics.js";
+import { type Discovered, type Discovery, discoverPaths, discoverProject } from "./discover.js";
+import { loadDefinitionFile } from "./load-definition.js";
+import type { Definition, Diagnostic, FileReport, LoadResult } from "./types.js";
+
+/** Loads the definitions of one project folder (see `discoverProject`). Contract: never throws. */
+export function loadProject(root: string): LoadResult {
+  return loadDiscovered(discoverProject(root));
+}
+
+/** Loads whatever files and folders are given (see `discoverPaths`). Contract: never throws. */
+export function loadPaths(paths: readonly string[]): LoadResult {
+  return loadDiscovered(discoverPaths(paths));
+}
+
+function loadDiscovered(discovery: Discovery): LoadResult {
+  const definitions: Definition[] = [];
+  const diagnostics: Diagnostic[] = [...discovery.diagnostics];
+  const files: FileReport[] = [];
+  const owners = new Map<string, Definition>();
+  for (const found of discovery.found) {
+    const loaded = loadDefinitionFile(found);
+    diagnostics.push(...loaded.diagnostics);
+    let outcome = loaded.outcome;
+    const def = loaded.definition;
+    if (def) {
+      const owner = claimName(owners, found, def);
+      if (owner) {
+        outcome = "failed";
+        diagnostics.push({
+          file: def.file,
+          line: 1,
+          column: 1,
+          severity: "error",
+          code: "duplicate-name",
+          surface: def.surface,
+          message: `${def.surface === "main" ? "a second main agent" : `${SURFACE_NOUN[def.surface]} '${def.name}'`} is also defined in ${path.relative(found.root, owner.file)}; names must be unique on a surface, so this one is not loaded`,
+        });
+      } else {
+        definitions.push(def);
+      }
+    }
+    files.push({ file: found.file, surface: found.surface, outcome });
+  }
+  diagnostics.sort(compareDiagnostics);
+  return { definitions, diagnostics, files };
+}
+
+const SURFACE_NOUN = { main: "main agent", agent: "subagent", skill: "skill", command: "command" } as const;
+
+/** Registers `def` under its project, surface and name; returns the earlier owner of that name. */
+function claimName(
+  owners: Map<string, Definition>,
+  found: Discovered,
+  def: Definition,
+): Definition | undefined {
+  const key = `${found.root}\0${def.surface}\0${def.surface === "main" ? "" : def.name}`;
+  const owner = owners.get(key);
+  if (owner) return owner;
+  owners.set(key, def);
+  return undefined;
+}

@@ -1,0 +1,70 @@
+import { isUtf8 } from "node:buffer";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { DiagnosticSink } from "./diagnostics.js";
+
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+/**
+ * Reads a definition file as text, refusing what cannot be one: folders, files over 1 MiB,
+ * binary files (a NUL byte), text that is not UTF-8, and empty files.
+ * Contract: never throws; returns null after reporting why.
+ */
+export function readSource(file: string, sink: DiagnosticSink): string | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      sink.add("error", "not-a-file", "not a regular file");
+      return null;
+    }
+    if (st.size > MAX_FILE_BYTES) {
+      sink.add(
+        "error",
+        "file-too-large",
+        `file is ${st.size} bytes; definitions are limited to ${MAX_FILE_BYTES} bytes (1 MiB)`,
+      );
+      return null;
+    }
+    const bytes = Buffer.allocUnsafe(st.size);
+    let filled = 0;
+    while (filled < st.size) {
+      const n = readSync(fd, bytes, filled, st.size - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    return decodeSource(bytes.subarray(0, filled), sink);
+  } catch (e) {
+    sink.add(
+      "error",
+      "unreadable",
+      `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+    );
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+export function decodeSource(bytes: Uint8Array, sink: DiagnosticSink): string | null {
+  const nul = bytes.subarray(0, 8192).indexOf(0);
+  if (nul !== -1) {
+    sink.add(
+      "error",
+      "binary-file",
+      `binary file (a NUL byte at offset ${nul}); a definition must be UTF-8 text`,
+    );
+    return null;
+  }
+  if (!isUtf8(bytes)) {
+    sink.add("error", "not-utf8", "the file is not valid UTF-8 text; save it as UTF-8");
+    return null;
+  }
+  let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") {
+    sink.add("error", "empty-file", "the file is empty; there is nothing to load");
+    return null;
+  }
+  return text;
+}

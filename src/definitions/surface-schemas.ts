@@ -1,0 +1,184 @@
+import type { Surface } from "./types.js";
+
+/**
+ * One JSON Schema per surface, for the values of the keys agentmd acts on. Key spelling (unknown,
+ * misspelled and foreign keys) is judged before the schema runs, so the schemas allow extra keys.
+ * Tool lists are parsed by `parseToolList`, so here they accept anything.
+ */
+type JsonSchema = Record<string, unknown>;
+
+const anyValue: JsonSchema = {};
+const str: JsonSchema = { type: "string" };
+const bool: JsonSchema = { type: "boolean" };
+const positiveInt: JsonSchema = { type: "integer", minimum: 1 };
+
+const hookEntry: JsonSchema = {
+  type: "object",
+  properties: {
+    matcher: str,
+    command: str,
+    hooks: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { type: { enum: ["command"] }, command: str, timeout: { type: "number" } },
+        required: ["command"],
+      },
+    },
+  },
+  anyOf: [{ required: ["command"] }, { required: ["hooks"] }],
+};
+
+const hooks: JsonSchema = {
+  type: "object",
+  properties: {
+    PreToolUse: { type: "array", items: hookEntry },
+    PostToolUse: { type: "array", items: hookEntry },
+  },
+};
+
+const lists: Record<string, JsonSchema> = {
+  "allowed-tools": anyValue,
+  tools: anyValue,
+  "disallowed-tools": anyValue,
+  disallowedTools: anyValue,
+};
+
+const invocable: Record<string, JsonSchema> = {
+  "argument-hint": str,
+  "disable-model-invocation": bool,
+  "user-invocable": bool,
+  context: { enum: ["inline", "fork"] },
+  agent: str,
+};
+
+export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
+  main: {
+    type: "object",
+    properties: {
+      name: str,
+      description: str,
+      model: str,
+      ...lists,
+      maxIterations: positiveInt,
+      maxDepth: { type: "integer", minimum: 0 },
+      maxTokens: positiveInt,
+      schemaValidation: { enum: ["off", "warn", "enforce"] },
+      promptCaching: bool,
+      // `toolConcurrency: false` is accepted too; it is read as `{ enabled: false }` before this runs.
+      toolConcurrency: {
+        type: "object",
+        properties: { enabled: bool, maxConcurrency: positiveInt, perBatchMax: positiveInt },
+        additionalProperties: false,
+      },
+      hooks,
+      baseUrl: { type: "string", pattern: "^https?://" },
+    },
+  },
+  agent: {
+    type: "object",
+    properties: {
+      name: str,
+      description: str,
+      model: str,
+      ...lists,
+      maxIterations: positiveInt,
+      maxTurns: positiveInt,
+      hooks,
+    },
+    required: ["name", "description"],
+  },
+  skill: {
+    type: "object",
+    properties: {
+      name: { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$", maxLength: 64 },
+      description: str,
+      model: str,
+      ...lists,
+      ...invocable,
+      hooks,
+      license: str,
+      compatibility: str,
+      metadata: { type: "object" },
+    },
+    required: ["name", "description"],
+  },
+  command: {
+    type: "object",
+    properties: { name: anyValue, description: str, model: str, ...lists, ...invocable },
+  },
+};
+
+/** Keys whose value must be a string; a scalar of another type is coerced with a warning. */
+export const STRING_KEYS = new Set([
+  "name",
+  "description",
+  "model",
+  "argument-hint",
+  "agent",
+  "license",
+  "compatibility",
+  "baseUrl",
+  "context",
+]);
+
+/** Keys whose value must be a boolean; `"true"`/`"false"` strings are coerced with a warning. */
+export const BOOLEAN_KEYS = new Set(["disable-model-invocation", "user-invocable", "promptCaching"]);
+
+export const ALLOW_LIST_KEYS = ["allowed-tools", "tools"] as const;
+export const DENY_LIST_KEYS = ["disallowed-tools", "disallowedTools"] as const;
+
+/**
+ * Keys Claude Code and other tools define that agentmd accepts and ignores (info diagnostic),
+ * plus metadata keys common in public collections.
+ */
+export const FOREIGN_KEYS = new Set([
+  "color",
+  "permissionMode",
+  "effort",
+  "skills",
+  "mcpServers",
+  "memory",
+  "background",
+  "isolation",
+  "initialPrompt",
+  "when_to_use",
+  "when-to-use",
+  "paths",
+  "shell",
+  "version",
+  "tags",
+  "origin",
+  "title",
+  "author",
+  "category",
+  "keywords",
+  "globs",
+  "impact",
+  "impactDescription",
+  "arguments",
+  "hide-from-slash-command-tool",
+  "license",
+  "metadata",
+  "compatibility",
+  "icon",
+  "emoji",
+]);
+
+export function knownKeys(surface: Surface): ReadonlySet<string> {
+  return KNOWN[surface];
+}
+
+const KNOWN: Record<Surface, ReadonlySet<string>> = {
+  main: new Set(Object.keys(SURFACE_SCHEMAS.main.properties as object)),
+  agent: new Set(Object.keys(SURFACE_SCHEMAS.agent.properties as object)),
+  skill: new Set(Object.keys(SURFACE_SCHEMAS.skill.properties as object)),
+  command: new Set(Object.keys(SURFACE_SCHEMAS.command.properties as object)),
+};
+
+export const SURFACE_LABEL: Record<Surface, string> = {
+  main: "agent.md",
+  agent: "subagents",
+  skill: "skills",
+  command: "commands",
+};
