@@ -22,17 +22,20 @@ const MAX_DEPTH = 40;
 
 /**
  * The folder whose definitions a run uses: the nearest folder at or above `start` that holds
- * `agent.md`, stopping at a repository root (`.git`); `start` itself when none does.
+ * `agent.md` or a surface folder (`agents/`, `skills/`, `commands/`, `.claude/`), not looking
+ * above a repository root (`.git`); `start` itself when none does.
  */
 export function findProjectRoot(start: string): string {
   let dir = path.resolve(start);
   for (;;) {
-    if (existsSync(path.join(dir, "agent.md"))) return dir;
+    if (PROJECT_MARKERS.some((m) => existsSync(path.join(dir, m)))) return dir;
     const parent = path.dirname(dir);
     if (parent === dir || existsSync(path.join(dir, ".git"))) return path.resolve(start);
     dir = parent;
   }
 }
+
+const PROJECT_MARKERS = ["agent.md", "agents", "skills", "commands", ".claude"];
 
 /**
  * The four surfaces of one project: `agent.md`, `agents/**\/*.md`, `skills/*\/SKILL.md`,

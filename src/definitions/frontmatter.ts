@@ -73,7 +73,7 @@ const KEY_LINE = /^(?<key>[^\s#:'"[\]{}-][^:]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|
 
 function parseWithRecovery(src: string, sink: DiagnosticSink): ParsedYaml {
   const strict = parseYamlFields(src);
-  if (strict.errors.length === 0) return strict;
+  if (strict.errors.length === 0 || strict.errors.some((e) => e.code === "NOT_A_MAP")) return strict;
   const entries = splitEntries(src);
   if (entries === null) return strict;
   const fields: Field[] = [];
@@ -116,10 +116,12 @@ function splitEntries(src: string): Entry[] | null {
       entries.push({ key: unquote(m.groups.key ?? ""), start: i, lines: [line] });
       continue;
     }
-    const continues = line.trim() === "" || /^[ \t#]/.test(line) || line.startsWith("- ") || line === "-";
+    const blank = line.trim() === "" || line.trimStart().startsWith("#");
+    const continues = /^[ \t]/.test(line) || line.startsWith("- ") || line === "-";
     const current = entries[entries.length - 1];
-    if (!continues && !(i === 0 && line.trim() === "")) return null;
-    if (current) current.lines.push(line);
+    if (blank) current?.lines.push(line);
+    else if (continues && current) current.lines.push(line);
+    else return null;
   }
   return entries;
 }
@@ -150,7 +152,7 @@ function recoverEntry(entry: Entry): { field: Field; assumed: string } | null {
     assumed = `'${entry.key}: ${head}' is not valid YAML (a bare '*' starts an alias); took it as the text '${head}'`;
   } else if (head.startsWith("[") || head.startsWith("{")) {
     assumed = `the value of '${entry.key}' starts like a YAML ${head.startsWith("[") ? "list" : "map"} but has more text after it; took the raw text as a string`;
-  } else if (/:(\s|$)/.test([head, ...rest].join(" "))) {
+  } else if (/:\s/.test(head)) {
     assumed = `the value of '${entry.key}' contains ': ', which YAML reads as a nested key; took the whole value as a string (quote it to silence this)`;
   } else {
     return null;

@@ -1,0 +1,113 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runBin, runCli } from "../support/cli.js";
+import { fixture, REPO_ROOT } from "../support/fixtures.js";
+
+describe("agentmd check", () => {
+  it("prints diagnostics as compilers do, then a summary, and exits 1 on an error", async () => {
+    const r = await runCli(["check"], { cwd: fixture("misspelled-list-keys") });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[2]).toBe(
+      "agents/allowedTools.md:4:1: error: unknown key 'allowedTools'; did you mean 'allowed-tools'? A misspelled tool list would run unrestricted, so this file is not loaded [misspelled-list-key]",
+    );
+    expect(lines.at(-1)).toBe(
+      "checked 6 files: 0 subagents (5 failed), 0 commands (1 failed); 6 errors, 0 warnings, 0 info",
+    );
+  });
+
+  it("exits 0 on warnings, and 1 on warnings with --strict", async () => {
+    const cwd = fixture("unquoted-colon");
+    expect((await runCli(["check"], { cwd })).code).toBe(0);
+    expect((await runCli(["check", "--strict"], { cwd })).code).toBe(1);
+  });
+
+  it("checks files and folders given as paths, relative to the working folder", async () => {
+    const r = await runCli(["check", "tools-star/agents/anything.md", "crlf"], { cwd: fixture(".") });
+    expect(r.stdout).toContain("tools-star/agents/anything.md:4:1: warning:");
+    expect(r.stdout).toContain("crlf/agents/crlf-agent.md:5:1: warning: unknown key 'colour'");
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
+      "checked 2 files: 2 subagents; 0 errors, 2 warnings, 0 info",
+    );
+  });
+
+  it("prints a stable JSON report with --json", async () => {
+    const r = await runCli(["check", "--json"], { cwd: fixture("duplicate-names") });
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report).toEqual({
+      version: 1,
+      summary: {
+        files: 2,
+        surfaces: { agent: { loaded: 1, failed: 1, documentation: 0 } },
+        severities: { error: 1, warning: 0, info: 0 },
+      },
+      files: [
+        { file: "agents/a.md", surface: "agent", outcome: "loaded", name: "twin" },
+        { file: "agents/nested/b.md", surface: "agent", outcome: "failed" },
+      ],
+      diagnostics: [
+        {
+          file: "agents/nested/b.md",
+          line: 1,
+          column: 1,
+          severity: "error",
+          code: "duplicate-name",
+          surface: "agent",
+          message:
+            "subagent 'twin' is also defined in agents/a.md; names must be unique on a surface, so this one is not loaded",
+        },
+      ],
+    });
+  });
+
+  it("colours only on a terminal without NO_COLOR", async () => {
+    const cwd = fixture("tools-star");
+    expect((await runCli(["check"], { cwd, tty: true })).stdout).toContain("\x1b[");
+    expect((await runCli(["check"], { cwd, tty: true, env: { NO_COLOR: "1" } })).stdout).not.toContain(
+      "\x1b[",
+    );
+    expect((await runCli(["check"], { cwd, tty: false })).stdout).not.toContain("\x1b[");
+  });
+
+  it("finds the project root above the working folder", async () => {
+    const r = await runCli(["check"], { cwd: path.join(REPO_ROOT, "agents") });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(
+      "checked 4 files: 1 main agent, 1 subagent, 1 skill, 1 command; 0 errors, 0 warnings, 0 info",
+    );
+  });
+
+  it("answers bad usage with exit 2 and a hint", async () => {
+    const unknownFlag = await runCli(["check", "--bogus"], { cwd: REPO_ROOT });
+    expect(unknownFlag.code).toBe(2);
+    expect(unknownFlag.stderr).toContain("--bogus");
+    const unknownCommand = await runCli(["frobnicate"], { cwd: REPO_ROOT });
+    expect([unknownCommand.code, unknownCommand.stderr.split("\n")[0]]).toEqual([
+      2,
+      "agentmd: unknown command 'frobnicate'",
+    ]);
+  });
+
+  it("prints help", async () => {
+    const r = await runCli(["check", "--help"], { cwd: REPO_ROOT });
+    expect([r.code, r.stdout.split("\n")[0]]).toEqual([
+      0,
+      "Usage: agentmd check [PATH…] [--json] [--strict]",
+    ]);
+  });
+
+  it("runs as a separate process from the built bin, as a newcomer runs it", () => {
+    const ok = runBin(["check"], { cwd: REPO_ROOT });
+    expect([ok.code, ok.stdout.trim(), ok.stderr]).toEqual([
+      0,
+      "checked 4 files: 1 main agent, 1 subagent, 1 skill, 1 command; 0 errors, 0 warnings, 0 info",
+      "",
+    ]);
+    const bad = runBin(["check", "agents"], { cwd: fixture("template-values") });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(
+      "agents/template.md:2:7: error: 'name' is an unfilled template placeholder '{{AGENT_NAME}}'",
+    );
+  });
+});

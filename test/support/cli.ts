@@ -1,0 +1,37 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { main } from "../../src/cli/main.js";
+import { REPO_ROOT } from "./fixtures.js";
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI in-process with captured output. */
+export async function runCli(
+  argv: string[],
+  opts: { cwd: string; env?: Record<string, string>; tty?: boolean },
+): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(argv, {
+    cwd: opts.cwd,
+    env: opts.env ?? {},
+    stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false },
+    stderr: { write: (s: string) => (stderr += s), isTTY: opts.tty ?? false },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs the built CLI (bin/agentmd.js → dist/) as a separate process, as a user would. */
+export function runBin(argv: string[], opts: { cwd: string; env?: Record<string, string> }): CliRun {
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), ...argv], {
+    cwd: opts.cwd,
+    env: { PATH: process.env.PATH ?? "", ...opts.env },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
