@@ -14,7 +14,6 @@ export interface Frontmatter {
 }
 
 const OPENING = /^---[ \t]*\r?\n/;
-const CLOSING = /\r?\n---/;
 
 /**
  * Splits a markdown file into frontmatter fields and body, with gray-matter doing the split and
@@ -24,7 +23,10 @@ const CLOSING = /\r?\n---/;
  */
 export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter {
   if (!OPENING.test(text)) return { present: false, fields: [], body: text, bodyLine: 1, failed: false };
-  if (!CLOSING.test(text.slice(3))) {
+  // gray-matter closes the block at the first "\n---"; only the block itself is handed to it, so
+  // that its per-call work (a cache key and a Buffer copy of its input) does not grow with the body.
+  const close = text.indexOf("\n---", 3);
+  if (close === -1) {
     sink.add(
       "error",
       "unclosed-frontmatter",
@@ -32,10 +34,12 @@ export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter
     );
     return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
   }
+  const lineEnd = text.indexOf("\n", close + 4);
+  const header = lineEnd === -1 ? text : text.slice(0, lineEnd + 1);
   let parsed: ParsedYaml = { fields: [], errors: [] };
-  let body = "";
+  let rest: string;
   try {
-    const file = matter(text, {
+    const file = matter(header, {
       engines: {
         yaml: (src: string) => {
           parsed = parseWithRecovery(src, sink);
@@ -43,11 +47,12 @@ export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter
         },
       },
     });
-    body = file.content;
+    rest = file.content;
   } catch (e) {
     sink.add("error", "frontmatter-unreadable", `cannot read the frontmatter: ${String(e)}`);
     return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
   }
+  const body = rest + text.slice(header.length);
   const bodyLine = countLines(text, text.length - body.length);
   for (const err of parsed.errors) {
     sink.add("error", "yaml-syntax", `invalid YAML: ${err.message}`, err.pos.line, err.pos.column);

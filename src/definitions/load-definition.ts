@@ -234,15 +234,20 @@ function commandName(found: Discovered, sink: DiagnosticSink): string {
 }
 
 function firstLine(body: string): string | undefined {
-  for (const line of body.split("\n")) {
+  for (let start = 0; start < body.length; ) {
+    const end = body.indexOf("\n", start);
+    const line = body.slice(start, end === -1 ? body.length : end);
     const t = line.replace(/^#+\s*/, "").trim();
     if (t !== "") return t;
+    if (end === -1) break;
+    start = end + 1;
   }
   return undefined;
 }
 
 /** Body checks that catch mistakes before a run: `$0`, which is not an argument here (reported once). */
 function checkBody(body: string, bodyLine: number, sink: DiagnosticSink): void {
+  if (!body.includes("$0")) return;
   const m = /(?<!\\)\$0(?!\d)/.exec(body);
   if (!m) return;
   const before = body.slice(0, m.index);
