@@ -34,14 +34,20 @@ const times = interleave({
 const cli = [];
 for (let i = 0; i < 5; i++) {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), "check", dir], { encoding: "utf8" });
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), "check", dir], {
+    encoding: "utf8",
+  });
   cli.push(performance.now() - t);
   if (r.status !== 0 && r.status !== 1) throw new Error(`agentmd check failed: ${r.stderr}`);
 }
 
 console.log(`bench/load — ${n} definition files from ${path.relative(process.cwd(), dir) || "."}`);
 for (const [name, ms] of Object.entries(times)) {
-  console.log(`  ${name.padEnd(20)} ${fmt(ms, 1).padStart(8)} ms  ${fmt(n / (ms / 1000), 0).padStart(7)} files/s  ${fmt(ms / times.floor)}x floor`);
+  console.log(
+    `  ${name.padEnd(20)} ${fmt(ms, 1).padStart(8)} ms  ${fmt(n / (ms / 1000), 0).padStart(7)} files/s  ${fmt(ms / times.floor)}x floor`,
+  );
 }
 console.log(`  agentmd check (whole process, median of 5): ${fmt(median(cli), 0)} ms`);
-console.log(`RESULT load ratio=${fmt(times.loader / times.floor)} target<=2.00 check_ms=${fmt(median(cli), 0)} target<1000`);
+console.log(
+  `RESULT load ratio=${fmt(times.loader / times.floor)} target<=2.00 check_ms=${fmt(median(cli), 0)} target<1000`,
+);
