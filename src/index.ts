@@ -1,0 +1,30 @@
+// The public library API of agentmd. Named exports only; nothing runs at import time.
+export {
+  BUILTIN_TOOL_NAMES,
+  classify,
+  discoverPaths,
+  discoverProject,
+  FOREIGN_TOOL_NAMES,
+  findProjectRoot,
+  loadDefinitionFile,
+  loadPaths,
+  loadProject,
+  parseEntry,
+  splitToolList,
+} from "./definitions/index.js";
+export type {
+  CommandDefinition,
+  Definition,
+  Diagnostic,
+  FileOutcome,
+  FileReport,
+  LoadResult,
+  MainAgentDefinition,
+  Severity,
+  SkillDefinition,
+  SourcePos,
+  SubagentDefinition,
+  Surface,
+  ToolEntry,
+  ToolList,
+} from "./definitions/types.js";
