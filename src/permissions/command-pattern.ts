@@ -1,0 +1,85 @@
+/**
+ * COMMAND patterns (Bash): `npm install` matches exactly that command; `git:*` and `git *` match
+ * `git` alone or followed by whitespace and anything (`git status`, not `gitk`); `*` alone matches
+ * every command. A `*` anywhere else cannot be interpreted. Runs of whitespace count as one space.
+ * A candidate holding a shell metacharacter is never matched by a pattern: it could run more than
+ * the pattern names.
+ */
+export type CommandPattern = { readonly kind: "exact"; readonly text: string } | { readonly kind: "prefix"; readonly text: string };
+
+export type Compiled<T> = { ok: true; pattern: T } | { ok: false; problem: string };
+
+const METACHARACTERS = /[;|&`$><()\n\r]/;
+
+export function hasShellMetacharacter(candidate: string): boolean {
+  return METACHARACTERS.test(candidate);
+}
+
+export function normaliseCommand(s: string): string {
+  return s.trim().replace(/\s+/g, " ");
+}
+
+export function compileCommandPattern(raw: string): Compiled<CommandPattern> {
+  const text = normaliseCommand(raw);
+  if (text === "*") return { ok: true, pattern: { kind: "prefix", text: "" } };
+  let prefix: string | undefined;
+  if (text.endsWith(":*")) prefix = text.slice(0, -2).trimEnd();
+  else if (text.endsWith(" *")) prefix = text.slice(0, -2).trimEnd();
+  if (prefix !== undefined) {
+    if (prefix.includes("*")) return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
+    return { ok: true, pattern: { kind: "prefix", text: prefix } };
+  }
+  if (text.includes("*")) return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
+  return { ok: true, pattern: { kind: "exact", text } };
+}
+
+/** Whether a normalised, metacharacter-free candidate matches. */
+export function matchCommand(p: CommandPattern, candidate: string): boolean {
+  if (p.kind === "exact") return candidate === p.text;
+  if (p.text === "") return candidate !== "";
+  return candidate === p.text || candidate.startsWith(`${p.text} `);
+}
+
+/**
+ * The commands both patterns match, as one pattern, or null when there are none. Always exact:
+ * two exact or prefix patterns intersect to one of them or to nothing.
+ */
+export function intersectCommandPatterns(a: CommandPattern, b: CommandPattern): CommandPattern | null {
+  if (a.kind === "exact" && b.kind === "exact") return a.text === b.text ? a : null;
+  if (a.kind === "exact") return matchCommand(b, a.text) ? a : null;
+  if (b.kind === "exact") return matchCommand(a, b.text) ? b : null;
+  if (a.text === "" || (b.text !== "" && matchCommand(a, b.text))) return b;
+  if (b.text === "" || matchCommand(b, a.text)) return a;
+  return null;
+}
+
+const WRAPPERS = new Set(["env", "command", "exec", "nohup", "sudo", "time", "nice", "builtin", "doas", "xargs"]);
+
+/**
+ * The forms of a command a deny pattern is tested against: as written, and with leading variable
+ * assignments, wrapper programs (`env`, `sudo`, …), quotes and the program's folder stripped, so
+ * that `FOO=1 /usr/bin/curl x` still meets `Bash(curl:*)`. A deny list is a guard, not a sandbox.
+ */
+export function denyForms(candidate: string): string[] {
+  const forms = new Set([candidate]);
+  const unquoted = normaliseCommand(candidate.replace(/["'\\]/g, ""));
+  forms.add(unquoted);
+  const words = unquoted.split(" ");
+  let i = 0;
+  for (;;) {
+    const w = words[i];
+    if (w === undefined) break;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) i++;
+    else if (WRAPPERS.has(w.slice(w.lastIndexOf("/") + 1))) {
+      i++;
+      while (words[i]?.startsWith("-")) i++;
+    } else break;
+  }
+  const rest = words.slice(i);
+  if (rest.length > 0) {
+    const program = rest[0] ?? "";
+    rest[0] = program.slice(program.lastIndexOf("/") + 1);
+    forms.add(rest.join(" "));
+  }
+  return [...forms];
+}

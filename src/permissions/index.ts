@@ -1,0 +1,15 @@
+export { BUILTIN_PERMISSION_SPECS, SUBJECT_FIELD, webFetchRule } from "./builtin-specs.js";
+export { compileCommandPattern, denyForms, hasShellMetacharacter } from "./command-pattern.js";
+export { decide } from "./decide.js";
+export { compileNamePattern, compilePathPattern, pathSubject } from "./path-pattern.js";
+export {
+  allowsNothing,
+  compileList,
+  type EntryInput,
+  intersect,
+  intersectAll,
+  offered,
+  UNRESTRICTED,
+} from "./permission-list.js";
+export { canonicalToolName, covers, matcherText, toolMatcher } from "./tool-matcher.js";
+export type * from "./types.js";

@@ -1,0 +1,125 @@
+import path from "node:path";
+import picomatch from "picomatch";
+import type { Compiled } from "./command-pattern.js";
+
+/**
+ * PATH patterns (Read, Write, Edit, Glob, Grep): globs in which `*` stays inside one path segment
+ * and `**` crosses segments, dot-files included. Patterns are anchored when compiled: absolute as
+ * written, `~/` at home, relative at the project folder. Parentheses and a leading `!` are ordinary
+ * characters, so `report(1).csv` means that file. The subject is the absolute path of the call,
+ * resolved against the run's working folder with `.` and `..` folded lexically (symlinks are not
+ * resolved: a pattern narrows what an agent may ask for; isolation is a sandbox's job).
+ */
+export interface PathPattern {
+  /** Anchored, normalised pattern text. */
+  readonly text: string;
+  /** True when the pattern has no glob syntax: matching is string equality. */
+  readonly literal: boolean;
+  /** Every match is this folder or below it. */
+  readonly base: string;
+  readonly test: (subject: string) => boolean;
+}
+
+export interface AnchorContext {
+  readonly projectDir: string;
+  readonly home: string;
+  readonly skillDir?: string;
+  readonly pluginRoot?: string;
+}
+
+const GLOB_CHARS = /[*?[\]{}]/;
+const PICO_OPTIONS = { dot: true, noextglob: true, nonegate: true } as const;
+
+/** Substitutes `${PROJECT_DIR}`, `${SKILL_DIR}` and Claude Code's spellings of them. */
+export function substituteVariables(text: string, ctx: AnchorContext): Compiled<string> {
+  let problem: string | undefined;
+  const out = text.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) => {
+    const value =
+      name === "PROJECT_DIR" || name === "CLAUDE_PROJECT_DIR"
+        ? ctx.projectDir
+        : name === "SKILL_DIR" || name === "CLAUDE_SKILL_DIR"
+          ? ctx.skillDir
+          : name === "CLAUDE_PLUGIN_ROOT"
+            ? (ctx.pluginRoot ?? ctx.projectDir)
+            : undefined;
+    if (value === undefined) problem ??= `${whole} has no value here`;
+    return value ?? whole;
+  });
+  return problem ? { ok: false, problem } : { ok: true, pattern: out };
+}
+
+export function compilePathPattern(raw: string, ctx: AnchorContext): Compiled<PathPattern> {
+  const substituted = substituteVariables(raw.trim(), ctx);
+  if (!substituted.ok) return substituted;
+  let text = substituted.pattern;
+  if (text === "") return { ok: false, problem: "an empty path pattern" };
+  if (text === "~" || text.startsWith("~/")) text = ctx.home + text.slice(1);
+  if (!path.posix.isAbsolute(text)) text = path.posix.join(ctx.projectDir, text);
+  text = path.posix.normalize(text);
+  if (text.length > 1 && text.endsWith("/")) text = text.slice(0, -1);
+  if (!GLOB_CHARS.test(text)) return { ok: true, pattern: { text, literal: true, base: text, test: (s) => s === text } };
+  const escaped = text.replace(/[()]/g, "\\$&").replace(/^!/, "\\!");
+  let test: (s: string) => boolean;
+  try {
+    test = picomatch(escaped, PICO_OPTIONS);
+  } catch (e) {
+    return { ok: false, problem: `not a valid glob: ${(e as Error).message}` };
+  }
+  const firstGlob = text.search(GLOB_CHARS);
+  const base = text.slice(0, text.lastIndexOf("/", firstGlob)) || "/";
+  return { ok: true, pattern: { text, literal: false, base, test } };
+}
+
+/** The absolute, lexically normalised path a call names, or undefined when it names none. */
+export function pathSubject(value: unknown, cwd: string): string | undefined {
+  if (typeof value !== "string" || value === "" || value.includes("\0")) return undefined;
+  return path.posix.resolve(cwd, value);
+}
+
+const within = (child: string, dir: string) => dir === "/" || child === dir || child.startsWith(`${dir}/`);
+
+/**
+ * The paths both patterns match as one pattern where that is certain, `null` when they share none
+ * for certain, and `undefined` when both must be kept.
+ */
+export function intersectPathPatterns(a: PathPattern, b: PathPattern): PathPattern | null | undefined {
+  if (a.text === b.text) return a;
+  if (a.literal && b.literal) return null;
+  if (a.literal) return b.test(a.text) ? a : null;
+  if (b.literal) return a.test(b.text) ? b : null;
+  if (!within(a.base, b.base) && !within(b.base, a.base)) return null;
+  if (isWholeTree(a) && within(b.base, a.base)) return b;
+  if (isWholeTree(b) && within(a.base, b.base)) return a;
+  return undefined;
+}
+
+/** `D/**`: everything at or below D. */
+function isWholeTree(p: PathPattern): boolean {
+  return p.text === `${p.base === "/" ? "" : p.base}/**`;
+}
+
+/** NAME patterns (Task, Skill): a glob over names, `review-*`; parentheses are ordinary. */
+export interface NamePattern {
+  readonly text: string;
+  readonly literal: boolean;
+  readonly test: (name: string) => boolean;
+}
+
+export function compileNamePattern(raw: string): Compiled<NamePattern> {
+  const text = raw.trim();
+  if (text === "") return { ok: false, problem: "an empty name pattern" };
+  if (!GLOB_CHARS.test(text)) return { ok: true, pattern: { text, literal: true, test: (s) => s === text } };
+  try {
+    return { ok: true, pattern: { text, literal: false, test: picomatch(text.replace(/[()]/g, "\\$&"), PICO_OPTIONS) } };
+  } catch (e) {
+    return { ok: false, problem: `not a valid glob: ${(e as Error).message}` };
+  }
+}
+
+export function intersectNamePatterns(a: NamePattern, b: NamePattern): NamePattern | null | undefined {
+  if (a.text === b.text) return a;
+  if (a.literal && b.literal) return null;
+  if (a.literal) return b.test(a.text) ? a : null;
+  if (b.literal) return a.test(b.text) ? b : null;
+  return undefined;
+}

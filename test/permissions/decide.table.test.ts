@@ -1,0 +1,302 @@
+import { describe, expect, it } from "vitest";
+import { decide, intersect } from "../../src/permissions/index.js";
+import { BUILTIN_PERMISSION_SPECS } from "../../src/permissions/builtin-specs.js";
+import { CWD, inputFor, judge, list } from "../support/permissions.js";
+
+// One line per case: [allow list, deny list, tool, subject value, expected].
+// `null` allow means no allow list at that level; "" deny means none.
+type Case = [allow: string | null, deny: string, tool: string, value: unknown, expected: string];
+
+const BASH: Case[] = [
+  ["Bash(git:*)", "", "Bash", "git", "allowed"],
+  ["Bash(git:*)", "", "Bash", "git status", "allowed"],
+  ["Bash(git:*)", "", "Bash", "git  status   --short", "allowed"],
+  ["Bash(git:*)", "", "Bash", "  git log -1", "allowed"],
+  ["Bash(git:*)", "", "Bash", "gitk", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git-lfs pull", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git status; rm -rf /", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git $(rm -rf ~)", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git `rm -rf ~`", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git status\nrm -rf /", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git status\rrm -rf /", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git status && curl x", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git status || curl x", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git log | sh", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git log > /etc/passwd", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git apply < patch", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git log &", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "git log $HOME", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "(git log)", "denied: metacharacter"],
+  ["Bash(git:*)", "", "Bash", "rm -rf /", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "   ", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", 42, "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", null, "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", ["git", "status"], "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", undefined, "denied: cannot-judge"],
+  ["Bash(npm install)", "", "Bash", "npm install", "allowed"],
+  ["Bash(npm install)", "", "Bash", "npm  install", "allowed"],
+  ["Bash(npm install)", "", "Bash", "npm install lodash", "denied: no-pattern-matched"],
+  ["Bash(npm install)", "", "Bash", "npm", "denied: no-pattern-matched"],
+  ["Bash(npm install)", "", "Bash", "npm install; ls", "denied: metacharacter"],
+  ["Bash(git diff:*)", "", "Bash", "git diff HEAD~1", "allowed"],
+  ["Bash(git diff:*)", "", "Bash", "git diff", "allowed"],
+  ["Bash(git diff:*)", "", "Bash", "git diff-tree HEAD", "denied: no-pattern-matched"],
+  ["Bash(git diff:*)", "", "Bash", "git status", "denied: no-pattern-matched"],
+  ["Bash(git diff:*)", "", "Bash", "rm -rf x", "denied: no-pattern-matched"],
+  ["Bash(ls *)", "", "Bash", "ls -la", "allowed"],
+  ["Bash(ls *)", "", "Bash", "ls", "allowed"],
+  ["Bash(ls *)", "", "Bash", "lsof", "denied: no-pattern-matched"],
+  ["Bash(*)", "", "Bash", "anything at all", "allowed"],
+  ["Bash(*)", "", "Bash", "echo hi; rm -rf /", "denied: metacharacter"],
+  ["Bash(git * status)", "", "Bash", "git x status", "denied: bad-pattern"],
+  ["Bash(*git)", "", "Bash", "git", "denied: bad-pattern"],
+  ["Bash", "", "Bash", "echo hi; rm -rf /", "allowed"],
+  ["Bash", "", "Bash", "", "allowed"],
+  ["Bash(git:*), Bash(npm test)", "", "Bash", "npm test", "allowed"],
+  ["Bash(git:*), Bash(npm test)", "", "Bash", "npm test --watch", "denied: no-pattern-matched"],
+  ["Bash(./gradlew:*)", "", "Bash", "./gradlew build", "allowed"],
+  ["Bash(./gradlew:*)", "", "Bash", "./gradlew", "allowed"],
+];
+
+const PATHS: Case[] = [
+  ["Read(/tmp/**)", "", "Read", "/tmp/a.txt", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "/tmp/a/b/c.txt", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "/tmp", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "/tmp/", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "/tmp/.hidden", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "/tmp/../etc/passwd", "denied: no-pattern-matched"],
+  ["Read(/tmp/**)", "", "Read", "/tmp/a/../../etc/passwd", "denied: no-pattern-matched"],
+  ["Read(/tmp/**)", "", "Read", "/tmp/./a.txt", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "//tmp//a.txt", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "/tmpx/a.txt", "denied: no-pattern-matched"],
+  ["Read(/tmp/**)", "", "Read", "/etc/passwd", "denied: no-pattern-matched"],
+  ["Read(/tmp/**)", "", "Read", "a.txt", "denied: no-pattern-matched"],
+  ["Read(/tmp/**)", "", "Read", "../tmp/a.txt", "allowed"],
+  ["Read(/tmp/**)", "", "Read", "", "denied: cannot-judge"],
+  ["Read(/tmp/**)", "", "Read", 7, "denied: cannot-judge"],
+  ["Read(/tmp/**)", "", "Read", { path: "/tmp/a" }, "denied: cannot-judge"],
+  ["Read(/tmp/**)", "", "Read", "/tmp/a\0b", "denied: cannot-judge"],
+  ["Read(/tmp/*.log)", "", "Read", "/tmp/app.log", "allowed"],
+  ["Read(/tmp/*.log)", "", "Read", "/tmp/.app.log", "allowed"],
+  ["Read(/tmp/*.log)", "", "Read", "/tmp/nested/app.log", "denied: no-pattern-matched"],
+  ["Read(/tmp/*.log)", "", "Read", "/tmp/app.txt", "denied: no-pattern-matched"],
+  ["Read(/tmp/)", "", "Read", "/tmp", "allowed"],
+  ["Read(/tmp/)", "", "Read", "/tmp/a", "denied: no-pattern-matched"],
+  ["Read(//tmp//**)", "", "Read", "/tmp/a", "allowed"],
+  ["Write(/etc/passwd)", "", "Write", "/etc/passwd", "allowed"],
+  ["Write(/etc/passwd)", "", "Write", "/etc/passwd.bak", "denied: no-pattern-matched"],
+  ["Write(/etc/passwd)", "", "Write", "/etc/../etc/passwd", "allowed"],
+  ["Write(/etc/passwd)", "", "Write", "/etc/shadow", "denied: no-pattern-matched"],
+  ["Read(src/**)", "", "Read", "/proj/src/a.ts", "allowed"],
+  ["Read(src/**)", "", "Read", "src/a.ts", "allowed"],
+  ["Read(src/**)", "", "Read", "./src/deep/a.ts", "allowed"],
+  ["Read(src/**)", "", "Read", "/other/src/a.ts", "denied: no-pattern-matched"],
+  ["Read(src/**)", "", "Read", "src/../secrets.txt", "denied: no-pattern-matched"],
+  ["Read(./src/*.ts)", "", "Read", "src/a.ts", "allowed"],
+  ["Read(~/notes/**)", "", "Read", "/home/u/notes/a.md", "allowed"],
+  ["Read(~/notes/**)", "", "Read", "/home/v/notes/a.md", "denied: no-pattern-matched"],
+  ["Read(${PROJECT_DIR}/docs/**)", "", "Read", "/proj/docs/x.md", "allowed"],
+  ["Read(${CLAUDE_PROJECT_DIR}/docs/**)", "", "Read", "/proj/docs/x.md", "allowed"],
+  ["Read(${SKILL_DIR}/**)", "", "Read", "/proj/skills/x/a.md", "denied: bad-pattern"],
+  ["Read(/data/report(1).csv)", "", "Read", "/data/report(1).csv", "allowed"],
+  ["Read(/data/report(1).csv)", "", "Read", "/data/report1.csv", "denied: no-pattern-matched"],
+  ["Read(/data/**)", "", "Read", "/data/report(1).csv", "allowed"],
+  ["Read(/data/**)", "", "Read", "/data/a;b|c&d$e.txt", "allowed"],
+  ["Read(!/etc/**)", "", "Read", "/proj/a", "denied: no-pattern-matched"],
+  ["Read(/tmp/{a,b}/*)", "", "Read", "/tmp/b/x", "allowed"],
+  ["Read(/tmp/{a,b}/*)", "", "Read", "/tmp/c/x", "denied: no-pattern-matched"],
+  ["Glob(/proj/**)", "", "Glob", undefined, "allowed"],
+  ["Glob(/proj/src/**)", "", "Glob", undefined, "denied: no-pattern-matched"],
+  ["Glob(/proj/src/**)", "", "Glob", "src", "allowed"],
+  ["Grep(/proj/**)", "", "Grep", "/", "denied: no-pattern-matched"],
+  ["Grep(/proj/**)", "", "Grep", "", "denied: cannot-judge"],
+  ["Edit(/proj/**)", "", "Edit", "/proj/x", "allowed"],
+  ["Edit(/proj/**)", "", "Write", "/proj/x", "denied: not-offered"],
+];
+
+const NAMES: Case[] = [
+  ["Task(reviewer)", "", "Task", "reviewer", "allowed"],
+  ["Task(reviewer)", "", "Agent", "reviewer", "allowed"],
+  ["Agent(reviewer)", "", "Task", "reviewer", "allowed"],
+  ["Task(reviewer)", "", "Task", "deployer", "denied: no-pattern-matched"],
+  ["Task(reviewer)", "", "Task", "", "denied: cannot-judge"],
+  ["Task(review-*)", "", "Task", "review-security", "allowed"],
+  ["Task(review-*)", "", "Task", "reviewer", "denied: no-pattern-matched"],
+  ["Task", "", "Task", "anyone", "allowed"],
+  ["Skill(pdf-*)", "", "Skill", "pdf-tools", "allowed"],
+  ["Skill(pdf-*)", "", "Skill", "docx", "denied: no-pattern-matched"],
+  ["Skill(pdf-*)", "", "Skill", 3, "denied: cannot-judge"],
+  ["Skill", "Skill(deploy)", "Skill", "deploy", "denied: denied-by-rule"],
+  ["Skill", "Skill(deploy)", "Skill", "pdf", "allowed"],
+];
+
+const WEB: Case[] = [
+  ["WebFetch(domain:example.com)", "", "WebFetch", "https://example.com/a", "allowed"],
+  ["WebFetch(domain:example.com)", "", "WebFetch", "http://EXAMPLE.com./a", "allowed"],
+  ["WebFetch(domain:example.com)", "", "WebFetch", "https://docs.example.com/a", "denied: no-pattern-matched"],
+  ["WebFetch(domain:example.com)", "", "WebFetch", "https://example.com.evil.io/", "denied: no-pattern-matched"],
+  ["WebFetch(domain:example.com)", "", "WebFetch", "https://evil.io/?example.com", "denied: no-pattern-matched"],
+  ["WebFetch(domain:example.com)", "", "WebFetch", "https://user@evil.io/", "denied: no-pattern-matched"],
+  ["WebFetch(domain:*.example.com)", "", "WebFetch", "https://docs.example.com/", "allowed"],
+  ["WebFetch(domain:*.example.com)", "", "WebFetch", "https://example.com/", "denied: no-pattern-matched"],
+  ["WebFetch(domain:*.example.com)", "", "WebFetch", "https://badexample.com/", "denied: no-pattern-matched"],
+  ["WebFetch(domain:example.com)", "", "WebFetch", "not a url", "denied: cannot-judge"],
+  ["WebFetch(domain:example.com)", "", "WebFetch", "", "denied: cannot-judge"],
+  ["WebFetch(example.com)", "", "WebFetch", "https://example.com/", "denied: bad-pattern"],
+  ["WebFetch", "WebFetch(domain:evil.io)", "WebFetch", "https://evil.io/x", "denied: denied-by-rule"],
+  ["WebFetch", "WebFetch(domain:evil.io)", "WebFetch", "https://good.io/x", "allowed"],
+];
+
+const LISTS: Case[] = [
+  // Name-only next to a pattern of the same tool: the patterns rule.
+  ["Read, Read(/tmp/**)", "", "Read", "/tmp/a", "allowed"],
+  ["Read, Read(/tmp/**)", "", "Read", "/etc/passwd", "denied: no-pattern-matched"],
+  ["Read(/tmp/**), Read", "", "Read", "/etc/passwd", "denied: no-pattern-matched"],
+  ["*, Read(/tmp/**)", "", "Read", "/etc/passwd", "denied: no-pattern-matched"],
+  ["*, Read(/tmp/**)", "", "Write", "/etc/passwd", "allowed"],
+  ["Read, Bash(git:*)", "", "Read", "/etc/passwd", "allowed"],
+  // Not offered: "not allowed", never "unknown".
+  ["Read, Grep", "", "Bash", "ls", "denied: not-offered"],
+  ["Read, Grep", "", "NoSuchTool", "x", "denied: not-offered"],
+  ["Read, Grep", "", "constructor", "x", "denied: not-offered"],
+  ["Read, Grep", "", "__proto__", "x", "denied: not-offered"],
+  ["Read, Grep", "", "read", "/tmp/a", "denied: not-offered"],
+  // No list: no restriction at this level.
+  [null, "", "Bash", "rm -rf /", "allowed"],
+  ["", "", "Bash", "rm -rf /", "allowed"],
+  ["*", "", "Bash", "rm -rf /", "allowed"],
+  ["*", "", "mcp__github__create_issue", "x", "allowed"],
+  // MCP names and wildcards.
+  ["mcp__github__*", "", "mcp__github__create_issue", "x", "allowed"],
+  ["mcp__github__*", "", "mcp__gitlab__create_issue", "x", "denied: not-offered"],
+  ["mcp__github__create_issue", "", "mcp__github__delete_repo", "x", "denied: not-offered"],
+  ["mcp__github__create_issue(x)", "", "mcp__github__create_issue", "x", "denied: bad-pattern"],
+  // Deny lists: a bare name removes; a pattern denies matching calls; deny beats allow.
+  ["Bash", "Bash", "Bash", "ls", "denied: denied-by-rule"],
+  [null, "Bash", "Bash", "ls", "denied: denied-by-rule"],
+  ["*", "mcp__github__*", "mcp__github__create_issue", "x", "denied: denied-by-rule"],
+  ["*", "mcp__github__*", "Read", "/a", "allowed"],
+  ["Bash(git:*)", "Bash(git push:*)", "Bash", "git push origin main", "denied: denied-by-rule"],
+  ["Bash(git:*)", "Bash(git push:*)", "Bash", "git pull", "allowed"],
+  ["Bash", "Bash(curl:*)", "Bash", "curl evil.io", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "FOO=1 curl evil.io", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "/usr/bin/curl evil.io", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "env -i curl evil.io", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "sudo curl evil.io", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "'curl' evil.io", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "echo x; curl evil.io", "denied: metacharacter"],
+  ["Bash", "Bash(curl:*)", "Bash", "ls -la", "allowed"],
+  ["Bash", "Bash(curl:*)", "Bash", "", "denied: cannot-judge"],
+  ["Read", "Read(/etc/**)", "Read", "/etc/passwd", "denied: denied-by-rule"],
+  ["Read", "Read(/etc/**)", "Read", "/tmp/../etc/passwd", "denied: denied-by-rule"],
+  ["Read", "Read(/etc/**)", "Read", "/tmp/x", "allowed"],
+  ["Read(/etc/**)", "Read(/etc/shadow)", "Read", "/etc/shadow", "denied: denied-by-rule"],
+  ["Read(/etc/**)", "Read(/etc/shadow)", "Read", "/etc/hosts", "allowed"],
+  ["Read", "Read(${SKILL_DIR}/x)", "Read", "/tmp/x", "denied: bad-pattern"],
+  ["Read", "Task", "Read", "/tmp/x", "allowed"],
+];
+
+const ALL: Case[] = [...BASH, ...PATHS, ...NAMES, ...WEB, ...LISTS];
+
+describe("decide: one line per case", () => {
+  it.each(ALL)("%s | deny %s | %s(%j) → %s", (allow, deny, tool, value, expected) => {
+    expect(judge(list(allow, deny || undefined), tool, inputFor(tool, value))).toBe(expected);
+  });
+});
+
+// [caller, callee, tool, value, expected]: the effective list is caller ∩ callee.
+type HopCase = [caller: string | null, callee: string | null, tool: string, value: unknown, expected: string];
+
+const HOPS: HopCase[] = [
+  ["Bash(git:*)", "Bash(git status)", "Bash", "git status", "allowed"],
+  ["Bash(git:*)", "Bash(git status)", "Bash", "git log", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "Bash(npm:*)", "Bash", "npm test", "denied: not-offered"],
+  ["Bash(git:*)", "Bash(npm:*)", "Bash", "git status", "denied: not-offered"],
+  ["Bash(git:*)", "Bash", "Bash", "git status", "allowed"],
+  ["Bash(git:*)", "Bash", "Bash", "rm -rf /", "denied: no-pattern-matched"],
+  ["Bash", "Bash(rm:*)", "Bash", "rm -rf x", "allowed"],
+  ["Bash(git:*)", "Bash(rm:*)", "Bash", "rm -rf x", "denied: not-offered"],
+  ["Read(/tmp/**)", "Read", "Read", "/etc/passwd", "denied: no-pattern-matched"],
+  ["Read(/tmp/**)", "Read(/tmp/a/**)", "Read", "/tmp/a/x", "allowed"],
+  ["Read(/tmp/**)", "Read(/tmp/a/**)", "Read", "/tmp/b/x", "denied: no-pattern-matched"],
+  ["Read(/tmp/**)", "Read(/var/**)", "Read", "/var/x", "denied: not-offered"],
+  ["Read(/tmp/*.log)", "Read(/tmp/a*)", "Read", "/tmp/a.log", "allowed"],
+  ["Read(/tmp/*.log)", "Read(/tmp/a*)", "Read", "/tmp/b.log", "denied: no-pattern-matched"],
+  ["Read(/tmp/*.log)", "Read(/tmp/a*)", "Read", "/tmp/a.txt", "denied: no-pattern-matched"],
+  ["Read, Grep", "Read, Write", "Write", "/tmp/x", "denied: not-offered"],
+  ["Read, Grep", "Read, Write", "Read", "/tmp/x", "allowed"],
+  ["Read, Grep", null, "Grep", "/tmp", "allowed"],
+  [null, "Read", "Grep", "/tmp", "denied: not-offered"],
+  ["*", "Task(reviewer)", "Task", "reviewer", "allowed"],
+  ["Task(reviewer)", "Task", "Task", "deployer", "denied: no-pattern-matched"],
+  ["Task(review-*)", "Task(reviewer)", "Task", "reviewer", "denied: not-offered"],
+  ["Task(review-*)", "Task(review-x)", "Task", "review-x", "allowed"],
+  ["mcp__github__*", "mcp__github__create_issue", "mcp__github__create_issue", "x", "allowed"],
+  ["mcp__github__*", "mcp__github__create_issue", "mcp__github__delete_repo", "x", "denied: not-offered"],
+  ["*, Read(/tmp/**)", "Read", "Read", "/etc/x", "denied: no-pattern-matched"],
+  ["WebFetch(domain:a.io)", "WebFetch(domain:b.io)", "WebFetch", "https://a.io/", "denied: no-pattern-matched"],
+];
+
+describe("intersect: caller ∩ callee, one line per case", () => {
+  it.each(HOPS)("%s ∩ %s | %s(%j) → %s", (caller, callee, tool, value, expected) => {
+    const effective = intersect(list(caller), list(callee));
+    expect(judge(effective, tool, inputFor(tool, value))).toBe(expected);
+  });
+
+  it("simplifies where exact, and keeps both constraints where not", () => {
+    const texts = (a: string, b: string) =>
+      (intersect(list(a), list(b)).rules ?? []).map((r) => r.constraints.map((c) => c.text).join(" ∧ "));
+    expect(texts("Bash(git:*)", "Bash(git status)")).toEqual(["git status"]);
+    expect(texts("Bash(git:*)", "Bash(npm:*)")).toEqual([]);
+    expect(texts("Bash(git:*)", "Bash(git diff:*)")).toEqual(["git diff:*"]);
+    expect(texts("Read(/tmp/**)", "Read(/tmp/a/*.log)")).toEqual(["/tmp/a/*.log"]);
+    expect(texts("Read(/tmp/*.log)", "Read(/tmp/a*)")).toEqual(["/tmp/*.log ∧ /tmp/a*"]);
+    expect(texts("Read(/tmp/**)", "Read(/var/**)")).toEqual([]);
+  });
+
+  it("unions deny lists, so a deny at the top reaches every descendant", () => {
+    const chain = [list("Bash", "Bash(curl:*)"), list("Bash"), list("Bash(curl:*), Bash(ls:*)")];
+    const effective = chain.reduce(intersect);
+    expect(judge(effective, "Bash", inputFor("Bash", "curl x"))).toBe("denied: denied-by-rule");
+    expect(judge(effective, "Bash", inputFor("Bash", "ls"))).toBe("allowed");
+  });
+
+  it("says that nothing survives an empty intersection, and never reads it as unrestricted", () => {
+    const effective = intersect(list("Read"), list("Write"));
+    expect(effective.rules).toEqual([]);
+    expect(judge(effective, "Read", inputFor("Read", "/a"))).toBe("denied: not-offered");
+    expect(judge(effective, "Write", inputFor("Write", "/a"))).toBe("denied: not-offered");
+  });
+});
+
+describe("denial sentences", () => {
+  const sentence = (allow: string, deny: string | undefined, tool: string, value: unknown) => {
+    const d = decide(list(allow, deny), { tool, input: inputFor(tool, value) }, { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD });
+    return d.kind === "denied" ? d.message : "allowed";
+  };
+
+  it("explains each reason to the model and the user", () => {
+    expect(sentence("Read", undefined, "Bash", "ls")).toBe("Bash is not allowed in this run. The tool was not executed.");
+    expect(sentence("Bash(git:*)", undefined, "Bash", "rm -rf x")).toBe(
+      "Bash(rm -rf x) is not allowed: this run allows Bash only for: git:*. The tool was not executed.",
+    );
+    expect(sentence("Bash(git:*)", undefined, "Bash", "git status; rm -rf /")).toContain("holds a shell metacharacter");
+    expect(sentence("Bash(git:*)", undefined, "Bash", "")).toBe(
+      "Bash call cannot be judged: its 'command' is missing, empty or not text, and this run allows Bash only for: git:*. The tool was not executed.",
+    );
+    expect(sentence("Bash", "Bash(git push:*)", "Bash", "git push")).toBe(
+      "Bash(git push) is denied by 'Bash(git push:*)' in agent.md:1. The tool was not executed.",
+    );
+    expect(sentence("Read", "Read", "Read", "/a")).toBe(
+      "Read is not allowed: 'Read' in agent.md:1 removes it. The tool was not executed.",
+    );
+  });
+
+  it("never throws on hostile input", () => {
+    for (const input of [null, undefined, 3, "str", [], { command: { toString: () => "x" } }, Object.create(null)]) {
+      const d = decide(list("Bash(git:*), Read(/tmp/**)"), { tool: "Bash", input }, { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD });
+      expect(d.kind).toBe("denied");
+    }
+  });
+});
