@@ -1,7 +1,10 @@
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
 import path from "node:path";
+import { compareDiagnostics } from "../definitions/diagnostics.js";
 import { findProjectRoot, loadPaths, loadProject } from "../definitions/index.js";
 import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
+import { BUILTIN_PERMISSION_SPECS, patternDiagnostics } from "../permissions/index.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
 
 export interface CheckOptions {
@@ -30,7 +33,10 @@ Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad
 
 /** Runs `agentmd check`; returns the exit code. */
 export function runCheck(options: CheckOptions, io: CliIo): number {
-  const result = load(options.paths, io.cwd);
+  const loaded = load(options.paths, io.cwd);
+  const ctx = { specs: BUILTIN_PERMISSION_SPECS, home: io.env.HOME ?? homedir() };
+  const patterns = loaded.definitions.flatMap((d) => patternDiagnostics(d, ctx));
+  const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...patterns].sort(compareDiagnostics) };
   const counts = countSeverities(result.diagnostics);
   if (options.json) {
     io.stdout.write(`${JSON.stringify(toReport(result, io.cwd), null, 2)}\n`);

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { CHECK_HELP, runCheck } from "./check-command.js";
 import type { CliIo } from "./io.js";
+import { runTools, TOOLS_HELP } from "./tools-command.js";
 
 export type { CliIo } from "./io.js";
 
@@ -10,6 +11,7 @@ Usage: agentmd <command> [options]
 
 Commands:
   check [PATH…]   load and validate agent.md, agents/, skills/ and commands/
+  tools           show what a run may do at the end of a chain of hops, or judge one call
 
 Run 'agentmd <command> --help' for a command's options.`;
 
@@ -33,6 +35,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return 0;
       case "check":
         return check(rest, io);
+      case "tools":
+        return tools(rest, io);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }
@@ -61,4 +65,32 @@ function check(args: readonly string[], io: CliIo): number {
     return 0;
   }
   return runCheck({ paths: positionals, json: values.json, strict: values.strict }, io);
+}
+
+function tools(args: readonly string[], io: CliIo): number {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      chain: { type: "string", default: "main" },
+      json: { type: "boolean", default: false },
+      try: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${TOOLS_HELP}\n`);
+    return 0;
+  }
+  if (values.try === undefined && positionals.length > 0) {
+    throw new UsageError(`unexpected argument '${positionals[0]}' (did you mean --try TOOL 'JSON'?)`);
+  }
+  return runTools(
+    {
+      chain: values.chain,
+      json: values.json,
+      ...(values.try !== undefined && { tryTool: values.try, tryInput: positionals[0] ?? "{}" }),
+    },
+    io,
+  );
 }

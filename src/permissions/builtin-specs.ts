@@ -32,7 +32,10 @@ export const webFetchRule: CustomRule = {
   },
 };
 
-const path = (name: string, fallbackToCwd = false): ToolPermissionSpec => ({ kind: "path", subject: field(name, fallbackToCwd) });
+const path = (name: string, fallbackToCwd = false): ToolPermissionSpec => ({
+  kind: "path",
+  subject: field(name, fallbackToCwd),
+});
 
 /** How each built-in tool's calls are judged. Tools of later issues register the same specs. */
 export const BUILTIN_PERMISSION_SPECS: ToolSpecs = new Map<string, ToolPermissionSpec>([

@@ -5,7 +5,9 @@
  * A candidate holding a shell metacharacter is never matched by a pattern: it could run more than
  * the pattern names.
  */
-export type CommandPattern = { readonly kind: "exact"; readonly text: string } | { readonly kind: "prefix"; readonly text: string };
+export type CommandPattern =
+  | { readonly kind: "exact"; readonly text: string }
+  | { readonly kind: "prefix"; readonly text: string };
 
 export type Compiled<T> = { ok: true; pattern: T } | { ok: false; problem: string };
 
@@ -26,10 +28,12 @@ export function compileCommandPattern(raw: string): Compiled<CommandPattern> {
   if (text.endsWith(":*")) prefix = text.slice(0, -2).trimEnd();
   else if (text.endsWith(" *")) prefix = text.slice(0, -2).trimEnd();
   if (prefix !== undefined) {
-    if (prefix.includes("*")) return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
+    if (prefix.includes("*"))
+      return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
     return { ok: true, pattern: { kind: "prefix", text: prefix } };
   }
-  if (text.includes("*")) return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
+  if (text.includes("*"))
+    return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
   return { ok: true, pattern: { kind: "exact", text } };
 }
 
@@ -53,7 +57,18 @@ export function intersectCommandPatterns(a: CommandPattern, b: CommandPattern): 
   return null;
 }
 
-const WRAPPERS = new Set(["env", "command", "exec", "nohup", "sudo", "time", "nice", "builtin", "doas", "xargs"]);
+const WRAPPERS = new Set([
+  "env",
+  "command",
+  "exec",
+  "nohup",
+  "sudo",
+  "time",
+  "nice",
+  "builtin",
+  "doas",
+  "xargs",
+]);
 
 /**
  * The forms of a command a deny pattern is tested against: as written, and with leading variable

@@ -24,11 +24,14 @@ const bad = (text: string, problem: string): Constraint => ({ kind: "bad", text,
 export function compileConstraint(tool: ToolMatcher, pattern: string, ctx: CompileContext): Constraint {
   if (tool.kind !== "exact") return bad(pattern, "a pattern applies to one tool, not to a wildcard name");
   const spec = ctx.specs.get(tool.value);
-  if (!spec) return bad(pattern, `'${tool.value}' has no permission subject, so a pattern on it cannot be judged`);
+  if (!spec)
+    return bad(pattern, `'${tool.value}' has no permission subject, so a pattern on it cannot be judged`);
   switch (spec.kind) {
     case "command": {
       const c = compileCommandPattern(pattern);
-      return c.ok ? { kind: "command", text: normaliseCommand(pattern), compiled: c.pattern } : bad(pattern, c.problem);
+      return c.ok
+        ? { kind: "command", text: normaliseCommand(pattern), compiled: c.pattern }
+        : bad(pattern, c.problem);
     }
     case "path": {
       const c = compilePathPattern(pattern, ctx);
@@ -39,7 +42,8 @@ export function compileConstraint(tool: ToolMatcher, pattern: string, ctx: Compi
       return c.ok ? { kind: "name", text: pattern.trim(), compiled: c.pattern } : bad(pattern, c.problem);
     }
     case "custom": {
-      const problem = spec.custom?.validate(pattern) ?? (spec.custom ? undefined : "this tool declares no rule");
+      const problem =
+        spec.custom?.validate(pattern) ?? (spec.custom ? undefined : "this tool declares no rule");
       return problem ? bad(pattern, problem) : { kind: "custom", text: pattern.trim(), compiled: pattern };
     }
   }
@@ -107,7 +111,8 @@ export function intersectConstraints(a: Constraint, b: Constraint): Constraint |
     return a.kind === b.kind && a.text === b.text && a.kind !== "bad" ? a : undefined;
   }
   let r: unknown;
-  if (a.kind === "command") r = intersectCommandPatterns(a.compiled as CommandPattern, b.compiled as CommandPattern);
+  if (a.kind === "command")
+    r = intersectCommandPatterns(a.compiled as CommandPattern, b.compiled as CommandPattern);
   else if (a.kind === "path") r = intersectPathPatterns(a.compiled as PathPattern, b.compiled as PathPattern);
   else r = intersectNamePatterns(a.compiled as NamePattern, b.compiled as NamePattern);
   if (r === null || r === undefined) return r;

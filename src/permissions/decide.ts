@@ -2,7 +2,16 @@ import path from "node:path";
 import { SUBJECT_FIELD } from "./builtin-specs.js";
 import { type CallSubject, callSubject, denyCatches, type Match, matchConstraint } from "./constraint.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
-import type { Decision, DecideContext, DenyReason, DenyRule, Origin, PermissionList, Rule, ToolCall } from "./types.js";
+import type {
+  DecideContext,
+  Decision,
+  DenyReason,
+  DenyRule,
+  Origin,
+  PermissionList,
+  Rule,
+  ToolCall,
+} from "./types.js";
 
 const ALLOWED: Decision = { kind: "allowed" };
 const NOT_RUN = "The tool was not executed.";
@@ -55,7 +64,10 @@ export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext)
   const tool = canonicalToolName(call.tool);
   const view = viewOf(list, tool);
   if (view.removedBy) {
-    return denied("denied-by-rule", `${tool} is not allowed: '${view.removedBy.origin.raw}' in ${where(view.removedBy.origin)} removes it. ${NOT_RUN}`);
+    return denied(
+      "denied-by-rule",
+      `${tool} is not allowed: '${view.removedBy.origin.raw}' in ${where(view.removedBy.origin)} removes it. ${NOT_RUN}`,
+    );
   }
   if (view.rules !== null && view.rules.length === 0) {
     return denied("not-offered", `${tool} is not allowed in this run. ${NOT_RUN}`);
@@ -66,7 +78,8 @@ export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext)
     const m = denyCatches(d.constraint as NonNullable<DenyRule["constraint"]>, subject);
     if (m === "no") continue;
     const rule = `'${d.origin.raw}' in ${where(d.origin)}`;
-    if (m === "yes") return denied("denied-by-rule", `${describeCall(tool, subject)} is denied by ${rule}. ${NOT_RUN}`);
+    if (m === "yes")
+      return denied("denied-by-rule", `${describeCall(tool, subject)} is denied by ${rule}. ${NOT_RUN}`);
     return denialFor(m, tool, subject, `the deny rule ${rule}`);
   }
   if (view.unrestricted) return ALLOWED;
@@ -104,7 +117,10 @@ function denialFor(m: Match, tool: string, s: CallSubject, scope: string): Decis
         `${describeCall(tool, s)} holds a shell metacharacter (; | & \` $ > < ( ) or a newline), so it could run more than a pattern names; ${scope}. ${NOT_RUN}`,
       );
     case "bad-pattern":
-      return denied("bad-pattern", `${tool} is allowed only by patterns that cannot be interpreted (${scope}). ${NOT_RUN}`);
+      return denied(
+        "bad-pattern",
+        `${tool} is allowed only by patterns that cannot be interpreted (${scope}). ${NOT_RUN}`,
+      );
     default:
       return denied("no-pattern-matched", `${describeCall(tool, s)} is not allowed: ${scope}. ${NOT_RUN}`);
   }

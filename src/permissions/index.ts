@@ -1,6 +1,16 @@
 export { BUILTIN_PERMISSION_SPECS, SUBJECT_FIELD, webFetchRule } from "./builtin-specs.js";
+export {
+  type ChainReport,
+  type ChainResult,
+  describeChain,
+  formatChainReport,
+  type Hop,
+  resolveChain,
+  ruleTexts,
+} from "./chain.js";
 export { compileCommandPattern, denyForms, hasShellMetacharacter } from "./command-pattern.js";
 export { decide } from "./decide.js";
+export { type DefinitionListContext, definitionList, patternDiagnostics } from "./definition-list.js";
 export { compileNamePattern, compilePathPattern, pathSubject } from "./path-pattern.js";
 export {
   allowsNothing,

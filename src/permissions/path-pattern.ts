@@ -57,7 +57,8 @@ export function compilePathPattern(raw: string, ctx: AnchorContext): Compiled<Pa
   if (!path.posix.isAbsolute(text)) text = path.posix.join(ctx.projectDir, text);
   text = path.posix.normalize(text);
   if (text.length > 1 && text.endsWith("/")) text = text.slice(0, -1);
-  if (!GLOB_CHARS.test(text)) return { ok: true, pattern: { text, literal: true, base: text, test: (s) => s === text } };
+  if (!GLOB_CHARS.test(text))
+    return { ok: true, pattern: { text, literal: true, base: text, test: (s) => s === text } };
   const escaped = text.replace(/[()]/g, "\\$&").replace(/^!/, "\\!");
   let test: (s: string) => boolean;
   try {
@@ -110,7 +111,10 @@ export function compileNamePattern(raw: string): Compiled<NamePattern> {
   if (text === "") return { ok: false, problem: "an empty name pattern" };
   if (!GLOB_CHARS.test(text)) return { ok: true, pattern: { text, literal: true, test: (s) => s === text } };
   try {
-    return { ok: true, pattern: { text, literal: false, test: picomatch(text.replace(/[()]/g, "\\$&"), PICO_OPTIONS) } };
+    return {
+      ok: true,
+      pattern: { text, literal: false, test: picomatch(text.replace(/[()]/g, "\\$&"), PICO_OPTIONS) },
+    };
   } catch (e) {
     return { ok: false, problem: `not a valid glob: ${(e as Error).message}` };
   }

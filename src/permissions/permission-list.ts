@@ -13,7 +13,12 @@ export interface EntryInput {
 /** No restriction: what a chain starts from. */
 export const UNRESTRICTED: PermissionList = { rules: null, deny: [] };
 
-const originOf = (e: EntryInput): Origin => ({ file: e.at.file, line: e.at.line, column: e.at.column, raw: e.raw });
+const originOf = (e: EntryInput): Origin => ({
+  file: e.at.file,
+  line: e.at.line,
+  column: e.at.column,
+  raw: e.raw,
+});
 
 /**
  * Compiles one definition's allow and deny lists. An omitted or empty allow list adds no
@@ -28,7 +33,9 @@ export function compileList(
   const denyRules: DenyRule[] = (deny ?? []).map((e) => {
     const tool = toolMatcher(e.name);
     const origin = originOf(e);
-    return e.pattern === undefined ? { tool, origin } : { tool, origin, constraint: compileConstraint(tool, e.pattern, ctx) };
+    return e.pattern === undefined
+      ? { tool, origin }
+      : { tool, origin, constraint: compileConstraint(tool, e.pattern, ctx) };
   });
   if (!allow || allow.length === 0) return { rules: null, deny: denyRules };
   const patterned: Rule[] = [];

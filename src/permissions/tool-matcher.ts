@@ -37,7 +37,10 @@ export function intersectMatchers(a: ToolMatcher, b: ToolMatcher): ToolMatcher |
   else base = null;
   if (base === null) return null;
   if (base.kind === "exact" && excluded(base.value, except)) return null;
-  if (base.kind === "prefix" && except.some((e) => e.endsWith("*") && base.value.startsWith(e.slice(0, -1)))) {
+  if (
+    base.kind === "prefix" &&
+    except.some((e) => e.endsWith("*") && base.value.startsWith(e.slice(0, -1)))
+  ) {
     return null;
   }
   return { kind: base.kind, value: base.value, except };

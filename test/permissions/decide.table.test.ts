@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decide, intersect } from "../../src/permissions/index.js";
 import { BUILTIN_PERMISSION_SPECS } from "../../src/permissions/builtin-specs.js";
+import { decide, intersect } from "../../src/permissions/index.js";
 import { CWD, inputFor, judge, list } from "../support/permissions.js";
 
 // One line per case: [allow list, deny list, tool, subject value, expected].
@@ -134,9 +134,27 @@ const NAMES: Case[] = [
 const WEB: Case[] = [
   ["WebFetch(domain:example.com)", "", "WebFetch", "https://example.com/a", "allowed"],
   ["WebFetch(domain:example.com)", "", "WebFetch", "http://EXAMPLE.com./a", "allowed"],
-  ["WebFetch(domain:example.com)", "", "WebFetch", "https://docs.example.com/a", "denied: no-pattern-matched"],
-  ["WebFetch(domain:example.com)", "", "WebFetch", "https://example.com.evil.io/", "denied: no-pattern-matched"],
-  ["WebFetch(domain:example.com)", "", "WebFetch", "https://evil.io/?example.com", "denied: no-pattern-matched"],
+  [
+    "WebFetch(domain:example.com)",
+    "",
+    "WebFetch",
+    "https://docs.example.com/a",
+    "denied: no-pattern-matched",
+  ],
+  [
+    "WebFetch(domain:example.com)",
+    "",
+    "WebFetch",
+    "https://example.com.evil.io/",
+    "denied: no-pattern-matched",
+  ],
+  [
+    "WebFetch(domain:example.com)",
+    "",
+    "WebFetch",
+    "https://evil.io/?example.com",
+    "denied: no-pattern-matched",
+  ],
   ["WebFetch(domain:example.com)", "", "WebFetch", "https://user@evil.io/", "denied: no-pattern-matched"],
   ["WebFetch(domain:*.example.com)", "", "WebFetch", "https://docs.example.com/", "allowed"],
   ["WebFetch(domain:*.example.com)", "", "WebFetch", "https://example.com/", "denied: no-pattern-matched"],
@@ -235,7 +253,13 @@ const HOPS: HopCase[] = [
   ["mcp__github__*", "mcp__github__create_issue", "mcp__github__create_issue", "x", "allowed"],
   ["mcp__github__*", "mcp__github__create_issue", "mcp__github__delete_repo", "x", "denied: not-offered"],
   ["*, Read(/tmp/**)", "Read", "Read", "/etc/x", "denied: no-pattern-matched"],
-  ["WebFetch(domain:a.io)", "WebFetch(domain:b.io)", "WebFetch", "https://a.io/", "denied: no-pattern-matched"],
+  [
+    "WebFetch(domain:a.io)",
+    "WebFetch(domain:b.io)",
+    "WebFetch",
+    "https://a.io/",
+    "denied: no-pattern-matched",
+  ],
 ];
 
 describe("intersect: caller ∩ callee, one line per case", () => {
@@ -272,16 +296,24 @@ describe("intersect: caller ∩ callee, one line per case", () => {
 
 describe("denial sentences", () => {
   const sentence = (allow: string, deny: string | undefined, tool: string, value: unknown) => {
-    const d = decide(list(allow, deny), { tool, input: inputFor(tool, value) }, { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD });
+    const d = decide(
+      list(allow, deny),
+      { tool, input: inputFor(tool, value) },
+      { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD },
+    );
     return d.kind === "denied" ? d.message : "allowed";
   };
 
   it("explains each reason to the model and the user", () => {
-    expect(sentence("Read", undefined, "Bash", "ls")).toBe("Bash is not allowed in this run. The tool was not executed.");
+    expect(sentence("Read", undefined, "Bash", "ls")).toBe(
+      "Bash is not allowed in this run. The tool was not executed.",
+    );
     expect(sentence("Bash(git:*)", undefined, "Bash", "rm -rf x")).toBe(
       "Bash(rm -rf x) is not allowed: this run allows Bash only for: git:*. The tool was not executed.",
     );
-    expect(sentence("Bash(git:*)", undefined, "Bash", "git status; rm -rf /")).toContain("holds a shell metacharacter");
+    expect(sentence("Bash(git:*)", undefined, "Bash", "git status; rm -rf /")).toContain(
+      "holds a shell metacharacter",
+    );
     expect(sentence("Bash(git:*)", undefined, "Bash", "")).toBe(
       "Bash call cannot be judged: its 'command' is missing, empty or not text, and this run allows Bash only for: git:*. The tool was not executed.",
     );
@@ -294,8 +326,20 @@ describe("denial sentences", () => {
   });
 
   it("never throws on hostile input", () => {
-    for (const input of [null, undefined, 3, "str", [], { command: { toString: () => "x" } }, Object.create(null)]) {
-      const d = decide(list("Bash(git:*), Read(/tmp/**)"), { tool: "Bash", input }, { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD });
+    for (const input of [
+      null,
+      undefined,
+      3,
+      "str",
+      [],
+      { command: { toString: () => "x" } },
+      Object.create(null),
+    ]) {
+      const d = decide(
+        list("Bash(git:*), Read(/tmp/**)"),
+        { tool: "Bash", input },
+        { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD },
+      );
       expect(d.kind).toBe("denied");
     }
   });

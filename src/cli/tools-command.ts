@@ -1,0 +1,84 @@
+import { homedir } from "node:os";
+import { BUILTIN_TOOL_NAMES, findProjectRoot, loadProject } from "../definitions/index.js";
+import type { Definition } from "../definitions/types.js";
+import {
+  BUILTIN_PERMISSION_SPECS,
+  decide,
+  describeChain,
+  formatChainReport,
+  resolveChain,
+} from "../permissions/index.js";
+import type { CliIo } from "./io.js";
+
+export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
+       agentmd tools [--chain HOPS] --try TOOL 'JSON_INPUT'
+
+Shows what a run at the end of a chain of hops may do: each tool offered to the
+model, its effective patterns and denies with the file and line each came from,
+and the tools removed along the way with the hop that removed them.
+
+  --chain HOPS  comma-separated hops: main, agent:NAME, skill:NAME, command:NAME
+                (default: main), e.g. --chain main,agent:reviewer,skill:pdf-tools
+  --try TOOL    judge one call of TOOL with the JSON input that follows, e.g.
+                --try Bash '{"command":"git status"}'
+  --json        machine-readable output
+
+Exit status: 0 (and 0 when --try is allowed), 2 when no tool survives the chain or
+on bad usage, 3 when --try is denied, 1 when the chain cannot be resolved.`;
+
+export interface ToolsOptions {
+  readonly chain: string;
+  readonly json: boolean;
+  readonly tryTool?: string;
+  readonly tryInput?: string;
+}
+
+/** Runs `agentmd tools`; returns the exit code. */
+export function runTools(options: ToolsOptions, io: CliIo): number {
+  const root = findProjectRoot(io.cwd);
+  const loaded = loadProject(root);
+  const ctx = { specs: BUILTIN_PERMISSION_SPECS, home: io.env.HOME ?? homedir() };
+  const chain = resolveChain(options.chain, loaded.definitions, ctx);
+  if (!chain.ok) {
+    const failed = loaded.diagnostics.filter((d) => d.severity === "error");
+    io.stderr.write(`agentmd tools: ${chain.error}\n`);
+    if (failed.length > 0)
+      io.stderr.write(`(${failed.length} definition error(s); run 'agentmd check' to see them)\n`);
+    return 1;
+  }
+  const effective = chain.hops[chain.hops.length - 1]?.effective;
+  if (options.tryTool !== undefined && effective) {
+    let input: unknown;
+    try {
+      input = JSON.parse(options.tryInput ?? "{}");
+    } catch (e) {
+      io.stderr.write(
+        `agentmd tools: the input after --try ${options.tryTool} is not JSON: ${(e as Error).message}\n`,
+      );
+      return 2;
+    }
+    const d = decide(
+      effective,
+      { tool: options.tryTool, input },
+      { specs: BUILTIN_PERMISSION_SPECS, cwd: io.cwd },
+    );
+    if (options.json) io.stdout.write(`${JSON.stringify(d)}\n`);
+    else io.stdout.write(d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${d.message}\n`);
+    return d.kind === "allowed" ? 0 : 3;
+  }
+  const report = describeChain(chain.hops, toolNamesOf(loaded.definitions));
+  if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else io.stdout.write(`${formatChainReport(report, root).join("\n")}\n`);
+  return report.allowsNothing ? 2 : 0;
+}
+
+/** agentmd's own tools, and any other names the project's lists mention (MCP tools, …). */
+function toolNamesOf(definitions: readonly Definition[]): string[] {
+  const names = new Set(BUILTIN_TOOL_NAMES.filter((n) => n !== "Agent"));
+  for (const d of definitions) {
+    for (const e of [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]) {
+      if (!e.name.includes("*")) names.add(e.name);
+    }
+  }
+  return [...names];
+}

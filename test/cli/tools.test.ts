@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { runBin, runCli } from "../support/cli.js";
+import { REPO_ROOT } from "../support/fixtures.js";
+
+const CHAIN = `${REPO_ROOT}/test/fixtures/permissions/chain`;
+
+describe("agentmd tools", () => {
+  it("shows the main agent's effective tools with their origins by default", async () => {
+    const r = await runCli(["tools"], { cwd: REPO_ROOT });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("  Bash   git status  [agent.md:5:34]\n");
+    expect(r.stdout).toContain("         except git push:*  [deny agent.md:6:19]\n");
+    expect(r.stdout).toContain("  Write: at main, not in its list\n");
+  });
+
+  it("narrows along a chain and names the hop that removed each tool", async () => {
+    const r = await runCli(["tools", "--chain", "main,agent:reviewer"], { cwd: REPO_ROOT });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("  Bash  git diff:*  [agent.md:5:69, agents/reviewer.md:4:26]\n");
+    expect(r.stdout).toContain("  Task: at agent:reviewer, not in its list\n");
+    expect(r.stdout).not.toMatch(/^ {2}Task /m);
+  });
+
+  it("prints why an empty intersection is refused, and exits 2", async () => {
+    const r = await runCli(["tools", "--chain", "main,agent:writer"], { cwd: CHAIN });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain("no tool survives this chain: a run here is refused.");
+    expect(r.stdout).toContain("  agent:writer allows: Write, Edit\n");
+  });
+
+  it("keeps patterns through a skill hop, and drops a skill-folder pattern outside the caller's", async () => {
+    const r = await runCli(["tools", "--chain", "main,skill:pdf-tools", "--json"], { cwd: CHAIN });
+    const report = JSON.parse(r.stdout);
+    const read = report.offered.find((t: { name: string }) => t.name === "Read");
+    expect(read.patterns.map((p: { text: string }) => p.text)).toEqual(["/tmp/*.pdf"]);
+    const bash = report.offered.find((t: { name: string }) => t.name === "Bash");
+    expect(bash.patterns[0].admitsNothing).toBe(true);
+  });
+
+  it("judges one call with --try: exit 0 when allowed, 3 when denied", async () => {
+    const ok = await runCli(
+      ["tools", "--chain", "main,agent:reviewer", "--try", "Bash", '{"command":"git diff HEAD"}'],
+      { cwd: REPO_ROOT },
+    );
+    expect([ok.code, ok.stdout]).toEqual([0, "allowed\n"]);
+    const no = await runCli(
+      ["tools", "--chain", "main,agent:reviewer", "--try", "Bash", '{"command":"rm -rf x"}'],
+      { cwd: REPO_ROOT },
+    );
+    expect(no.code).toBe(3);
+    expect(no.stdout).toBe(
+      "denied (no-pattern-matched): Bash(rm -rf x) is not allowed: this run allows Bash only for: git diff:*. The tool was not executed.\n",
+    );
+    const push = await runCli(["tools", "--try", "Bash", '{"command":"git push origin main"}'], {
+      cwd: CHAIN,
+    });
+    expect(push.code).toBe(3);
+    expect(push.stdout).toContain("denied (denied-by-rule)");
+  });
+
+  it("rejects bad usage and unknown hops", async () => {
+    expect((await runCli(["tools", "--try", "Bash", "{not json"], { cwd: REPO_ROOT })).code).toBe(2);
+    const unknown = await runCli(["tools", "--chain", "main,agent:nobody"], { cwd: CHAIN });
+    expect([unknown.code, unknown.stderr]).toEqual([
+      1,
+      "agentmd tools: no agent named 'nobody' is loaded (loaded: reviewer, writer)\n",
+    ]);
+    expect((await runCli(["tools", "--chain", "main,robot:x"], { cwd: CHAIN })).code).toBe(1);
+  });
+
+  it("reports uninterpretable patterns in agentmd check", async () => {
+    const r = await runCli(["check"], { cwd: CHAIN });
+    expect(r.stdout).toContain(
+      "skills/pdf-tools/SKILL.md:4:57: warning: pattern 'Bash(git * x)' cannot be interpreted: a '*' is a wildcard only at the very end, as ':*' or ' *'; it allows nothing [bad-pattern]",
+    );
+  });
+
+  it("runs from the built bin", () => {
+    const r = runBin(
+      ["tools", "--chain", "main,agent:reviewer", "--try", "Read", '{"file_path":"README.md"}'],
+      { cwd: REPO_ROOT },
+    );
+    expect([r.code, r.stdout]).toEqual([0, "allowed\n"]);
+  });
+});

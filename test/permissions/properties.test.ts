@@ -1,0 +1,203 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  BUILTIN_PERMISSION_SPECS,
+  compileList,
+  decide,
+  type EntryInput,
+  intersect,
+  offered,
+  type PermissionList,
+  pathSubject,
+} from "../../src/permissions/index.js";
+import { CTX } from "../support/permissions.js";
+
+const TOOLS = [
+  "Read",
+  "Write",
+  "Bash",
+  "Glob",
+  "Task",
+  "Agent",
+  "Skill",
+  "WebFetch",
+  "mcp__a__x",
+  "mcp__a__y",
+  "mcp__b__z",
+];
+const PATTERNS: Record<string, string[]> = {
+  Bash: ["git:*", "git status", "git", "git diff:*", "npm:*", "npm install", "*", "ls *", "rm:*", "git * x"],
+  Read: ["/tmp/**", "/tmp/*.log", "/tmp/a/**", "/etc/passwd", "src/**", "/tmp", "/**", "/tmp/a*", "~/x/**"],
+  Write: ["/tmp/**", "/proj/**", "/etc/passwd"],
+  Glob: ["/proj/**", "/proj/src/**", "/tmp/**"],
+  Task: ["reviewer", "review-*", "*", "deployer"],
+  Agent: ["reviewer", "review-*"],
+  Skill: ["pdf-*", "pdf-tools", "docx"],
+  WebFetch: ["domain:a.io", "domain:*.a.io", "domain:b.io", "a.io"],
+};
+const VALUES: Record<string, unknown[]> = {
+  Bash: [
+    "git",
+    "git status",
+    "git  status",
+    "git diff HEAD",
+    "gitk",
+    "npm install",
+    "npm test",
+    "ls -la",
+    "rm -rf x",
+    "git status; rm -rf /",
+    "git $(x)",
+    "",
+    3,
+    null,
+  ],
+  Read: [
+    "/tmp/a",
+    "/tmp/a/b.log",
+    "/tmp/x.log",
+    "/tmp/../etc/passwd",
+    "/etc/passwd",
+    "src/a.ts",
+    "/tmp",
+    "/home/u/x/y",
+    "",
+    1,
+  ],
+  Write: ["/tmp/a", "/proj/a", "/etc/passwd", "x"],
+  Glob: [undefined, "/proj/src", "src", "/tmp", ""],
+  Task: ["reviewer", "review-x", "deployer", "", 2],
+  Agent: ["reviewer", "review-x", "deployer"],
+  Skill: ["pdf-tools", "pdf-x", "docx", ""],
+  WebFetch: ["https://a.io/", "https://x.a.io/", "https://b.io/", "nope"],
+};
+const FIELD: Record<string, string> = {
+  Bash: "command",
+  Read: "file_path",
+  Write: "file_path",
+  Glob: "path",
+  Task: "subagent_type",
+  Agent: "subagent_type",
+  Skill: "skill",
+  WebFetch: "url",
+};
+
+const entryArb: fc.Arbitrary<EntryInput> = fc
+  .oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...TOOLS) },
+    { weight: 1, arbitrary: fc.constantFrom("*", "mcp__a__*") },
+  )
+  .chain((name) => {
+    const patterns = PATTERNS[name];
+    const withPattern = patterns
+      ? fc.option(fc.constantFrom(...patterns), { nil: undefined })
+      : fc.constant(undefined);
+    return withPattern.map((pattern) => ({
+      name,
+      pattern,
+      raw: pattern === undefined ? name : `${name}(${pattern})`,
+      at: { file: "gen.md", line: 1, column: 1 },
+    }));
+  });
+
+const listArb: fc.Arbitrary<PermissionList> = fc
+  .record({
+    allow: fc.option(fc.array(entryArb, { maxLength: 5 }), { nil: undefined }),
+    deny: fc.array(entryArb, { maxLength: 2 }),
+  })
+  .map(({ allow, deny }) => compileList(allow, deny, CTX));
+
+const callArb = fc.constantFrom(...TOOLS).chain((tool) => {
+  const values = VALUES[tool] ?? ["x"];
+  return fc.constantFrom(...values).map((v) => ({ tool, input: { [FIELD[tool] ?? "value"]: v } }));
+});
+
+const allowed = (l: PermissionList, call: { tool: string; input: unknown }) =>
+  decide(l, call, { specs: BUILTIN_PERMISSION_SPECS, cwd: "/proj" }).kind === "allowed";
+
+const RUNS = { numRuns: 3000 };
+
+describe("intersection properties over random lists and calls", () => {
+  it("never widens: allowed(A∩B, c) ⇒ allowed(A, c) ∧ allowed(B, c)", () => {
+    fc.assert(
+      fc.property(listArb, listArb, callArb, (a, b, c) => {
+        if (allowed(intersect(a, b), c)) {
+          expect(allowed(a, c)).toBe(true);
+          expect(allowed(b, c)).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("loses nothing both allow: allowed(A, c) ∧ allowed(B, c) ⇒ allowed(A∩B, c)", () => {
+    fc.assert(
+      fc.property(listArb, listArb, callArb, (a, b, c) => {
+        if (allowed(a, c) && allowed(b, c)) expect(allowed(intersect(a, b), c)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it("chains are associative in what they allow", () => {
+    fc.assert(
+      fc.property(listArb, listArb, listArb, callArb, (a, b, c, call) => {
+        expect(allowed(intersect(intersect(a, b), c), call)).toBe(
+          allowed(intersect(a, intersect(b, c)), call),
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  it("offers no tool that either side would not offer", () => {
+    fc.assert(
+      fc.property(listArb, listArb, (a, b) => {
+        const both = offered(intersect(a, b), TOOLS);
+        const either = new Set(offered(a, TOOLS).filter((t) => offered(b, TOOLS).includes(t)));
+        for (const t of both) expect(either.has(t)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+});
+
+/** An independent lexical normaliser: the reference the engine's subject is checked against. */
+function resolveReference(cwd: string, p: string): string {
+  const stack: string[] = [];
+  for (const seg of `${p.startsWith("/") ? "" : cwd}/${p}`.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") stack.pop();
+    else stack.push(seg);
+  }
+  return `/${stack.join("/")}`;
+}
+
+describe("path subjects", () => {
+  const segment = fc.constantFrom("..", ".", "", "tmp", "etc", "a", "b", "x.log", "..a", "...", ".hidden");
+  const pathArb = fc
+    .tuple(fc.boolean(), fc.array(segment, { maxLength: 8 }), fc.boolean())
+    .map(([absolute, segs, trailing]) => `${absolute ? "/" : ""}${segs.join("/")}${trailing ? "/" : ""}`);
+  const cwdArb = fc.constantFrom("/", "/tmp", "/tmp/a", "/proj", "/etc");
+
+  it("a path allowed by Read(/dir/**) never lies outside /dir, whatever '..', '.' or '//' it holds", () => {
+    const l = compileList(
+      [{ name: "Read", pattern: "/tmp/**", raw: "Read(/tmp/**)", at: { file: "f", line: 1, column: 1 } }],
+      undefined,
+      CTX,
+    );
+    fc.assert(
+      fc.property(pathArb, cwdArb, (p, cwd) => {
+        if (p === "") return;
+        const ok =
+          decide(l, { tool: "Read", input: { file_path: p } }, { specs: BUILTIN_PERMISSION_SPECS, cwd })
+            .kind === "allowed";
+        const real = resolveReference(cwd, p);
+        expect(pathSubject(p, cwd)).toBe(real);
+        if (ok) expect(real === "/tmp" || real.startsWith("/tmp/")).toBe(true);
+        else expect(real === "/tmp" || real.startsWith("/tmp/")).toBe(false);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
