@@ -18,7 +18,8 @@ export function hasShellMetacharacter(candidate: string): boolean {
 }
 
 export function normaliseCommand(s: string): string {
-  return s.trim().replace(/\s+/g, " ");
+  const t = s.trim();
+  return /\s\s|[\t\n\r\f\v]/.test(t) ? t.replace(/\s+/g, " ") : t;
 }
 
 export function compileCommandPattern(raw: string): Compiled<CommandPattern> {
@@ -41,7 +42,14 @@ export function compileCommandPattern(raw: string): Compiled<CommandPattern> {
 export function matchCommand(p: CommandPattern, candidate: string): boolean {
   if (p.kind === "exact") return candidate === p.text;
   if (p.text === "") return candidate !== "";
-  return candidate === p.text || candidate.startsWith(`${p.text} `);
+  return hasWordPrefix(candidate, p.text);
+}
+
+/** `git` is a word prefix of `git` and `git status`, not of `gitk`. */
+export function hasWordPrefix(candidate: string, prefix: string): boolean {
+  return candidate.length === prefix.length
+    ? candidate === prefix
+    : candidate.startsWith(prefix) && candidate.charCodeAt(prefix.length) === 32;
 }
 
 /**
@@ -76,6 +84,15 @@ const WRAPPERS = new Set([
  * that `FOO=1 /usr/bin/curl x` still meets `Bash(curl:*)`. A deny list is a guard, not a sandbox.
  */
 export function denyForms(candidate: string): string[] {
+  const space = candidate.indexOf(" ");
+  const first = space === -1 ? candidate : candidate.slice(0, space);
+  const plain =
+    first.indexOf("=") === -1 &&
+    first.indexOf("/") === -1 &&
+    candidate.indexOf('"') === -1 &&
+    candidate.indexOf("'") === -1 &&
+    candidate.indexOf("\\") === -1;
+  if (plain && !WRAPPERS.has(first)) return [candidate];
   const forms = new Set([candidate]);
   const unquoted = normaliseCommand(candidate.replace(/["'\\]/g, ""));
   forms.add(unquoted);

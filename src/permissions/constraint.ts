@@ -1,10 +1,7 @@
 import {
   type CommandPattern,
   compileCommandPattern,
-  denyForms,
-  hasShellMetacharacter,
   intersectCommandPatterns,
-  matchCommand,
   normaliseCommand,
 } from "./command-pattern.js";
 import {
@@ -14,9 +11,8 @@ import {
   intersectPathPatterns,
   type NamePattern,
   type PathPattern,
-  pathSubject,
 } from "./path-pattern.js";
-import type { CompileContext, Constraint, ToolMatcher, ToolPermissionSpec } from "./types.js";
+import type { CompileContext, Constraint, ToolMatcher } from "./types.js";
 
 const bad = (text: string, problem: string): Constraint => ({ kind: "bad", text, problem, compiled: null });
 
@@ -47,59 +43,6 @@ export function compileConstraint(tool: ToolMatcher, pattern: string, ctx: Compi
       return problem ? bad(pattern, problem) : { kind: "custom", text: pattern.trim(), compiled: pattern };
     }
   }
-}
-
-/** A call's subject, derived once per decision; `undefined` value means it cannot be judged. */
-export interface CallSubject {
-  readonly spec: ToolPermissionSpec | undefined;
-  readonly input: Readonly<Record<string, unknown>>;
-  readonly cwd: string;
-  /** Normalised command or absolute path or name; undefined when the call cannot be judged. */
-  readonly value: string | undefined;
-}
-
-export function callSubject(
-  spec: ToolPermissionSpec | undefined,
-  input: Readonly<Record<string, unknown>>,
-  cwd: string,
-): CallSubject {
-  let value: string | undefined;
-  const raw = spec?.subject?.(input, cwd);
-  if (spec?.kind === "path") value = pathSubject(raw, cwd);
-  else if (spec?.kind === "command") value = typeof raw === "string" && raw.trim() !== "" ? raw : undefined;
-  else if (spec?.kind === "name") value = typeof raw === "string" && raw !== "" ? raw : undefined;
-  return { spec, input, cwd, value };
-}
-
-export type Match = "yes" | "no" | "cannot-judge" | "metacharacter" | "bad-pattern";
-
-/** Whether an allow constraint admits the call. */
-export function matchConstraint(c: Constraint, s: CallSubject): Match {
-  if (c.kind === "bad") return "bad-pattern";
-  if (c.kind === "custom") {
-    const r = s.spec?.custom?.matches(c.compiled as string, s.input, s.cwd);
-    return r === undefined ? "cannot-judge" : r ? "yes" : "no";
-  }
-  if (s.value === undefined) return "cannot-judge";
-  if (c.kind === "command") {
-    if (hasShellMetacharacter(s.value)) return "metacharacter";
-    return matchCommand(c.compiled as CommandPattern, normaliseCommand(s.value)) ? "yes" : "no";
-  }
-  if (c.kind === "path") return (c.compiled as PathPattern).test(s.value) ? "yes" : "no";
-  return (c.compiled as NamePattern).test(s.value) ? "yes" : "no";
-}
-
-/**
- * Whether a deny constraint catches the call. Anything it cannot rule out counts as caught: a
- * compound command, a call that cannot be judged, a pattern that cannot be interpreted.
- */
-export function denyCatches(c: Constraint, s: CallSubject): Match {
-  if (c.kind === "command" && s.value !== undefined) {
-    if (hasShellMetacharacter(s.value)) return "metacharacter";
-    const p = c.compiled as CommandPattern;
-    return denyForms(normaliseCommand(s.value)).some((f) => matchCommand(p, f)) ? "yes" : "no";
-  }
-  return matchConstraint(c, s);
 }
 
 /**

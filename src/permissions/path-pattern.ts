@@ -17,6 +17,8 @@ export interface PathPattern {
   readonly literal: boolean;
   /** Every match is this folder or below it. */
   readonly base: string;
+  /** The glob as a regular expression; null for a literal pattern. */
+  readonly re: RegExp | null;
   readonly test: (subject: string) => boolean;
 }
 
@@ -57,24 +59,43 @@ export function compilePathPattern(raw: string, ctx: AnchorContext): Compiled<Pa
   if (!path.posix.isAbsolute(text)) text = path.posix.join(ctx.projectDir, text);
   text = path.posix.normalize(text);
   if (text.length > 1 && text.endsWith("/")) text = text.slice(0, -1);
-  if (!GLOB_CHARS.test(text))
-    return { ok: true, pattern: { text, literal: true, base: text, test: (s) => s === text } };
-  const escaped = text.replace(/[()]/g, "\\$&").replace(/^!/, "\\!");
-  let test: (s: string) => boolean;
-  try {
-    test = picomatch(escaped, PICO_OPTIONS);
-  } catch (e) {
-    return { ok: false, problem: `not a valid glob: ${(e as Error).message}` };
+  if (!GLOB_CHARS.test(text)) {
+    return { ok: true, pattern: { text, literal: true, base: text, re: null, test: (s) => s === text } };
   }
+  const re = globRegExp(text);
+  if (re instanceof Error) return { ok: false, problem: `not a valid glob: ${re.message}` };
   const firstGlob = text.search(GLOB_CHARS);
   const base = text.slice(0, text.lastIndexOf("/", firstGlob)) || "/";
-  return { ok: true, pattern: { text, literal: false, base, test } };
+  return { ok: true, pattern: { text, literal: false, base, re, test: (s) => re.test(s) } };
+}
+
+/**
+ * A glob as one regular expression (what picomatch's matcher runs on POSIX), with parentheses and
+ * a leading `!` taken literally.
+ */
+function globRegExp(glob: string): RegExp | Error {
+  try {
+    return picomatch.makeRe(glob.replace(/[()]/g, "\\$&").replace(/^!/, "\\!"), PICO_OPTIONS);
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+/**
+ * Already absolute and normal: no `//`, no `.` or `..` segment, no trailing slash. (A segment that
+ * merely starts with a dot takes the slow path too; the answer is the same.)
+ */
+function isNormalAbsolute(v: string): boolean {
+  return (
+    v === "/" ||
+    (v.charCodeAt(0) === 47 && v.indexOf("/.") === -1 && v.indexOf("//") === -1 && !v.endsWith("/"))
+  );
 }
 
 /** The absolute, lexically normalised path a call names, or undefined when it names none. */
 export function pathSubject(value: unknown, cwd: string): string | undefined {
   if (typeof value !== "string" || value === "" || value.includes("\0")) return undefined;
-  return path.posix.resolve(cwd, value);
+  return isNormalAbsolute(value) ? value : path.posix.resolve(cwd, value);
 }
 
 const within = (child: string, dir: string) => dir === "/" || child === dir || child.startsWith(`${dir}/`);
@@ -103,21 +124,18 @@ function isWholeTree(p: PathPattern): boolean {
 export interface NamePattern {
   readonly text: string;
   readonly literal: boolean;
+  readonly re: RegExp | null;
   readonly test: (name: string) => boolean;
 }
 
 export function compileNamePattern(raw: string): Compiled<NamePattern> {
   const text = raw.trim();
   if (text === "") return { ok: false, problem: "an empty name pattern" };
-  if (!GLOB_CHARS.test(text)) return { ok: true, pattern: { text, literal: true, test: (s) => s === text } };
-  try {
-    return {
-      ok: true,
-      pattern: { text, literal: false, test: picomatch(text.replace(/[()]/g, "\\$&"), PICO_OPTIONS) },
-    };
-  } catch (e) {
-    return { ok: false, problem: `not a valid glob: ${(e as Error).message}` };
-  }
+  if (!GLOB_CHARS.test(text))
+    return { ok: true, pattern: { text, literal: true, re: null, test: (s) => s === text } };
+  const re = globRegExp(text);
+  if (re instanceof Error) return { ok: false, problem: `not a valid glob: ${re.message}` };
+  return { ok: true, pattern: { text, literal: false, re, test: (s) => re.test(s) } };
 }
 
 export function intersectNamePatterns(a: NamePattern, b: NamePattern): NamePattern | null | undefined {
