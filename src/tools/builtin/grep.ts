@@ -1,0 +1,182 @@
+import path from "node:path";
+import picomatch from "picomatch";
+import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { defineTool, fail, ok } from "../define-tool.js";
+import type { Tool } from "../types.js";
+import { describeFsError, looksBinary, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+import { checkRelativeGlob, display, walkFiles } from "./walk.js";
+
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Lines longer than this are not searched: a pathological line must not stall the run. */
+const MAX_LINE = 20_000;
+export const GREP_MAX_OUTPUT = 30_000;
+
+const schema = {
+  type: "object",
+  properties: {
+    pattern: { type: "string", description: "A regular expression (JavaScript syntax) to search for." },
+    path: { type: "string", description: "A file or folder to search (default: the working folder)." },
+    glob: { type: "string", description: "Only files matching this glob, e.g. '*.ts' or 'src/**/*.md'." },
+    output_mode: {
+      type: "string",
+      enum: ["content", "files_with_matches", "count"],
+      description:
+        "content: matching lines; files_with_matches (default): file names; count: matches per file.",
+    },
+    "-i": { type: "boolean", description: "Case-insensitive." },
+    "-n": { type: "boolean", description: "Line numbers in content mode (default true)." },
+    "-A": { type: "integer", description: "Lines of context after each match (content mode)." },
+    "-B": { type: "integer", description: "Lines of context before each match (content mode)." },
+    "-C": { type: "integer", description: "Lines of context around each match (content mode)." },
+    head_limit: { type: "integer", description: "Only the first N lines or entries of the output." },
+  },
+  required: ["pattern"],
+} as const;
+
+interface FileHits {
+  readonly file: string;
+  readonly mtime: number;
+  readonly lines: string[];
+  readonly matched: number[];
+}
+
+/** Grep: a regular expression over files, as lines, file names or counts. Skips .git, node_modules, binaries. */
+export function createGrepTool(deps: { fs?: ToolFs } = {}): Tool {
+  const fs = deps.fs ?? NODE_FS;
+  return defineTool<typeof schema>({
+    name: "Grep",
+    description:
+      "Searches files for a regular expression. output_mode: files_with_matches (default, newest first), content (matching lines, with -n, -A, -B, -C), or count. Filter files with glob. Skips .git, node_modules and binary files.",
+    inputSchema: schema,
+    permission: BUILTIN_PERMISSION_SPECS.get("Grep"),
+    concurrency: "concurrent-safe",
+    interrupt: "cooperative",
+    async execute(input, ctx) {
+      const base = resolveInput(ctx.cwd, input.path ?? ".");
+      const mode = input.output_mode ?? "files_with_matches";
+      const after = input["-A"] ?? input["-C"] ?? 0;
+      const before = input["-B"] ?? input["-C"] ?? 0;
+      if (after < 0 || before < 0) return fail("-A, -B and -C must be 0 or more.");
+      if (input.head_limit !== undefined && input.head_limit < 1)
+        return fail("head_limit must be 1 or more.");
+      let re: RegExp;
+      try {
+        re = new RegExp(input.pattern, input["-i"] ? "i" : "");
+      } catch (e) {
+        return fail(`Invalid regular expression: ${(e as Error).message}.`);
+      }
+      let globMatch: ((rel: string) => boolean) | undefined;
+      if (input.glob !== undefined) {
+        const problem = checkRelativeGlob(input.glob, "glob");
+        if (problem) return fail(`${problem}.`);
+        try {
+          const m = picomatch(input.glob, { dot: true });
+          globMatch = input.glob.includes("/") ? m : (rel) => m(path.posix.basename(rel));
+        } catch (e) {
+          return fail(`Invalid glob '${input.glob}': ${(e as Error).message}.`);
+        }
+      }
+      let files: string[];
+      let truncated = false;
+      try {
+        const st = await fs.stat(base);
+        if (st.isDirectory()) ({ files, truncated } = await walkFiles(fs, base, ctx.signal));
+        else files = [base];
+      } catch (e) {
+        return fail(`Cannot search ${describeFsError(e, base)}.`);
+      }
+      const hits: FileHits[] = [];
+      for (const file of files) {
+        if (ctx.signal.aborted) return fail("Interrupted.");
+        const rel = path.relative(base, file).split(path.sep).join("/") || path.basename(file);
+        if (globMatch && !globMatch(rel)) continue;
+        const found = await searchFile(fs, file, re);
+        if (found) hits.push(found);
+      }
+      if (hits.length === 0) return ok(`No matches for /${input.pattern}/ in ${base}.`);
+      let out: string[];
+      if (mode === "files_with_matches") {
+        out = [...hits]
+          .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
+          .map((h) => display(ctx.cwd, h.file));
+      } else if (mode === "count") {
+        out = hits.map((h) => `${display(ctx.cwd, h.file)}:${h.matched.length}`);
+      } else {
+        out = contentLines(hits, ctx.cwd, before, after, input["-n"] ?? true);
+      }
+      return ok(finish(out, input.head_limit, truncated));
+    },
+  });
+}
+
+async function searchFile(fs: ToolFs, file: string, re: RegExp): Promise<FileHits | null> {
+  let bytes: Buffer;
+  let mtime: number;
+  try {
+    const st = await fs.stat(file);
+    if (!st.isFile() || st.size > MAX_FILE_BYTES) return null;
+    mtime = st.mtimeMs;
+    bytes = await fs.readFile(file);
+  } catch {
+    return null;
+  }
+  if (looksBinary(bytes)) return null;
+  const lines = bytes.toString("utf8").split(/\r?\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  const matched: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line.length <= MAX_LINE && re.test(line)) matched.push(i);
+  }
+  return matched.length ? { file, mtime, lines, matched } : null;
+}
+
+/** Matching lines `file:12:text`, context lines `file-11-text`, groups separated by `--`. */
+function contentLines(
+  hits: readonly FileHits[],
+  cwd: string,
+  before: number,
+  after: number,
+  numbers: boolean,
+): string[] {
+  const out: string[] = [];
+  for (const h of hits) {
+    const name = display(cwd, h.file);
+    const show = new Map<number, boolean>();
+    for (const m of h.matched) {
+      for (let i = Math.max(0, m - before); i <= Math.min(h.lines.length - 1, m + after); i++) {
+        if (!show.has(i)) show.set(i, false);
+      }
+      show.set(m, true);
+    }
+    let last = -2;
+    for (const i of [...show.keys()].sort((a, b) => a - b)) {
+      if (last !== -2 && i > last + 1 && (before > 0 || after > 0)) out.push("--");
+      const sep = show.get(i) ? ":" : "-";
+      out.push(numbers ? `${name}${sep}${i + 1}${sep}${h.lines[i]}` : `${name}${sep}${h.lines[i]}`);
+      last = i;
+    }
+  }
+  return out;
+}
+
+function finish(lines: string[], headLimit: number | undefined, truncated: boolean): string {
+  let shown = headLimit !== undefined ? lines.slice(0, headLimit) : lines;
+  const notes: string[] = [];
+  if (headLimit !== undefined && lines.length > headLimit)
+    notes.push(`(first ${headLimit} of ${lines.length})`);
+  let text = shown.join("\n");
+  if (text.length > GREP_MAX_OUTPUT) {
+    let size = 0;
+    let n = 0;
+    while (n < shown.length && size + (shown[n] as string).length + 1 <= GREP_MAX_OUTPUT)
+      size += (shown[n++] as string).length + 1;
+    notes.push(
+      `(output cut at ${GREP_MAX_OUTPUT} characters: ${n} of ${shown.length} lines shown; narrow the search or use head_limit)`,
+    );
+    shown = shown.slice(0, n);
+    text = shown.join("\n");
+  }
+  if (truncated) notes.push("(the folder is too large to search completely; narrow the path)");
+  return [text, ...notes].join("\n");
+}

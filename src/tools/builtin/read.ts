@@ -1,0 +1,106 @@
+import path from "node:path";
+import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { defineTool, fail, ok } from "../define-tool.js";
+import type { ImageBlock, Tool } from "../types.js";
+import { describeFsError, looksBinary, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+
+export const READ_DEFAULT_LIMIT = 2000;
+export const READ_MAX_LINE = 2000;
+const MAX_TEXT_BYTES = 50 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const IMAGE_TYPES: Record<string, ImageBlock["source"]["media_type"]> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+};
+
+const schema = {
+  type: "object",
+  properties: {
+    file_path: {
+      type: "string",
+      description: "The file to read: absolute, or relative to the working folder.",
+    },
+    offset: {
+      type: "integer",
+      description: "The line to start from (1-based). Only for files too long to read at once.",
+    },
+    limit: { type: "integer", description: `How many lines to read (default ${READ_DEFAULT_LIMIT}).` },
+  },
+  required: ["file_path"],
+} as const;
+
+/** Read: `cat -n` style numbered lines; images come back as image blocks. */
+export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
+  const fs = deps.fs ?? NODE_FS;
+  return defineTool<typeof schema>({
+    name: "Read",
+    description: `Reads a file. Text comes back as numbered lines (cat -n style), ${READ_DEFAULT_LIMIT} lines by default; use offset and limit for long files. Lines over ${READ_MAX_LINE} characters are cut. PNG, JPEG, GIF and WebP files come back as images. A folder is an error: use Glob to list one.`,
+    inputSchema: schema,
+    permission: BUILTIN_PERMISSION_SPECS.get("Read"),
+    concurrency: "concurrent-safe",
+    interrupt: "cooperative",
+    async execute(input, ctx) {
+      const file = resolveInput(ctx.cwd, input.file_path);
+      const offset = input.offset ?? 1;
+      const limit = input.limit ?? READ_DEFAULT_LIMIT;
+      if (offset < 1) return fail(`offset must be 1 or more (lines count from 1), got ${offset}.`);
+      if (limit < 1) return fail(`limit must be 1 or more, got ${limit}.`);
+      let st: Awaited<ReturnType<ToolFs["stat"]>>;
+      try {
+        st = await fs.stat(file);
+      } catch (e) {
+        return fail(`Cannot read ${describeFsError(e, file)}.`);
+      }
+      if (st.isDirectory()) return fail(`${file} is a folder, not a file. Use Glob to list what it holds.`);
+      const image = IMAGE_TYPES[path.extname(file).toLowerCase()];
+      const cap = image ? MAX_IMAGE_BYTES : MAX_TEXT_BYTES;
+      if (st.size > cap) return fail(`${file} is ${st.size} bytes, more than Read takes (${cap}).`);
+      if (ctx.signal.aborted) return fail("Interrupted.");
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(file);
+      } catch (e) {
+        return fail(`Cannot read ${describeFsError(e, file)}.`);
+      }
+      ctx.readRecord.markRead(file, st.mtimeMs);
+      if (image) {
+        return ok([
+          { type: "text", text: `${file} (${image}, ${bytes.length} bytes)` },
+          { type: "image", source: { type: "base64", media_type: image, data: bytes.toString("base64") } },
+        ]);
+      }
+      if (looksBinary(bytes))
+        return fail(`${file} is a binary file (${bytes.length} bytes); Read shows text files only.`);
+      return ok(numberLines(bytes.toString("utf8"), offset, limit, file));
+    },
+  });
+}
+
+/** `cat -n` numbering of lines offset…offset+limit-1, long lines cut, with notes where it stops. */
+export function numberLines(text: string, offset: number, limit: number, file: string): string {
+  if (text === "") return `${file} exists but is empty.`;
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  if (offset > lines.length) {
+    return `${file} has ${lines.length} line${lines.length === 1 ? "" : "s"}; offset ${offset} is past its end.`;
+  }
+  const end = Math.min(lines.length, offset - 1 + limit);
+  const out: string[] = [];
+  for (let i = offset - 1; i < end; i++) {
+    const line = lines[i] ?? "";
+    const shown =
+      line.length > READ_MAX_LINE
+        ? `${line.slice(0, READ_MAX_LINE)}… [line cut: ${line.length} characters]`
+        : line;
+    out.push(`${String(i + 1).padStart(6)}\t${shown}`);
+  }
+  if (end < lines.length) {
+    out.push(
+      `… ${lines.length - end} more line${lines.length - end === 1 ? "" : "s"}; read on with offset ${end + 1}.`,
+    );
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,164 @@
+import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { defineTool, fail, ok } from "../define-tool.js";
+import type { Tool } from "../types.js";
+
+export const WEBFETCH_MAX_BYTES = 5 * 1024 * 1024;
+export const WEBFETCH_MAX_CHARS = 100_000;
+export const WEBFETCH_TIMEOUT_MS = 30_000;
+const MAX_REDIRECTS = 5;
+
+const schema = {
+  type: "object",
+  properties: {
+    url: { type: "string", description: "An http or https URL." },
+    prompt: { type: "string", description: "What to look for in the page (shown with the result)." },
+  },
+  required: ["url"],
+} as const;
+
+export interface WebFetchOptions {
+  readonly fetch?: typeof globalThis.fetch;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+}
+
+/**
+ * WebFetch: the text of a web page (HTML reduced to text). Redirects within the same host are
+ * followed; a redirect to another host is reported instead, so that the next fetch is judged by
+ * the permission rules for that host.
+ */
+export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? WEBFETCH_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? WEBFETCH_MAX_BYTES;
+  return defineTool<typeof schema>({
+    name: "WebFetch",
+    description: `Fetches an http(s) URL and returns its text (HTML reduced to text, at most ${WEBFETCH_MAX_CHARS} characters). A redirect to another host is reported, not followed.`,
+    inputSchema: schema,
+    permission: BUILTIN_PERMISSION_SPECS.get("WebFetch"),
+    concurrency: "concurrent-safe",
+    interrupt: "cooperative",
+    async execute(input, ctx) {
+      let url: URL;
+      try {
+        url = new URL(input.url);
+      } catch {
+        return fail(`'${input.url}' is not a URL.`);
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        return fail(`Only http and https URLs can be fetched, not ${url.protocol}`);
+      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
+      let res: Response;
+      for (let hop = 0; ; hop++) {
+        try {
+          res = await doFetch(url, {
+            redirect: "manual",
+            signal,
+            headers: {
+              "user-agent": "agentmd",
+              accept: "text/html, text/*;q=0.9, application/json;q=0.8, */*;q=0.1",
+            },
+          });
+        } catch (e) {
+          if (ctx.signal.aborted) return fail("Interrupted.");
+          if (signal.aborted) return fail(`Fetching ${url.href} timed out after ${timeoutMs} ms.`);
+          return fail(
+            `Fetching ${url.href} failed: ${(e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message}.`,
+          );
+        }
+        const location = res.headers.get("location");
+        if (res.status < 300 || res.status >= 400 || !location) break;
+        await res.body?.cancel();
+        const next = new URL(location, url);
+        if (next.host !== url.host) {
+          return ok(
+            `${url.href} redirects (${res.status}) to another host: ${next.href}\nFetch that URL to follow it.`,
+          );
+        }
+        if (hop >= MAX_REDIRECTS) return fail(`${input.url} redirects more than ${MAX_REDIRECTS} times.`);
+        url = next;
+      }
+      const type = (res.headers.get("content-type") ?? "").toLowerCase();
+      const textual = type === "" || /^text\/|json|xml|javascript|yaml/.test(type);
+      if (!textual) {
+        await res.body?.cancel();
+        return fail(
+          `${url.href} is ${type} (${res.headers.get("content-length") ?? "unknown size"} bytes), not text.`,
+        );
+      }
+      let body: { text: string; cut: boolean };
+      try {
+        body = await readCapped(res, maxBytes);
+      } catch (e) {
+        return fail(
+          ctx.signal.aborted ? "Interrupted." : `Reading ${url.href} failed: ${(e as Error).message}.`,
+        );
+      }
+      let text =
+        type.includes("html") || /^\s*<(!doctype html|html)/i.test(body.text)
+          ? htmlToText(body.text)
+          : body.text;
+      const notes: string[] = [];
+      if (body.cut) notes.push(`[the page is larger than ${maxBytes} bytes; only the start was read]`);
+      if (text.length > WEBFETCH_MAX_CHARS) {
+        notes.push(`[text cut at ${WEBFETCH_MAX_CHARS} of ${text.length} characters]`);
+        text = text.slice(0, WEBFETCH_MAX_CHARS);
+      }
+      const head = [
+        `URL: ${url.href}`,
+        `Status: ${res.status}`,
+        ...(input.prompt ? [`Prompt: ${input.prompt}`] : []),
+      ].join("\n");
+      const result = `${head}\n\n${text}${notes.length ? `\n${notes.join("\n")}` : ""}`;
+      return res.ok ? ok(result) : fail(result);
+    },
+  });
+}
+
+async function readCapped(res: Response, maxBytes: number): Promise<{ text: string; cut: boolean }> {
+  if (!res.body) return { text: "", cut: false };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > maxBytes) {
+      cut = true;
+      await reader.cancel();
+      break;
+    }
+  }
+  return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8"), cut };
+}
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+/** HTML reduced to readable text: no scripts, styles or tags; block ends become line breaks. */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .replace(/<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>/gi, "")
+    .replace(/<br\s*\/?>/gi, "\n")
+    .replace(/<\/(p|div|li|tr|h[1-6]|section|article|header|footer|pre|blockquote|table|ul|ol)\s*>/gi, "\n")
+    .replace(/<li\b[^>]*>/gi, "- ")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+      if (name[0] === "#") {
+        const code =
+          name[1] === "x" || name[1] === "X"
+            ? Number.parseInt(name.slice(2), 16)
+            : Number.parseInt(name.slice(1), 10);
+        return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+      const key = name.toLowerCase();
+      return Object.hasOwn(ENTITIES, key) ? (ENTITIES[key] as string) : whole;
+    })
+    .replace(/[ \t\f\v\r]+/g, " ")
+    .replace(/ *\n */g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}

@@ -1,0 +1,70 @@
+import path from "node:path";
+import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { defineTool, fail, ok } from "../define-tool.js";
+import type { Tool, ToolContext } from "../types.js";
+import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+
+const schema = {
+  type: "object",
+  properties: {
+    file_path: {
+      type: "string",
+      description: "The file to write: absolute, or relative to the working folder.",
+    },
+    content: { type: "string", description: "The whole new content of the file." },
+  },
+  required: ["file_path", "content"],
+} as const;
+
+/**
+ * Why an existing file may not be changed yet: it has not been read in this run, or it changed on
+ * disk since. Undefined when it may. Shared by Write and Edit.
+ */
+export async function staleness(fs: ToolFs, file: string, ctx: ToolContext): Promise<string | undefined> {
+  let mtimeMs: number;
+  try {
+    mtimeMs = (await fs.stat(file)).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  const seen = ctx.readRecord.readAt(file);
+  if (seen === undefined)
+    return `${file} already exists and has not been read in this run. Read it first, then write.`;
+  if (mtimeMs > seen) return `${file} has changed on disk since it was read. Read it again, then write.`;
+  return undefined;
+}
+
+/** Write: creates folders as needed; never overwrites a file this run has not read. */
+export function createWriteTool(deps: { fs?: ToolFs } = {}): Tool {
+  const fs = deps.fs ?? NODE_FS;
+  return defineTool<typeof schema>({
+    name: "Write",
+    description:
+      "Writes a file, creating its folders. An existing file must have been read with Read in this run first; prefer Edit for changes to one.",
+    inputSchema: schema,
+    permission: BUILTIN_PERMISSION_SPECS.get("Write"),
+    concurrency: "sequential",
+    interrupt: "not-interruptible",
+    async execute(input, ctx) {
+      const file = resolveInput(ctx.cwd, input.file_path);
+      const stale = await staleness(fs, file, ctx);
+      if (stale) return fail(stale);
+      let existed = true;
+      try {
+        const st = await fs.stat(file);
+        if (st.isDirectory()) return fail(`${file} is a folder.`);
+      } catch {
+        existed = false;
+      }
+      try {
+        await fs.mkdir(path.dirname(file), { recursive: true });
+        await fs.writeFile(file, input.content);
+        ctx.readRecord.markRead(file, (await fs.stat(file)).mtimeMs);
+      } catch (e) {
+        return fail(`Cannot write ${describeFsError(e, file)}.`);
+      }
+      const lines = input.content === "" ? 0 : input.content.split("\n").length;
+      return ok(`${existed ? "Overwrote" : "Created"} ${file} (${lines} line${lines === 1 ? "" : "s"}).`);
+    },
+  });
+}

@@ -1,0 +1,122 @@
+import type { ToolSpecs } from "../permissions/types.js";
+import { runSafely } from "./define-tool.js";
+import { normaliseInput } from "./normalise-input.js";
+import { type KeyMap, restoreKeys, sanitiseSchema, sanitiseToolName } from "./sanitise-schema.js";
+import { prepareGate } from "./schema-gate.js";
+import type { JsonSchemaObject, Tool, ToolContext, ToolResult } from "./types.js";
+
+/** A tool as the API sees it: a name and schema it accepts, and how to map input back. */
+export interface RegisteredTool {
+  readonly tool: Tool;
+  /** The name sent to the API (the tool's own name unless that breaks the API's rule). */
+  readonly apiName: string;
+  readonly apiSchema: Readonly<Record<string, unknown>>;
+  /** How sanitised keys map back; null when none was renamed. */
+  readonly keys: KeyMap | null;
+}
+
+export interface ToolRegistry {
+  /** By tool name and by API name; a Map, so a model-supplied name never reaches a prototype. */
+  get(name: string): RegisteredTool | undefined;
+  readonly all: readonly RegisteredTool[];
+  /** How each tool's calls are judged, for the permission engine. */
+  readonly specs: ToolSpecs;
+  /** Said once, when the registry was built: schemas that pass unvalidated, renamed tools. */
+  readonly warnings: readonly string[];
+}
+
+export class ToolRegistryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Registers tools: our own as they are; others with their names and schema keys made to fit the
+ * API, so that one bad tool never makes the API reject a request.
+ */
+export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
+  const byName = new Map<string, RegisteredTool>();
+  const apiNames = new Set<string>();
+  const warnings: string[] = [];
+  const specs = new Map<string, NonNullable<Tool["permission"]>>();
+  const all: RegisteredTool[] = [];
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new ToolRegistryError(`two tools are named '${tool.name}'`);
+    const apiName = sanitiseToolName(tool.name, apiNames);
+    if (apiName !== tool.name) warnings.push(`tool '${tool.name}' is sent to the API as '${apiName}'`);
+    apiNames.add(apiName);
+    let apiSchema: Readonly<Record<string, unknown>> = tool.inputSchema;
+    let keys: KeyMap | null = null;
+    if (!tool.ownsSchema) {
+      const s = sanitiseSchema(tool.inputSchema);
+      apiSchema = s.schema;
+      keys = s.keys;
+    }
+    const problem = prepareGate(tool);
+    if (problem)
+      warnings.push(
+        `tool '${tool.name}': its input schema cannot be compiled (${problem}); its input passes unvalidated`,
+      );
+    const registered: RegisteredTool = { tool, apiName, apiSchema, keys };
+    byName.set(tool.name, registered);
+    if (apiName !== tool.name) byName.set(apiName, registered);
+    if (tool.permission) specs.set(tool.name, tool.permission);
+    all.push(registered);
+  }
+  return { get: (name) => byName.get(name), all, specs, warnings };
+}
+
+/**
+ * The model's input made ready for a tool: parsed or defaulted to `{}`, copied without prototypes,
+ * and with sanitised keys mapped back. An error result, naming the tool, when it cannot be.
+ */
+export function prepareInput(
+  registered: RegisteredTool,
+  raw: unknown,
+): { ok: true; input: Readonly<Record<string, unknown>> } | { ok: false; result: ToolResult } {
+  const n = normaliseInput(registered.tool.name, raw);
+  if (!n.ok) return { ok: false, result: { content: n.message, isError: true } };
+  const input = registered.keys
+    ? (restoreKeys(n.input, registered.keys) as Record<string, unknown>)
+    : n.input;
+  return { ok: true, input };
+}
+
+/** Runs a tool as the last line of defence: whatever it does, a result comes back. */
+export function executeTool(
+  tool: Tool,
+  input: Readonly<Record<string, unknown>>,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  return runSafely(tool.name, () => tool.execute(input, ctx));
+}
+
+export interface ForeignToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** Any JSON Schema; keys the API rejects are sanitised, and input restored, automatically. */
+  readonly inputSchema: unknown;
+  readonly permission?: Tool["permission"];
+  readonly concurrency?: Tool["concurrency"];
+  readonly interrupt?: Tool["interrupt"];
+  execute(input: Readonly<Record<string, unknown>>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool whose schema we do not own (an MCP server's, a user's): used as given, made safe at registration. */
+export function defineForeignTool(def: ForeignToolDefinition): Tool {
+  const schema = (
+    typeof def.inputSchema === "object" && def.inputSchema !== null ? def.inputSchema : { type: "object" }
+  ) as JsonSchemaObject;
+  return {
+    name: def.name,
+    description: def.description,
+    inputSchema: schema,
+    ...(def.permission && { permission: def.permission }),
+    concurrency: def.concurrency ?? "sequential",
+    interrupt: def.interrupt ?? "not-interruptible",
+    ownsSchema: false,
+    execute: (input, ctx) => runSafely(def.name, () => def.execute(input, ctx)),
+  };
+}

@@ -1,0 +1,75 @@
+import type { ToolPermissionSpec } from "../permissions/types.js";
+
+export interface TextBlock {
+  readonly type: "text";
+  readonly text: string;
+}
+
+export interface ImageBlock {
+  readonly type: "image";
+  readonly source: {
+    readonly type: "base64";
+    readonly media_type: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+    readonly data: string;
+  };
+}
+
+/** What a tool returns: text, or text and image blocks. The model sees `isError` as `is_error`. */
+export interface ToolResult {
+  readonly content: string | readonly (TextBlock | ImageBlock)[];
+  readonly isError: boolean;
+}
+
+/** `sequential` unless a tool opts in: only side-effect-free tools may run beside others. */
+export type Concurrency = "sequential" | "concurrent-safe";
+
+/**
+ * How a running call stops when the run is aborted: it watches the signal (`cooperative`), its
+ * child process group is killed (`terminates-process`), or it finishes regardless.
+ */
+export type InterruptBehavior = "cooperative" | "terminates-process" | "not-interruptible";
+
+export interface Logger {
+  debug(message: string): void;
+  warn(message: string): void;
+}
+
+/**
+ * Files this run has read, with the modification time seen then. Write and Edit consult it. One
+ * record is shared by the calls of a run; JavaScript runs their bookkeeping one step at a time.
+ */
+export interface ReadRecord {
+  markRead(absolutePath: string, mtimeMs: number): void;
+  /** The modification time recorded when the file was last read or written by this run. */
+  readAt(absolutePath: string): number | undefined;
+}
+
+export interface ToolContext {
+  /** The run's working folder; relative paths resolve here. */
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly readRecord: ReadRecord;
+  /** Environment for child processes; defaults to the process's, without API keys. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export type JsonSchemaObject = Readonly<Record<string, unknown>> & { readonly type: "object" };
+
+/**
+ * A tool is a plain object. `execute` never throws or rejects (a wrapper still catches, as the last
+ * line of defence). `ownsSchema` marks schemas written here (strict, `additionalProperties: false`),
+ * as opposed to schemas of MCP or custom tools, whose keys are sanitised for the API.
+ */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchemaObject;
+  readonly permission?: ToolPermissionSpec;
+  readonly concurrency: Concurrency;
+  readonly interrupt: InterruptBehavior;
+  readonly ownsSchema: boolean;
+  execute(input: Readonly<Record<string, unknown>>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export type SchemaValidationMode = "off" | "warn" | "enforce";
