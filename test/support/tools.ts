@@ -29,7 +29,9 @@ export function writeFiles(root: string, files: Record<string, string | Buffer>)
 
 /** The text of a result, whatever its form. */
 export function text(r: ToolResult): string {
-  return typeof r.content === "string" ? r.content : r.content.map((b) => (b.type === "text" ? b.text : `[image ${b.source.media_type}]`)).join("\n");
+  return typeof r.content === "string"
+    ? r.content
+    : r.content.map((b) => (b.type === "text" ? b.text : `[image ${b.source.media_type}]`)).join("\n");
 }
 
 export function run(tool: Tool, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {

@@ -48,7 +48,12 @@ describe("defineTool", () => {
 
   it("rejects a schema that is not an object schema when the tool is defined", () => {
     expect(() =>
-      defineTool({ name: "Bad", description: "d", inputSchema: { type: "string" } as const, execute: async () => ok("") }),
+      defineTool({
+        name: "Bad",
+        description: "d",
+        inputSchema: { type: "string" } as const,
+        execute: async () => ok(""),
+      }),
     ).toThrow(ToolDefinitionError);
   });
 

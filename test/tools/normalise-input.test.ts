@@ -28,7 +28,8 @@ describe("normaliseInput", () => {
   });
 
   it("never lets __proto__, constructor or prototype reach a prototype", () => {
-    const hostile = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},"prototype":{"x":3},"a":{"__proto__":{"deep":4}}}';
+    const hostile =
+      '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},"prototype":{"x":3},"a":{"__proto__":{"deep":4}}}';
     for (const raw of [hostile, JSON.parse(hostile)]) {
       const r = normaliseInput("T", raw);
       if (!r.ok) throw new Error("expected an object");
@@ -47,6 +48,9 @@ describe("normaliseInput", () => {
   it("refuses absurd nesting instead of overflowing the stack", () => {
     const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
     const r = normaliseInput("T", `{"a":${deep}}`);
-    expect(r).toEqual({ ok: false, message: "Invalid input for T: nested more than 64 levels. The tool was not executed." });
+    expect(r).toEqual({
+      ok: false,
+      message: "Invalid input for T: nested more than 64 levels. The tool was not executed.",
+    });
   });
 });

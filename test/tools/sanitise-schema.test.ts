@@ -63,7 +63,7 @@ describe("sanitiseSchema", () => {
         "@odata.type": { type: "string" },
         options: { type: "object", properties: { $skip: { type: "integer" } } },
         list: { type: "array", items: { type: "object", properties: { "a b": { type: "string" } } } },
-        choice: { anyOf: [{ type: "object", properties: { "$x": { type: "string" } } }, { type: "string" }] },
+        choice: { anyOf: [{ type: "object", properties: { $x: { type: "string" } } }, { type: "string" }] },
         ref: { $ref: "#/$defs/Thing" },
       },
       required: ["$top", "$top", "options"],
@@ -92,7 +92,10 @@ describe("sanitiseSchema", () => {
   });
 
   it("keeps colliding keys apart", () => {
-    const { schema, keys } = sanitiseSchema({ type: "object", properties: { a_b: {}, "a b": {}, "a-b": {}, "a@b": {}, "a.b": {} } });
+    const { schema, keys } = sanitiseSchema({
+      type: "object",
+      properties: { a_b: {}, "a b": {}, "a-b": {}, "a@b": {}, "a.b": {} },
+    });
     const names = Object.keys(schema.properties as object);
     expect(new Set(names).size).toBe(5);
     expect(names[0]).toBe("a_b");
@@ -103,13 +106,20 @@ describe("sanitiseSchema", () => {
   it("turns a dangling or endlessly recursive $ref into a permissive object, not a crash", () => {
     const { schema } = sanitiseSchema({
       type: "object",
-      properties: { gone: { $ref: "#/$defs/Missing" }, tree: { $ref: "#/$defs/Node" }, remote: { $ref: "http://x/y" } },
+      properties: {
+        gone: { $ref: "#/$defs/Missing" },
+        tree: { $ref: "#/$defs/Node" },
+        remote: { $ref: "http://x/y" },
+      },
       $defs: { Node: { type: "object", properties: { child: { $ref: "#/$defs/Node" } } } },
     });
     const props = schema.properties as Record<string, Record<string, unknown>>;
     expect(props.gone).toEqual({ type: "object", additionalProperties: true });
     expect(props.remote).toEqual({ type: "object", additionalProperties: true });
-    expect((props.tree?.properties as Record<string, unknown>).child).toEqual({ type: "object", additionalProperties: true });
+    expect((props.tree?.properties as Record<string, unknown> | undefined)?.child).toEqual({
+      type: "object",
+      additionalProperties: true,
+    });
   });
 
   it("passes input through untouched when nothing was renamed", () => {
@@ -118,7 +128,15 @@ describe("sanitiseSchema", () => {
   });
 
   it("never throws on garbage", () => {
-    for (const junk of [null, 3, "x", [], { type: "object", properties: 5 }, { properties: { a: null } }, { allOf: "x" }]) {
+    for (const junk of [
+      null,
+      3,
+      "x",
+      [],
+      { type: "object", properties: 5 },
+      { properties: { a: null } },
+      { allOf: "x" },
+    ]) {
       expect(sanitiseSchema(junk).schema.type).toBeDefined();
     }
   });
@@ -126,10 +144,23 @@ describe("sanitiseSchema", () => {
 
 const keyArb = fc.oneof(
   fc.string({ maxLength: 10 }),
-  fc.constantFrom("$top", "@odata.type", "a b", "a_b", "a-b", "x".repeat(70), `${"y".repeat(70)}$`, "__proto__", "constructor"),
+  fc.constantFrom(
+    "$top",
+    "@odata.type",
+    "a b",
+    "a_b",
+    "a-b",
+    "x".repeat(70),
+    `${"y".repeat(70)}$`,
+    "__proto__",
+    "constructor",
+  ),
 );
 
-type Shape = { kind: "leaf" } | { kind: "object"; props: [string, Shape][] } | { kind: "array"; items: Shape };
+type Shape =
+  | { kind: "leaf" }
+  | { kind: "object"; props: [string, Shape][] }
+  | { kind: "array"; items: Shape };
 
 const shapeArb: fc.Arbitrary<Shape> = fc.letrec<{ shape: Shape }>((tie) => ({
   shape: fc.oneof(
@@ -147,7 +178,13 @@ function toSchema(s: Shape): Record<string, unknown> {
   if (s.kind === "leaf") return { type: "string" };
   if (s.kind === "array") return { type: "array", items: toSchema(s.items) };
   const properties: Record<string, unknown> = {};
-  for (const [k, v] of s.props) Object.defineProperty(properties, k, { value: toSchema(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of s.props)
+    Object.defineProperty(properties, k, {
+      value: toSchema(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return { type: "object", properties };
 }
 
@@ -158,7 +195,12 @@ function inputFor(schema: unknown): unknown {
   if (s.type !== "object") return "v";
   const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries((s.properties as object) ?? {})) {
-    Object.defineProperty(out, k, { value: inputFor(v), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: inputFor(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -167,7 +209,9 @@ describe("sanitiser round trip (property)", () => {
   it("sanitise → input with sanitised keys → restore gives the original keys", () => {
     fc.assert(
       fc.property(shapeArb, (shape) => {
-        const original = toSchema(shape.kind === "object" ? shape : { kind: "object", props: [["root", shape]] });
+        const original = toSchema(
+          shape.kind === "object" ? shape : { kind: "object", props: [["root", shape]] },
+        );
         const { schema, keys } = sanitiseSchema(original);
         for (const k of allKeys(schema)) expect(k).toMatch(VALID_KEY);
         const restored = restoreKeys(inputFor(schema), keys);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createReadTool } from "../../src/tools/builtin/read.js";
-import { checkInput, createToolRegistry, defineForeignTool, defineTool, normaliseInput, ok } from "../../src/tools/index.js";
+import {
+  checkInput,
+  createToolRegistry,
+  defineForeignTool,
+  defineTool,
+  normaliseInput,
+  ok,
+} from "../../src/tools/index.js";
 
 const read = createReadTool();
 const grepLike = defineTool({
@@ -12,7 +19,11 @@ const grepLike = defineTool({
       pattern: { type: "string" },
       output_mode: { type: "string", enum: ["content", "files_with_matches", "count"] },
       head_limit: { type: "integer", minimum: 1, maximum: 10 },
-      options: { type: "object", properties: { depth: { type: "integer" }, follow: { type: "boolean" } }, required: ["depth"] },
+      options: {
+        type: "object",
+        properties: { depth: { type: "integer" }, follow: { type: "boolean" } },
+        required: ["depth"],
+      },
       tags: { type: "array", items: { type: "string" }, maxItems: 2 },
       name: { type: "string", minLength: 3, pattern: "^x" },
     },
@@ -34,22 +45,49 @@ describe("the schema gate: one line per case", () => {
     [{ file_path: "/a", limit: 3 }, "ok"],
     [{ file_path: "/a", limit: 3.0 }, "ok"],
     [JSON.parse('{"file_path":"/a","limit":3.0}'), "ok"],
-    [{ file_path: "/a", limit: 2.5 }, "Invalid input for Read: 'limit' must be an integer, got 2.5. The tool was not executed."],
-    [{ file_path: "/a", limit: "10" }, `Invalid input for Read: 'limit' must be an integer, got "10" (text). The tool was not executed.`],
-    [{ file_path: null }, "Invalid input for Read: missing required parameter 'file_path'. The tool was not executed."],
+    [
+      { file_path: "/a", limit: 2.5 },
+      "Invalid input for Read: 'limit' must be an integer, got 2.5. The tool was not executed.",
+    ],
+    [
+      { file_path: "/a", limit: "10" },
+      `Invalid input for Read: 'limit' must be an integer, got "10" (text). The tool was not executed.`,
+    ],
+    [
+      { file_path: null },
+      "Invalid input for Read: missing required parameter 'file_path'. The tool was not executed.",
+    ],
     [{ file_path: "/a", offset: null }, "ok"],
     [{}, "Invalid input for Read: missing required parameter 'file_path'. The tool was not executed."],
-    [{ file_paht: "/a" }, "Invalid input for Read: unknown parameter 'file_paht' — did you mean 'file_path'? The tool was not executed."],
+    [
+      { file_paht: "/a" },
+      "Invalid input for Read: unknown parameter 'file_paht' — did you mean 'file_path'? The tool was not executed.",
+    ],
     [
       { file_paht: "/a", limit: 2.5 },
       "Invalid input for Read: unknown parameter 'file_paht' — did you mean 'file_path'?; 'limit' must be an integer, got 2.5. The tool was not executed.",
     ],
-    [{ file_path: "/a", colour: 1 }, "Invalid input for Read: unknown parameter 'colour'. The tool was not executed."],
+    [
+      { file_path: "/a", colour: 1 },
+      "Invalid input for Read: unknown parameter 'colour'. The tool was not executed.",
+    ],
     [{ file_path: "/a", limit: -5 }, "ok"],
-    [{ file_path: ["/a"] }, "Invalid input for Read: 'file_path' must be a string, got a list. The tool was not executed."],
-    [{ file_path: { p: 1 } }, "Invalid input for Read: 'file_path' must be a string, got an object. The tool was not executed."],
-    [{ file_path: true }, "Invalid input for Read: 'file_path' must be a string, got true. The tool was not executed."],
-    [JSON.parse('{"file_path":"/a","__proto__":{"x":1}}'), "Invalid input for Read: unknown parameter '__proto__'. The tool was not executed."],
+    [
+      { file_path: ["/a"] },
+      "Invalid input for Read: 'file_path' must be a string, got a list. The tool was not executed.",
+    ],
+    [
+      { file_path: { p: 1 } },
+      "Invalid input for Read: 'file_path' must be a string, got an object. The tool was not executed.",
+    ],
+    [
+      { file_path: true },
+      "Invalid input for Read: 'file_path' must be a string, got true. The tool was not executed.",
+    ],
+    [
+      JSON.parse('{"file_path":"/a","__proto__":{"x":1}}'),
+      "Invalid input for Read: unknown parameter '__proto__'. The tool was not executed.",
+    ],
   ])("Read %j", (input, expected) => {
     expect(gate(read, input)).toBe(expected);
   });
@@ -67,12 +105,18 @@ describe("the schema gate: one line per case", () => {
     [{ pattern: "x", head_limit: 500 }, "ok"],
     [{ pattern: "x", name: "a", tags: ["1", "2", "3"] }, "ok"],
     [{ pattern: "x", options: { depth: 2 } }, "ok"],
-    [{ pattern: "x", options: {} }, "Invalid input for Search: missing required parameter 'options.depth'. The tool was not executed."],
+    [
+      { pattern: "x", options: {} },
+      "Invalid input for Search: missing required parameter 'options.depth'. The tool was not executed.",
+    ],
     [
       { pattern: "x", options: { depth: 1.5, folow: true } },
       "Invalid input for Search: unknown parameter 'options.folow' — did you mean 'follow'?; 'options.depth' must be an integer, got 1.5. The tool was not executed.",
     ],
-    [{ pattern: "x", tags: ["a", 2] }, "Invalid input for Search: 'tags.1' must be a string, got 2. The tool was not executed."],
+    [
+      { pattern: "x", tags: ["a", 2] },
+      "Invalid input for Search: 'tags.1' must be a string, got 2. The tool was not executed.",
+    ],
     [
       { output_mode: 3, head_limit: "x", extra: 1 },
       "Invalid input for Search: unknown parameter 'extra'; missing required parameter 'pattern'; 'output_mode' must be a string, got 3; 'output_mode' must be one of 'content', 'files_with_matches', 'count', got 3; 'head_limit' must be an integer, got \"x\" (text). The tool was not executed.",
@@ -114,7 +158,9 @@ describe("schemas we cannot compile", () => {
     });
     const registry = createToolRegistry([odd]);
     expect(registry.warnings).toEqual([
-      expect.stringMatching(/^tool 'mcp__odd__tool': its input schema cannot be compiled \(.+\); its input passes unvalidated$/),
+      expect.stringMatching(
+        /^tool 'mcp__odd__tool': its input schema cannot be compiled \(.+\); its input passes unvalidated$/,
+      ),
     ]);
     expect(checkInput(odd, { a: 1 }, "enforce")).toEqual({ ok: true, input: { a: 1 } });
   });

@@ -46,7 +46,7 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
       if (input.command.trim() === "") return fail("command is empty.");
       if (input.timeout !== undefined && input.timeout < 1)
         return fail(`timeout must be 1 ms or more, got ${input.timeout}.`);
-      const timeout = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT, BASH_MAX_TIMEOUT);
+      const timeout = effectiveTimeout(input.timeout);
       if (ctx.signal.aborted) return fail("Interrupted before it started.");
       const env: Record<string, string | undefined> = { ...(ctx.env ?? process.env) };
       for (const k of HIDDEN_ENV) delete env[k];
@@ -100,6 +100,11 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
       return result.code === 0 ? ok(body) : fail(body);
     },
   });
+}
+
+/** The timeout a call gets: the default when none is given, never more than the maximum. */
+export function effectiveTimeout(requested: number | undefined): number {
+  return Math.min(requested ?? BASH_DEFAULT_TIMEOUT, BASH_MAX_TIMEOUT);
 }
 
 /** SIGTERM to the whole process group, SIGKILL after a grace period if anything is left. */

@@ -90,9 +90,9 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
       try {
         body = await readCapped(res, maxBytes);
       } catch (e) {
-        return fail(
-          ctx.signal.aborted ? "Interrupted." : `Reading ${url.href} failed: ${(e as Error).message}.`,
-        );
+        if (ctx.signal.aborted) return fail("Interrupted.");
+        if (signal.aborted) return fail(`Fetching ${url.href} timed out after ${timeoutMs} ms.`);
+        return fail(`Reading ${url.href} failed: ${(e as Error).message}.`);
       }
       let text =
         type.includes("html") || /^\s*<(!doctype html|html)/i.test(body.text)

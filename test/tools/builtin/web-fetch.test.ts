@@ -1,0 +1,116 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { htmlToText } from "../../../src/tools/builtin/web-fetch.js";
+import { createWebFetchTool } from "../../../src/tools/index.js";
+import { run, text, toolContext } from "../../support/tools.js";
+
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url === "/page") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(
+        "<html><head><title>t</title><style>p{}</style></head><body><h1>Hello</h1><p>A &amp; B&#33;</p><script>evil()</script><ul><li>one</li><li>two</li></ul></body></html>",
+      );
+    } else if (url === "/json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"a":1}');
+    } else if (url === "/missing") {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("not here");
+    } else if (url === "/hop") {
+      res.writeHead(302, { location: "/json" });
+      res.end();
+    } else if (url === "/away") {
+      res.writeHead(301, { location: "http://localhost:1/elsewhere" });
+      res.end();
+    } else if (url === "/loop") {
+      res.writeHead(302, { location: "/loop" });
+      res.end();
+    } else if (url === "/image") {
+      res.writeHead(200, { "content-type": "image/png", "content-length": "4" });
+      res.end(Buffer.from([1, 2, 3, 4]));
+    } else if (url === "/big") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("x".repeat(3000));
+    } else if (url === "/hang") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("partial");
+    } else {
+      res.writeHead(500);
+      res.end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+const fetchTool = createWebFetchTool({ timeoutMs: 500, maxBytes: 1000 });
+
+describe("WebFetch against a local server", () => {
+  it("reduces HTML to text", async () => {
+    const r = await run(fetchTool, { url: `${base}/page`, prompt: "the heading" }, toolContext("/"));
+    expect(r).toEqual({
+      content: `URL: ${base}/page\nStatus: 200\nPrompt: the heading\n\nHello\nA & B!\n- one\n- two`,
+      isError: false,
+    });
+  });
+
+  it("returns JSON as text, follows a same-host redirect, and reports one to another host", async () => {
+    expect(text(await run(fetchTool, { url: `${base}/hop` }, toolContext("/")))).toBe(
+      `URL: ${base}/json\nStatus: 200\n\n{"a":1}`,
+    );
+    expect(await run(fetchTool, { url: `${base}/away` }, toolContext("/"))).toEqual({
+      content: `${base}/away redirects (301) to another host: http://localhost:1/elsewhere\nFetch that URL to follow it.`,
+      isError: false,
+    });
+    expect(text(await run(fetchTool, { url: `${base}/loop` }, toolContext("/")))).toBe(
+      `${base}/loop redirects more than 5 times.`,
+    );
+  });
+
+  it("marks HTTP errors, refuses binary content and non-http URLs", async () => {
+    const missing = await run(fetchTool, { url: `${base}/missing` }, toolContext("/"));
+    expect([missing.isError, text(missing)]).toEqual([true, `URL: ${base}/missing\nStatus: 404\n\nnot here`]);
+    expect(text(await run(fetchTool, { url: `${base}/image` }, toolContext("/")))).toBe(
+      `${base}/image is image/png (4 bytes), not text.`,
+    );
+    expect(text(await run(fetchTool, { url: "file:///etc/passwd" }, toolContext("/")))).toBe(
+      "Only http and https URLs can be fetched, not file:",
+    );
+    expect(text(await run(fetchTool, { url: "not a url" }, toolContext("/")))).toBe(
+      "'not a url' is not a URL.",
+    );
+  });
+
+  it("caps the size it reads and the time it waits", async () => {
+    const big = text(await run(fetchTool, { url: `${base}/big` }, toolContext("/")));
+    expect(big).toContain("[the page is larger than 1000 bytes; only the start was read]");
+    const hang = await run(fetchTool, { url: `${base}/hang` }, toolContext("/"));
+    expect(hang.isError).toBe(true);
+    expect(text(hang)).toBe(`Fetching ${base}/hang timed out after 500 ms.`);
+  });
+
+  it("stops when the run is aborted", async () => {
+    const ac = new AbortController();
+    const pending = run(
+      createWebFetchTool({ timeoutMs: 10_000 }),
+      { url: `${base}/hang` },
+      toolContext("/", ac.signal),
+    );
+    setTimeout(() => ac.abort(), 50);
+    expect(await pending).toEqual({ content: "Interrupted.", isError: true });
+  });
+
+  it("decodes entities without reaching into Object.prototype", () => {
+    expect(htmlToText("&constructor; &#x41; &#66; &nbsp;x &bogus;")).toBe("&constructor; A B x &bogus;");
+  });
+});
