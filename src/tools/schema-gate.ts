@@ -86,8 +86,7 @@ export function checkInput(
   logger?: Logger,
 ): GateResult {
   if (mode === "off") return { ok: true, input };
-  prepareGate(tool);
-  const validate = compiled.get(tool)?.validate;
+  const validate = (compiled.get(tool) ?? (prepareGate(tool), compiled.get(tool)))?.validate;
   if (!validate || validate(input)) return { ok: true, input };
   const cleaned = withoutNulls(input) as Record<string, unknown>;
   if (cleaned !== input && validate(cleaned)) return { ok: true, input: cleaned };
