@@ -26,7 +26,7 @@ export interface ToolDefinition<S extends JSONSchema> {
   readonly permission?: ToolPermissionSpec;
   readonly concurrency?: Concurrency;
   readonly interrupt?: InterruptBehavior;
-  execute(input: FromSchema<S>, ctx: ToolContext): Promise<ToolResult>;
+  execute(input: NoInfer<FromSchema<S>>, ctx: ToolContext): Promise<ToolResult>;
 }
 
 /**

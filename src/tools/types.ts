@@ -69,6 +69,11 @@ export interface Tool {
   readonly concurrency: Concurrency;
   readonly interrupt: InterruptBehavior;
   readonly ownsSchema: boolean;
+  /**
+   * Set by tools that start a child run (Task, forked skills): their calls take no slot of the
+   * global pool while they wait, so a parent never holds a slot its children need.
+   */
+  readonly spawnsRuns?: boolean;
   execute(input: Readonly<Record<string, unknown>>, ctx: ToolContext): Promise<ToolResult>;
 }
 

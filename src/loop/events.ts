@@ -1,0 +1,109 @@
+import type { ContentBlockParam, MessageParam, StopReason } from "@anthropic-ai/sdk/resources/messages";
+import type { Usage } from "../model/models.js";
+
+/** How a tool call was settled, for renderers and transcripts. */
+export type CallDecision =
+  | "allowed"
+  | "denied"
+  | "invalid"
+  | "blocked-by-hook"
+  | "interrupted"
+  | "not-executed";
+
+export type RunOutcome = "done" | "limit" | "refused" | "error" | "aborted";
+
+interface Base {
+  readonly runId: string;
+  /** 0 for the main run, 1 for its subagents, and so on. */
+  readonly depth: number;
+}
+
+/**
+ * Everything a run does, as one tagged union grouped by lifecycle. The CLI renderer, the
+ * transcript writer and the tests all consume this same stream.
+ */
+export type RunEvent =
+  | (Base & {
+      readonly type: "run_start";
+      readonly sessionId: string;
+      readonly agent: string;
+      readonly model: string;
+      readonly tools: readonly string[];
+      readonly parentRunId?: string;
+    })
+  | (Base & { readonly type: "user_message"; readonly content: MessageParam["content"] })
+  | (Base & { readonly type: "turn_start"; readonly turn: number })
+  | (Base & { readonly type: "message_delta"; readonly text: string })
+  | (Base & {
+      readonly type: "message_end";
+      readonly turn: number;
+      readonly stopReason: StopReason | null;
+      readonly content: readonly ContentBlockParam[];
+    })
+  | (Base & {
+      readonly type: "tool_start";
+      readonly id: string;
+      readonly name: string;
+      readonly input: unknown;
+    })
+  | (Base & {
+      readonly type: "tool_end";
+      readonly id: string;
+      readonly name: string;
+      readonly decision: CallDecision;
+      readonly isError: boolean;
+      readonly content: string;
+      readonly ms: number;
+    })
+  | (Base & {
+      readonly type: "turn_end";
+      readonly turn: number;
+      readonly toolResults: readonly ContentBlockParam[];
+    })
+  | (Base & {
+      readonly type: "usage";
+      readonly turn: number;
+      readonly usage: Usage;
+      readonly costUsd: number;
+    })
+  | (Base & {
+      readonly type: "retry";
+      readonly attempt: number;
+      readonly reason: string;
+      readonly delayMs: number;
+    })
+  | (Base & {
+      readonly type: "limit";
+      readonly kind: "max_iterations" | "max_tokens";
+      readonly message: string;
+    })
+  | (Base & { readonly type: "refusal"; readonly message: string })
+  | (Base & { readonly type: "warning"; readonly message: string })
+  | (Base & { readonly type: "error"; readonly code: string; readonly message: string })
+  | (Base & { readonly type: "abort"; readonly message: string })
+  | (Base & {
+      readonly type: "run_end";
+      readonly outcome: RunOutcome;
+      readonly text: string;
+      readonly turns: number;
+      readonly usage: Usage;
+      readonly costUsd: number;
+      readonly ms: number;
+    });
+
+export type EventSink = (event: RunEvent) => void;
+
+export interface RunResult {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly outcome: RunOutcome;
+  /** The final assistant text. */
+  readonly text: string;
+  readonly turns: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  /** The conversation, valid to send again: every tool_use has its tool_result. */
+  readonly messages: readonly MessageParam[];
+  /** For `error`, `refused` and `limit`: what happened, in one sentence. */
+  readonly message?: string;
+}

@@ -1,0 +1,153 @@
+import type { ContentBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import { decide } from "../permissions/decide.js";
+import type { PermissionList } from "../permissions/types.js";
+import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
+import { checkInput } from "../tools/schema-gate.js";
+import type { Logger, ReadRecord, SchemaValidationMode, ToolResult } from "../tools/types.js";
+import type { CallDecision, EventSink } from "./events.js";
+import { type Hooks, runHooks } from "./hooks.js";
+
+/** What every call of one run is executed in. */
+export interface CallContext {
+  readonly registry: ToolRegistry;
+  /** The run's effective allow-list: what was offered, and what each call is judged by. */
+  readonly list: PermissionList;
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly readRecord: ReadRecord;
+  readonly gateMode: SchemaValidationMode;
+  readonly hooks: Hooks;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly depth: number;
+  readonly emit: EventSink;
+}
+
+export interface ToolUse {
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+}
+
+export interface CallOutcome {
+  readonly block: ToolResultBlockParam;
+  readonly decision: CallDecision;
+}
+
+export const INTERRUPTED =
+  "Interrupted: the run was aborted before this call finished. The tool was not executed.";
+
+/**
+ * One call, start to finish: look up the tool (a Map) → normalise its input → permission decision
+ * → schema gate → pre-tool hooks → execute → post-tool hooks → exactly one tool_result. Every
+ * failure the model should see is a result, never a throw. Contract: never rejects.
+ */
+export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOutcome> {
+  const started = performance.now();
+  const base = { runId: cx.runId, depth: cx.depth };
+  cx.emit({ ...base, type: "tool_start", id: use.id, name: use.name, input: use.input });
+  let decision: CallDecision = "allowed";
+  let result: ToolResult;
+  try {
+    ({ decision, result } = await settle(use, cx));
+  } catch (e) {
+    decision = "allowed";
+    result = { content: `${use.name} failed: ${(e as Error).message}`, isError: true };
+  }
+  const text = resultText(result);
+  cx.emit({
+    ...base,
+    type: "tool_end",
+    id: use.id,
+    name: use.name,
+    decision,
+    isError: result.isError,
+    content: text,
+    ms: performance.now() - started,
+  });
+  return { block: toResultBlock(use.id, result), decision };
+}
+
+async function settle(
+  use: ToolUse,
+  cx: CallContext,
+): Promise<{ decision: CallDecision; result: ToolResult }> {
+  const registered = cx.registry.get(use.name);
+  const judged = { specs: cx.registry.specs, cwd: cx.cwd };
+  if (!registered) {
+    const d = decide(cx.list, { tool: use.name, input: use.input }, judged);
+    const message =
+      d.kind === "denied" ? d.message : `${use.name} is not allowed in this run. The tool was not executed.`;
+    return { decision: "denied", result: { content: message, isError: true } };
+  }
+  const tool = registered.tool;
+  const prepared = prepareInput(registered, use.input);
+  if (!prepared.ok) return { decision: "invalid", result: prepared.result };
+  const d = decide(cx.list, { tool: tool.name, input: prepared.input }, judged);
+  if (d.kind === "denied") return { decision: "denied", result: { content: d.message, isError: true } };
+  const gate = checkInput(tool, prepared.input, cx.gateMode, cx.logger);
+  if (!gate.ok) return { decision: "invalid", result: { content: gate.message, isError: true } };
+  if (cx.signal.aborted) return { decision: "interrupted", result: { content: INTERRUPTED, isError: true } };
+  const payload = {
+    tool_name: tool.name,
+    tool_input: gate.input,
+    run_id: cx.runId,
+    session_id: cx.sessionId,
+    cwd: cx.cwd,
+  };
+  const hookCtx = { logger: cx.logger, ...(cx.env && { env: cx.env }) };
+  const pre = await runHooks(cx.hooks.PreToolUse, { ...payload, hook_event_name: "PreToolUse" }, hookCtx);
+  if (pre.kind === "block") {
+    return {
+      decision: "blocked-by-hook",
+      result: { content: `Blocked by a PreToolUse hook: ${pre.message}`, isError: true },
+    };
+  }
+  const result = await executeTool(tool, gate.input, {
+    cwd: cx.cwd,
+    signal: cx.signal,
+    logger: cx.logger,
+    readRecord: cx.readRecord,
+    ...(cx.env && { env: cx.env }),
+  });
+  const post = await runHooks(
+    cx.hooks.PostToolUse,
+    {
+      ...payload,
+      hook_event_name: "PostToolUse",
+      tool_response: { content: resultText(result), is_error: result.isError },
+    },
+    hookCtx,
+  );
+  if (post.kind === "block") {
+    return { decision: "allowed", result: appendNote(result, `PostToolUse hook: ${post.message}`) };
+  }
+  return { decision: cx.signal.aborted && result.isError ? "interrupted" : "allowed", result };
+}
+
+function appendNote(r: ToolResult, note: string): ToolResult {
+  if (typeof r.content === "string") return { ...r, content: `${r.content}\n${note}` };
+  return { ...r, content: [...r.content, { type: "text", text: note }] };
+}
+
+export function resultText(r: ToolResult): string {
+  if (typeof r.content === "string") return r.content;
+  return r.content.map((b) => (b.type === "text" ? b.text : `[${b.source.media_type} image]`)).join("\n");
+}
+
+export function toResultBlock(id: string, r: ToolResult): ToolResultBlockParam {
+  const content: ToolResultBlockParam["content"] =
+    typeof r.content === "string"
+      ? r.content === ""
+        ? "(no output)"
+        : r.content
+      : (r.content.map((b) => ({ ...b })) as Exclude<ToolResultBlockParam["content"], string | undefined>);
+  return { type: "tool_result", tool_use_id: id, content, ...(r.isError && { is_error: true }) };
+}
+
+/** The result for a call that never ran (the run was aborted, or its response was cut off). */
+export function notRunResult(use: ToolUse, message: string): ContentBlockParam {
+  return { type: "tool_result", tool_use_id: use.id, content: message, is_error: true };
+}

@@ -1,0 +1,232 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type {
+  Tool as ApiTool,
+  ContentBlock,
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+} from "@anthropic-ai/sdk/resources/messages";
+import type PQueue from "p-queue";
+import { addUsage, costOf, type Price, type Usage, ZERO_USAGE } from "../model/models.js";
+import type { RegisteredTool } from "../tools/registry.js";
+import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
+import type { RunOutcome, RunResult } from "./events.js";
+import { type CallContext, notRunResult, type ToolUse } from "./execute-call.js";
+import { streamTurn } from "./stream-turn.js";
+
+export interface LoopConfig {
+  readonly client: Anthropic;
+  readonly model: string;
+  readonly system: string;
+  readonly maxTokens: number;
+  readonly maxIterations: number;
+  readonly promptCaching: boolean;
+  /** The tools shown to the model: what the effective list offers. */
+  readonly offered: readonly RegisteredTool[];
+  readonly call: CallContext;
+  readonly pool: PQueue;
+  readonly concurrency: ConcurrencySettings;
+  readonly prices?: Readonly<Record<string, Price>>;
+  readonly backoff?: (attempt: number) => number;
+  readonly sessionId: string;
+}
+
+const CUT_OFF =
+  "The response hit max_tokens before this call was complete, so it was not executed. Send it again, shorter.";
+
+/**
+ * The run loop, written once: request, stream, dispatch the tool calls, repeat — until the model
+ * stops, a limit is hit, or the run is aborted. Everything it does is an event on `call.emit`.
+ * `messages` is the conversation so far, ending with the new user message; it is extended in
+ * place, and every tool_use in it gets exactly one tool_result.
+ */
+export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promise<RunResult> {
+  const { call } = cfg;
+  const base = { runId: call.runId, depth: call.depth };
+  const started = performance.now();
+  let usage: Usage = ZERO_USAGE;
+  let cost = 0;
+  let turns = 0;
+  let outcome: RunOutcome = "done";
+  let note: string | undefined;
+  const apiTools = toApiTools(cfg.offered, cfg.promptCaching);
+  for (;;) {
+    if (turns >= cfg.maxIterations) {
+      outcome = "limit";
+      note = `the run stopped after ${cfg.maxIterations} model turns (maxIterations); raise it in agent.md or ask for less`;
+      call.emit({ ...base, type: "limit", kind: "max_iterations", message: note });
+      break;
+    }
+    turns++;
+    call.emit({ ...base, type: "turn_start", turn: turns });
+    const turn = await streamTurn(cfg.client, request(cfg, apiTools, messages), {
+      ...base,
+      emit: call.emit,
+      signal: call.signal,
+      ...(cfg.backoff && { backoff: cfg.backoff }),
+    });
+    if (turn.kind === "aborted") {
+      outcome = "aborted";
+      break;
+    }
+    if (turn.kind === "error") {
+      outcome = "error";
+      note = turn.message;
+      call.emit({ ...base, type: "error", code: turn.code, message: turn.message });
+      break;
+    }
+    const msg = turn.message;
+    const turnUsage = addUsage(ZERO_USAGE, msg.usage);
+    const turnCost = costOf(cfg.model, turnUsage, cfg.prices);
+    usage = addUsage(usage, turnUsage);
+    cost += turnCost;
+    call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost });
+    const content = toParams(msg.content);
+    call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
+    const uses = content.filter(
+      (b): b is ContentBlockParam & ToolUse & { type: "tool_use" } => b.type === "tool_use",
+    );
+    if (content.length > 0) messages.push({ role: "assistant", content });
+    const stop = msg.stop_reason;
+    if (stop === "tool_use" && uses.length > 0) {
+      const results = await dispatchBatch(uses, call, cfg.pool, cfg.concurrency);
+      messages.push({ role: "user", content: results });
+      call.emit({ ...base, type: "turn_end", turn: turns, toolResults: results });
+      if (call.signal.aborted) {
+        outcome = "aborted";
+        break;
+      }
+      continue;
+    }
+    if (stop === "max_tokens") {
+      note = "the response hit max_tokens and was cut off";
+      call.emit({ ...base, type: "limit", kind: "max_tokens", message: note });
+      if (uses.length > 0) {
+        const results = uses.map((u) => notRunResult(u, CUT_OFF));
+        messages.push({ role: "user", content: results });
+        call.emit({ ...base, type: "turn_end", turn: turns, toolResults: results });
+        continue;
+      }
+      outcome = "limit";
+      break;
+    }
+    if (stop === "pause_turn") continue;
+    if (stop === "refusal") {
+      outcome = "refused";
+      note = "the model declined to answer (stop reason: refusal)";
+      call.emit({ ...base, type: "refusal", message: note });
+      break;
+    }
+    if (stop === "model_context_window_exceeded") {
+      outcome = "error";
+      note =
+        "the conversation no longer fits the model's context window; start a new session or ask for less";
+      call.emit({ ...base, type: "error", code: "context_window_exceeded", message: note });
+      break;
+    }
+    break;
+  }
+  if (outcome === "aborted") call.emit({ ...base, type: "abort", message: "the run was aborted" });
+  const text = lastAssistantText(messages);
+  call.emit({
+    ...base,
+    type: "run_end",
+    outcome,
+    text,
+    turns,
+    usage,
+    costUsd: cost,
+    ms: performance.now() - started,
+  });
+  return {
+    sessionId: cfg.sessionId,
+    runId: call.runId,
+    outcome,
+    text,
+    turns,
+    usage,
+    costUsd: cost,
+    messages,
+    ...(note !== undefined && { message: note }),
+  };
+}
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+function toApiTools(offered: readonly RegisteredTool[], caching: boolean): ApiTool[] {
+  return offered.map((r, i) => ({
+    name: r.apiName,
+    description: r.tool.description,
+    input_schema: r.apiSchema as ApiTool["input_schema"],
+    ...(caching && i === offered.length - 1 && { cache_control: EPHEMERAL }),
+  }));
+}
+
+/**
+ * The request for the next turn. With prompt caching, `cache_control` marks the last tool, the
+ * system prompt and the newest user turn (three of the four breakpoints the API allows).
+ */
+function request(
+  cfg: LoopConfig,
+  tools: ApiTool[],
+  messages: readonly MessageParam[],
+): Omit<MessageCreateParamsStreaming, "stream"> {
+  const sent = cfg.promptCaching ? withCachedTail(messages) : [...messages];
+  return {
+    model: cfg.model,
+    max_tokens: cfg.maxTokens,
+    messages: sent,
+    ...(cfg.system && {
+      system: cfg.promptCaching
+        ? [{ type: "text" as const, text: cfg.system, cache_control: EPHEMERAL }]
+        : cfg.system,
+    }),
+    ...(tools.length > 0 && { tools }),
+  };
+}
+
+function withCachedTail(messages: readonly MessageParam[]): MessageParam[] {
+  const out = [...messages];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i] as MessageParam;
+    if (m.role !== "user") continue;
+    const blocks: ContentBlockParam[] =
+      typeof m.content === "string" ? [{ type: "text", text: m.content }] : [...m.content];
+    const last = blocks[blocks.length - 1];
+    if (last && last.type !== "thinking" && last.type !== "redacted_thinking") {
+      blocks[blocks.length - 1] = { ...last, cache_control: EPHEMERAL } as ContentBlockParam;
+      out[i] = { role: "user", content: blocks };
+    }
+    break;
+  }
+  return out;
+}
+
+/** Response blocks as request blocks; empty text blocks dropped (the API refuses them). */
+function toParams(content: readonly ContentBlock[]): ContentBlockParam[] {
+  const out: ContentBlockParam[] = [];
+  for (const b of content) {
+    if (b.type === "text") {
+      if (b.text !== "") out.push({ type: "text", text: b.text });
+    } else if (b.type === "tool_use") {
+      out.push({ type: "tool_use", id: b.id, name: b.name, input: b.input ?? {} });
+    } else {
+      out.push(b as unknown as ContentBlockParam);
+    }
+  }
+  return out;
+}
+
+function lastAssistantText(messages: readonly MessageParam[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as MessageParam;
+    if (m.role !== "assistant") continue;
+    if (typeof m.content === "string") return m.content;
+    const text = m.content
+      .filter((b): b is ContentBlockParam & { type: "text"; text: string } => b.type === "text")
+      .map((b) => b.text)
+      .join("");
+    if (text !== "") return text;
+  }
+  return "";
+}

@@ -1,0 +1,122 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type { Message, MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type { EventSink } from "./events.js";
+
+export type TurnOutcome =
+  | { readonly kind: "message"; readonly message: Message }
+  | { readonly kind: "aborted" }
+  | { readonly kind: "error"; readonly code: string; readonly message: string };
+
+/** Retries of an `overloaded_error` that arrives inside a 200 stream before any output. */
+export const STREAM_RETRIES = 3;
+const BASE_DELAY_MS = 500;
+
+export interface StreamTurnContext {
+  readonly runId: string;
+  readonly depth: number;
+  readonly emit: EventSink;
+  readonly signal: AbortSignal;
+  /** Milliseconds before retry `attempt` (1-based); exponential with jitter unless a test sets it. */
+  readonly backoff?: (attempt: number) => number;
+}
+
+/**
+ * One model request, streamed: text deltas become events as they arrive. HTTP 408/409/429/5xx are
+ * retried by the SDK (honouring retry-after); an overloaded error inside the stream before any
+ * output is retried here, with backoff; after output it ends the turn with an error, since the
+ * output cannot be taken back. Contract: never rejects.
+ */
+export async function streamTurn(
+  client: Anthropic,
+  params: Omit<MessageCreateParamsStreaming, "stream">,
+  cx: StreamTurnContext,
+): Promise<TurnOutcome> {
+  const base = { runId: cx.runId, depth: cx.depth };
+  for (let attempt = 0; ; attempt++) {
+    let emitted = false;
+    try {
+      const stream = client.messages.stream(params, { signal: cx.signal });
+      for await (const ev of stream) {
+        if (ev.type === "content_block_delta" && ev.delta.type === "text_delta") {
+          emitted = true;
+          cx.emit({ ...base, type: "message_delta", text: ev.delta.text });
+        } else if (ev.type === "content_block_start") {
+          emitted = true;
+        }
+      }
+      return { kind: "message", message: await stream.finalMessage() };
+    } catch (e) {
+      if (cx.signal.aborted || e instanceof Anthropic.APIUserAbortError) return { kind: "aborted" };
+      const code = errorCode(e);
+      // HTTP errors were the SDK's to retry; these arrived inside a stream that had begun.
+      const inStream = !(e instanceof Anthropic.APIError) || e.status === undefined;
+      const retryable = code === "overloaded_error" || code === "connection_error";
+      if (inStream && retryable && !emitted && attempt < STREAM_RETRIES) {
+        const delayMs = (cx.backoff ?? defaultBackoff)(attempt + 1);
+        cx.emit({
+          ...base,
+          type: "retry",
+          attempt: attempt + 1,
+          reason: `${code} in the response stream`,
+          delayMs,
+        });
+        if (!(await sleep(delayMs, cx.signal))) return { kind: "aborted" };
+        continue;
+      }
+      return { kind: "error", code, message: describeError(e, emitted) };
+    }
+  }
+}
+
+function defaultBackoff(attempt: number): number {
+  return Math.round(BASE_DELAY_MS * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** `overloaded_error`, `rate_limit_error`, `connection_error`, …: what the error was, for events. */
+export function errorCode(e: unknown): string {
+  if (e instanceof Anthropic.APIConnectionTimeoutError) return "timeout";
+  if (e instanceof Anthropic.APIConnectionError) return "connection_error";
+  if (e instanceof Anthropic.APIError) {
+    const body = e.error as { error?: { type?: unknown }; type?: unknown } | undefined;
+    const t = e.type ?? body?.error?.type ?? body?.type;
+    if (typeof t === "string" && t !== "error") return t;
+    return e.status ? `http_${e.status}` : "api_error";
+  }
+  // The SDK throws a bare AnthropicError for a stream that broke off ("terminated") or did not parse.
+  if (e instanceof Error && e.cause instanceof SyntaxError) return "malformed_stream";
+  if (e instanceof Anthropic.AnthropicError) return "connection_error";
+  return "stream_error";
+}
+
+function describeError(e: unknown, emitted: boolean): string {
+  const code = errorCode(e);
+  const api =
+    e instanceof Anthropic.APIError
+      ? (e.apiMessage ?? e.message)
+      : e instanceof Error
+        ? e.message
+        : String(e);
+  const after = emitted
+    ? " after the response had started; it cannot be retried without repeating output"
+    : "";
+  if (code === "connection_error") return `the connection to the model API failed${after}: ${api}`;
+  if (code === "malformed_stream")
+    return `the model API sent a response stream that could not be read${after}`;
+  if (code === "replay_departure") return api;
+  return `the model API answered with ${code}${after}: ${api}`;
+}

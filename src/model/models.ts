@@ -1,0 +1,97 @@
+/**
+ * Model aliases and prices. Aliases map to current model ids in this one table (the newest of each
+ * family that the SDK lists as not deprecated); a full model id is used as written. Prices are US
+ * dollars per million tokens by family tier; a runner can be given its own table (`prices`) to
+ * override or extend this one, and should be wherever exact figures matter.
+ */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: "claude-sonnet-5-5",
+  opus: "claude-opus-5-5",
+  haiku: "claude-haiku-5-5",
+};
+
+export const DEFAULT_MODEL = MODEL_ALIASES.sonnet as string;
+
+export function resolveModel(model: string | undefined): string {
+  if (model === undefined || model === "" || model === "inherit") return DEFAULT_MODEL;
+  return Object.hasOwn(MODEL_ALIASES, model) ? (MODEL_ALIASES[model] as string) : model;
+}
+
+export interface Price {
+  readonly input: number;
+  readonly output: number;
+  /** Writing to the prompt cache (5-minute): 1.25 × input. */
+  readonly cacheWrite: number;
+  /** Reading from the prompt cache: 0.1 × input. */
+  readonly cacheRead: number;
+}
+
+const price = (input: number, output: number): Price => ({
+  input,
+  output,
+  cacheWrite: input * 1.25,
+  cacheRead: input * 0.1,
+});
+
+/** By model id prefix; the longest matching prefix wins. */
+export const PRICES: Readonly<Record<string, Price>> = {
+  "claude-opus": price(5, 25),
+  "claude-opus-4-0": price(15, 75),
+  "claude-opus-4-1": price(15, 75),
+  "claude-opus-4-2025": price(15, 75),
+  "claude-sonnet": price(3, 15),
+  "claude-haiku": price(1, 5),
+  "claude-3-5-haiku": price(0.8, 4),
+  "claude-3-haiku": price(0.25, 1.25),
+  "claude-3-7-sonnet": price(3, 15),
+};
+
+export interface Usage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly cache_read_input_tokens: number;
+}
+
+export const ZERO_USAGE: Usage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+};
+
+/** Token counts as the API reports them: any of them may be missing or null. */
+export type ReportedUsage = { readonly [K in keyof Usage]?: number | null };
+
+export function addUsage(a: Usage, b: ReportedUsage | null | undefined): Usage {
+  return {
+    input_tokens: a.input_tokens + (b?.input_tokens ?? 0),
+    output_tokens: a.output_tokens + (b?.output_tokens ?? 0),
+    cache_creation_input_tokens: a.cache_creation_input_tokens + (b?.cache_creation_input_tokens ?? 0),
+    cache_read_input_tokens: a.cache_read_input_tokens + (b?.cache_read_input_tokens ?? 0),
+  };
+}
+
+/** The price of a model: the longest prefix in `table`, then in PRICES; undefined when unknown. */
+export function priceOf(model: string, table: Readonly<Record<string, Price>> = {}): Price | undefined {
+  for (const t of [table, PRICES]) {
+    const key = Object.keys(t)
+      .filter((k) => model.startsWith(k))
+      .sort((x, y) => y.length - x.length)[0];
+    if (key !== undefined) return t[key];
+  }
+  return undefined;
+}
+
+/** Dollars for `usage` on `model`; 0 when the model has no known price. */
+export function costOf(model: string, usage: Usage, table?: Readonly<Record<string, Price>>): number {
+  const p = priceOf(model, table);
+  if (!p) return 0;
+  return (
+    (usage.input_tokens * p.input +
+      usage.output_tokens * p.output +
+      usage.cache_creation_input_tokens * p.cacheWrite +
+      usage.cache_read_input_tokens * p.cacheRead) /
+    1_000_000
+  );
+}
