@@ -129,7 +129,9 @@ describe("the run loop against a fake Anthropic server", () => {
     expect(body?.system).toEqual([
       { type: "text", text: "You test things.", cache_control: { type: "ephemeral" } },
     ]);
-    expect((body?.tools?.at(-1) as { cache_control?: unknown }).cache_control).toEqual({ type: "ephemeral" });
+    expect((body?.tools?.at(-1) as { cache_control?: unknown } | undefined)?.cache_control).toEqual({
+      type: "ephemeral",
+    });
     expect(body?.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] },
     ]);
