@@ -89,6 +89,8 @@ export async function runHooks(
   return CONTINUE;
 }
 
+// stdin is a pipe (a socket to bash), which makes bash think a remote shell started it and read
+// ~/.bashrc; --norc keeps a hook's output its own.
 function runCommandHook(
   command: string,
   payload: HookPayload,
@@ -96,7 +98,7 @@ function runCommandHook(
 ): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     let stderr = "";
-    const child = spawn("bash", ["-c", command], {
+    const child = spawn("bash", ["--norc", "--noprofile", "-c", command], {
       cwd: payload.cwd,
       env: { ...(env ?? process.env) },
       stdio: ["pipe", "ignore", "pipe"],

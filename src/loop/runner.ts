@@ -115,7 +115,9 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     options.main ?? (loaded.definitions.find((d) => d.surface === "main") as MainAgentDefinition | undefined);
   const builtin = options.tools?.builtin === false ? [] : createBuiltinTools(options.tools?.builtin || {});
   const registry = createToolRegistry([...builtin, ...(options.tools?.extra ?? [])]);
-  const baseFetch = transport(options, env);
+  // Replay notices go to the run that is asking; a run sets this when it starts.
+  let noticeSink: (message: string) => void = () => {};
+  const baseFetch = transport(options, (message) => noticeSink(message));
   // Fail fast on a missing key, before any run starts.
   createModelClient({ env, ...clientOptions(options, main, baseFetch) });
   const maxConcurrency = Math.max(
@@ -154,6 +156,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           warn: (message) => emit({ ...base, type: "warning", message }),
         };
         for (const w of registry.warnings) logger.warn(w);
+        noticeSink = (message) => logger.warn(message);
         const history = runOptions.resume
           ? conversationOf(readSessionEvents(transcriptDir, runOptions.resume))
           : [];
@@ -283,11 +286,10 @@ function refusalOf(list: PermissionList, shownCount: number): string | undefined
 
 function transport(
   options: RunnerOptions,
-  env: Readonly<Record<string, string | undefined>>,
+  notice: (message: string) => void,
 ): typeof globalThis.fetch | undefined {
-  void env;
   const m = options.model ?? {};
-  if (m.replay) return replayFetch(loadRecording(m.replay));
+  if (m.replay) return replayFetch(loadRecording(m.replay), (n) => notice(n.message));
   if (m.record) return recordingFetch(m.record, m.fetch ?? globalThis.fetch);
   return m.fetch;
 }

@@ -33,5 +33,7 @@ export function createModelClient(options: ClientOptions): Anthropic {
     ...(baseURL && { baseURL }),
     ...(options.fetch && { fetch: options.fetch }),
     maxRetries: options.maxRetries ?? 2,
+    // Errors reach the run as events; the SDK's own console logging would only repeat them.
+    logLevel: "off",
   });
 }

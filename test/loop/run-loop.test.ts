@@ -141,7 +141,7 @@ describe("the run loop against a fake Anthropic server", () => {
     const runner = await start([
       calls(
         tool("Read", { file_path: "a.txt" }, "t1"),
-        tool("Bash", { command: "rm -rf /" }, "t2"),
+        tool("Bash", { command: "rm -rf ./no-such-dir" }, "t2"),
         tool("Teleport", { where: "moon" }, "t3"),
         tool("Read", { file_paht: "a.txt" }, "t4"),
         tool("Boom", {}, "t5"),
@@ -160,7 +160,7 @@ describe("the run loop against a fake Anthropic server", () => {
     ]);
     expect(sent[0]?.content).toBe("     1\talpha");
     expect(sent[1]?.content).toBe(
-      "Bash(rm -rf /) is not allowed: this run allows Bash only for: git:*. The tool was not executed.",
+      "Bash(rm -rf ./no-such-dir) is not allowed: this run allows Bash only for: git:*. The tool was not executed.",
     );
     expect(sent[2]?.content).toBe("Teleport is not allowed in this run. The tool was not executed.");
     expect(sent[3]?.content).toBe(
