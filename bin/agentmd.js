@@ -6,4 +6,9 @@ process.exitCode = await main(process.argv.slice(2), {
   env: process.env,
   stdout: process.stdout,
   stderr: process.stderr,
+  stdin: process.stdin,
+  onInterrupt: (handler) => {
+    process.on("SIGINT", handler);
+    return () => process.off("SIGINT", handler);
+  },
 });

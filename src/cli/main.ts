@@ -1,15 +1,18 @@
 import { parseArgs } from "node:util";
 import { CHECK_HELP, runCheck } from "./check-command.js";
 import type { CliIo } from "./io.js";
+import { RUN_HELP, type RunIo, runRun } from "./run-command.js";
 import { runTools, TOOLS_HELP } from "./tools-command.js";
 
 export type { CliIo } from "./io.js";
+export type { RunIo } from "./run-command.js";
 
 const HELP = `agentmd — run LLM agents defined in markdown, with allow-lists enforced at every hop.
 
 Usage: agentmd <command> [options]
 
 Commands:
+  run [PROMPT]    run the main agent once (see 'agentmd run --help')
   check [PATH…]   load and validate agent.md, agents/, skills/ and commands/
   tools           show what a run may do at the end of a chain of hops, or judge one call
 
@@ -23,7 +26,7 @@ class UsageError extends Error {
 }
 
 /** The CLI entry point; returns the process exit code. Contract: never throws. */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], io: RunIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -33,6 +36,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       case "help":
         io.stdout.write(`${HELP}\n`);
         return 0;
+      case "run":
+        return await run(rest, io);
       case "check":
         return check(rest, io);
       case "tools":
@@ -90,6 +95,54 @@ function tools(args: readonly string[], io: CliIo): number {
       chain: values.chain,
       json: values.json,
       ...(values.try !== undefined && { tryTool: values.try, tryInput: positionals[0] ?? "{}" }),
+    },
+    io,
+  );
+}
+
+async function run(args: readonly string[], io: RunIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      model: { type: "string" },
+      "max-iterations": { type: "string" },
+      output: { type: "string", default: "text" },
+      record: { type: "string" },
+      replay: { type: "string" },
+      resume: { type: "string" },
+      cwd: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${RUN_HELP}\n`);
+    return 0;
+  }
+  const output = values.output;
+  if (output !== "text" && output !== "json" && output !== "stream-json") {
+    throw new UsageError(`--output must be text, json or stream-json, not '${output}'`);
+  }
+  if (values.record && values.replay) throw new UsageError("--record and --replay cannot be used together");
+  let maxIterations: number | undefined;
+  if (values["max-iterations"] !== undefined) {
+    maxIterations = Number(values["max-iterations"]);
+    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+      throw new UsageError(
+        `--max-iterations must be a whole number of at least 1, not '${values["max-iterations"]}'`,
+      );
+    }
+  }
+  return runRun(
+    {
+      output,
+      ...(positionals.length > 0 && { prompt: positionals.join(" ") }),
+      ...(values.model && { model: values.model }),
+      ...(maxIterations !== undefined && { maxIterations }),
+      ...(values.record && { record: values.record }),
+      ...(values.replay && { replay: values.replay }),
+      ...(values.resume && { resume: values.resume }),
+      ...(values.cwd && { cwd: values.cwd }),
     },
     io,
   );

@@ -10,7 +10,8 @@ export type CallDecision =
   | "interrupted"
   | "not-executed";
 
-export type RunOutcome = "done" | "limit" | "refused" | "error" | "aborted";
+/** `refused`: the allow-lists left no tool; `declined`: the model refused to answer. */
+export type RunOutcome = "done" | "limit" | "refused" | "declined" | "error" | "aborted";
 
 interface Base {
   readonly runId: string;

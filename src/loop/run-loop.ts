@@ -112,7 +112,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     }
     if (stop === "pause_turn") continue;
     if (stop === "refusal") {
-      outcome = "refused";
+      outcome = "declined";
       note = "the model declined to answer (stop reason: refusal)";
       call.emit({ ...base, type: "refusal", message: note });
       break;

@@ -16,6 +16,8 @@ export interface RequestSummary {
   readonly shape: string;
   /** A digest of the tool_result texts alone (they may differ between machines). */
   readonly results: string;
+  /** The first user message, when it is text: a replay run without a prompt uses it. */
+  readonly prompt?: string;
 }
 
 export interface Exchange {
@@ -50,12 +52,20 @@ export function summariseRequest(bodyText: string): RequestSummary {
     })
     .join(" ");
   const tools = Array.isArray(body.tools) ? (body.tools as Json[]).map((t) => String(t.name)).sort() : [];
+  const first = messages[0]?.content;
+  const prompt =
+    typeof first === "string"
+      ? first
+      : Array.isArray(first) && (first[0] as Json | undefined)?.type === "text"
+        ? String((first[0] as Json).text)
+        : undefined;
   return {
     digest: sha(bodyText),
     model: String(body.model ?? ""),
     tools,
     shape,
     results: sha(results.join("\n")),
+    ...(prompt !== undefined && { prompt }),
   };
 }
 

@@ -359,7 +359,7 @@ describe("the run loop against a fake Anthropic server", () => {
       role: "assistant",
       content: [{ type: "text", text: "part one" }],
     });
-    expect(result.outcome).toBe("refused");
+    expect(result.outcome).toBe("declined");
     expect(events.some((e) => e.type === "refusal")).toBe(true);
   });
 

@@ -1,0 +1,107 @@
+import type { RunEvent, RunResult } from "../loop/events.js";
+import type { Style } from "./io.js";
+
+export interface Out {
+  write(s: string): unknown;
+}
+
+/**
+ * Renders a run's events as a person reads them: the model's text as it streams, each tool call on
+ * one line with its decision, warnings and errors, and a closing summary. Subagent events are
+ * indented by depth.
+ */
+export function createTextRenderer(out: Out, style: Style) {
+  let atLineStart = true;
+  const line = (s: string) => {
+    if (!atLineStart) out.write("\n");
+    out.write(`${s}\n`);
+    atLineStart = true;
+  };
+  const indent = (depth: number) => "  ".repeat(depth);
+  const inputs = new Map<string, unknown>();
+  return (e: RunEvent) => {
+    switch (e.type) {
+      case "tool_start":
+        inputs.set(e.id, e.input);
+        break;
+      case "message_delta":
+        if (atLineStart && e.depth > 0) out.write(indent(e.depth));
+        out.write(e.depth > 0 ? e.text.replace(/\n/g, `\n${indent(e.depth)}`) : e.text);
+        atLineStart = e.text.endsWith("\n");
+        break;
+      case "tool_end": {
+        const verdict =
+          e.decision === "allowed"
+            ? e.isError
+              ? style.yellow("error")
+              : style.dim("ok")
+            : style.red(e.decision === "denied" ? "denied" : e.decision);
+        const why = e.decision === "allowed" && !e.isError ? "" : `: ${firstSentence(e.content)}`;
+        const input = summariseInput(inputs.get(e.id));
+        inputs.delete(e.id);
+        line(
+          `${indent(e.depth)}${style.cyan("⏺")} ${e.name}${input ? ` ${input}` : ""} → ${verdict}${why} ${style.dim(`(${Math.round(e.ms)} ms)`)}`,
+        );
+        break;
+      }
+      case "retry":
+        line(
+          `${indent(e.depth)}${style.dim(`retrying (${e.reason}), attempt ${e.attempt}${e.delayMs ? ` in ${Math.round(e.delayMs)} ms` : ""}`)}`,
+        );
+        break;
+      case "warning":
+        line(`${indent(e.depth)}${style.yellow("warning:")} ${e.message}`);
+        break;
+      case "limit":
+        line(`${indent(e.depth)}${style.yellow("limit:")} ${e.message}`);
+        break;
+      case "refusal":
+        line(`${indent(e.depth)}${style.yellow("refused:")} ${e.message}`);
+        break;
+      case "error":
+        line(`${indent(e.depth)}${style.red("error:")} ${e.message}`);
+        break;
+      case "abort":
+        line(`${indent(e.depth)}${style.yellow("aborted")}`);
+        break;
+      case "run_start":
+        if (e.depth > 0)
+          line(`${indent(e.depth - 1)}${style.cyan("⎿")} ${e.agent} (${e.model}, ${e.tools.length} tools)`);
+        break;
+      case "run_end":
+        if (!atLineStart) line("");
+        break;
+      default:
+        break;
+    }
+  };
+}
+
+/** `done · 3 turns · 1,234 in / 456 out tokens (cache 0 read, 0 written) · $0.0123 · 2.3 s` */
+export function summary(r: RunResult, ms: number, style: Style): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const u = r.usage;
+  const parts = [
+    r.outcome,
+    `${r.turns} turn${r.turns === 1 ? "" : "s"}`,
+    `${n(u.input_tokens)} in / ${n(u.output_tokens)} out tokens (cache ${n(u.cache_read_input_tokens)} read, ${n(u.cache_creation_input_tokens)} written)`,
+    `$${r.costUsd.toFixed(4)}`,
+    `${(ms / 1000).toFixed(1)} s`,
+  ];
+  return style.dim(`— ${parts.join(" · ")}`);
+}
+
+function firstSentence(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > 160 ? `${oneLine.slice(0, 157)}...` : oneLine;
+}
+
+/** `{"file_path":"README.md"}` → `README.md`; several fields as a short JSON. */
+export function summariseInput(input: unknown): string {
+  if (typeof input !== "object" || input === null) return "";
+  const values = Object.values(input as Record<string, unknown>);
+  const first = values[0];
+  const s = values.length === 1 && typeof first === "string" ? first : JSON.stringify(input);
+  const oneLine = s.replace(/\s+/g, " ");
+  return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
+}

@@ -1,0 +1,151 @@
+import path from "node:path";
+import { findProjectRoot } from "../definitions/discover.js";
+import type { RunEvent, RunResult } from "../loop/events.js";
+import { createRunner } from "../loop/runner.js";
+import { SessionError } from "../loop/transcript.js";
+import { ConfigError } from "../model/client.js";
+import { loadRecording, ReplayFileError } from "../model/record-replay.js";
+import { type CliIo, styleFor } from "./io.js";
+import { createTextRenderer, summary } from "./render.js";
+
+export const RUN_HELP = `Usage: agentmd run [PROMPT] [options]
+
+Runs the main agent (agent.md) once on PROMPT (or on standard input when no PROMPT
+is given), streaming its text, one line per tool call with its decision, and a summary.
+
+Options:
+  --model M            a model id or alias (sonnet, opus, haiku); overrides agent.md
+  --max-iterations N   stop after N model turns (default: agent.md's maxIterations, else 50)
+  --output FORMAT      text (default), json (one result object at the end), or
+                       stream-json (every event as one JSON line)
+  --record FILE        store every model exchange in FILE (JSONL)
+  --replay FILE        answer from a recording: no network, no API key
+  --resume ID          continue a session (see .agentmd/sessions/)
+  --cwd DIR            the working folder for tools (default: the current folder)
+  -h, --help           show this help
+
+Needs ANTHROPIC_API_KEY (or --replay). The project is the nearest folder holding
+agent.md. Transcripts are written to .agentmd/sessions/<id>.jsonl.
+
+Exit status: 0 done, 1 error (or a limit reached), 2 refused by permissions,
+130 aborted (Ctrl-C).`;
+
+export interface RunCommandOptions {
+  readonly prompt?: string;
+  readonly model?: string;
+  readonly maxIterations?: number;
+  readonly output: "text" | "json" | "stream-json";
+  readonly record?: string;
+  readonly replay?: string;
+  readonly resume?: string;
+  readonly cwd?: string;
+}
+
+export interface RunIo extends CliIo {
+  readonly stdin?: AsyncIterable<string | Buffer> & { isTTY?: boolean };
+  /** Where Ctrl-C comes from; the CLI passes the process. */
+  readonly onInterrupt?: (handler: () => void) => () => void;
+}
+
+/** Runs `agentmd run`; returns the exit code. */
+export async function runRun(options: RunCommandOptions, io: RunIo): Promise<number> {
+  const cwd = path.resolve(io.cwd, options.cwd ?? ".");
+  // A replay without a prompt replays the recorded one (and never waits on standard input).
+  const prompt = options.prompt ?? recordedPrompt(options.replay, io.cwd) ?? (await readStdin(io));
+  if (prompt === undefined || prompt.trim() === "") {
+    io.stderr.write("agentmd run: no prompt: give one as an argument or on standard input\n");
+    return 2;
+  }
+  let runner: ReturnType<typeof createRunner>;
+  try {
+    runner = createRunner({
+      projectDir: findProjectRoot(cwd),
+      cwd,
+      env: io.env,
+      model: {
+        ...(options.model && { id: options.model }),
+        ...(options.record && { record: path.resolve(io.cwd, options.record) }),
+        ...(options.replay && { replay: path.resolve(io.cwd, options.replay) }),
+      },
+      ...(options.maxIterations !== undefined && { limits: { maxIterations: options.maxIterations } }),
+    });
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof ReplayFileError) {
+      io.stderr.write(`agentmd: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  const controller = new AbortController();
+  let interrupts = 0;
+  const unhook = io.onInterrupt?.(() => {
+    interrupts++;
+    if (interrupts === 1) controller.abort();
+    else process.exit(130);
+  });
+  const started = performance.now();
+  const style = styleFor(io.stdout, io.env);
+  const render = options.output === "text" ? createTextRenderer(io.stdout, style) : undefined;
+  let result: RunResult;
+  try {
+    const handle = runner.run(prompt, {
+      signal: controller.signal,
+      ...(options.resume && { resume: options.resume }),
+    });
+    for await (const event of handle) {
+      if (render) render(event);
+      else if (options.output === "stream-json") io.stdout.write(`${JSON.stringify(event)}\n`);
+    }
+    result = await handle.result();
+  } catch (e) {
+    if (e instanceof SessionError) {
+      io.stderr.write(`agentmd: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    unhook?.();
+  }
+  if (options.output === "json") {
+    const { messages: _messages, ...rest } = result;
+    io.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
+  } else if (options.output === "text") {
+    io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
+    io.stdout.write(
+      `${style.dim(`session ${result.sessionId} (resume with --resume ${result.sessionId})`)}\n`,
+    );
+  }
+  return exitCode(result);
+}
+
+export function exitCode(r: RunResult): number {
+  switch (r.outcome) {
+    case "done":
+      return 0;
+    case "aborted":
+      return 130;
+    case "refused":
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+async function readStdin(io: RunIo): Promise<string | undefined> {
+  if (!io.stdin || io.stdin.isTTY) return undefined;
+  let text = "";
+  for await (const chunk of io.stdin) text += chunk.toString();
+  return text.trim() === "" ? undefined : text;
+}
+
+/** A replay without a prompt replays the recorded one. */
+function recordedPrompt(replay: string | undefined, cwd: string): string | undefined {
+  if (!replay) return undefined;
+  try {
+    return loadRecording(path.resolve(cwd, replay))[0]?.request.prompt;
+  } catch {
+    return undefined;
+  }
+}
+
+export type { RunEvent };
