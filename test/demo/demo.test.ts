@@ -12,7 +12,7 @@ import { REPO_ROOT, tempDir } from "../support/fixtures.js";
  * set RECORD_DEMO=1 to record it again after changing the example agents.
  */
 const DEMO = path.join(REPO_ROOT, "demo/session.jsonl");
-export const DEMO_PROMPT =
+const DEMO_PROMPT =
   "What does this repository's main agent do, and who reviews changes? Then push the current branch.";
 
 const MODEL = "claude-sonnet-5-5";
