@@ -1,8 +1,6 @@
 import { parseArgs } from "node:util";
-import { CHECK_HELP, runCheck } from "./check-command.js";
 import type { CliIo } from "./io.js";
-import { RUN_HELP, type RunIo, runRun } from "./run-command.js";
-import { runTools, TOOLS_HELP } from "./tools-command.js";
+import type { RunIo } from "./run-command.js";
 
 export type { CliIo } from "./io.js";
 export type { RunIo } from "./run-command.js";
@@ -39,9 +37,9 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
       case "run":
         return await run(rest, io);
       case "check":
-        return check(rest, io);
+        return await check(rest, io);
       case "tools":
-        return tools(rest, io);
+        return await tools(rest, io);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }
@@ -55,7 +53,9 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
   }
 }
 
-function check(args: readonly string[], io: CliIo): number {
+// Each command loads its own modules when it runs: `check` never pays for the SDK's start-up.
+async function check(args: readonly string[], io: CliIo): Promise<number> {
+  const { CHECK_HELP, runCheck } = await import("./check-command.js");
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -72,7 +72,8 @@ function check(args: readonly string[], io: CliIo): number {
   return runCheck({ paths: positionals, json: values.json, strict: values.strict }, io);
 }
 
-function tools(args: readonly string[], io: CliIo): number {
+async function tools(args: readonly string[], io: CliIo): Promise<number> {
+  const { TOOLS_HELP, runTools } = await import("./tools-command.js");
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
@@ -101,6 +102,7 @@ function tools(args: readonly string[], io: CliIo): number {
 }
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
+  const { RUN_HELP, runRun } = await import("./run-command.js");
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
