@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { main } from "../../src/cli/main.js";
 import { REPO_ROOT } from "./fixtures.js";
@@ -34,4 +34,34 @@ export function runBin(argv: string[], opts: { cwd: string; env?: Record<string,
     timeout: 30_000,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The built CLI as a separate process, without blocking this one (a fake server in this process
+ * can answer it). `onStart` gets the child, to send it signals or write its standard input.
+ */
+export function runBinAsync(
+  argv: string[],
+  opts: {
+    cwd: string;
+    env?: Record<string, string>;
+    input?: string;
+    onStart?: (child: import("node:child_process").ChildProcess) => void;
+  },
+): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), ...argv], {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? "", ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }));
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    else child.stdin.end();
+    opts.onStart?.(child);
+  });
 }
