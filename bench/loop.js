@@ -56,7 +56,7 @@ async function floor() {
 }
 
 async function agentmd() {
-  const { createRunner } = await import("../dist/loop/runner.js");
+  const { createRunner } = await import("../dist/invocation/runner.js");
   const { defineTool, ok } = await import("../dist/tools/index.js");
   const noop = defineTool({
     name: "Noop",
@@ -88,7 +88,7 @@ async function agentmd() {
 }
 
 async function parallel() {
-  const { createRunner } = await import("../dist/loop/runner.js");
+  const { createRunner } = await import("../dist/invocation/runner.js");
   const { defineTool, ok } = await import("../dist/tools/index.js");
   const sleep = defineTool({
     name: "Sleep",

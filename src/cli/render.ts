@@ -24,11 +24,20 @@ export function createTextRenderer(out: Out, style: Style) {
       case "tool_start":
         inputs.set(e.id, e.input);
         break;
-      case "message_delta":
-        if (atLineStart && e.depth > 0) out.write(indent(e.depth));
-        out.write(e.depth > 0 ? e.text.replace(/\n/g, `\n${indent(e.depth)}`) : e.text);
-        atLineStart = e.text.endsWith("\n");
+      case "message_delta": {
+        const lines = e.text.split("\n");
+        lines.forEach((segment, i) => {
+          if (i > 0) {
+            out.write("\n");
+            atLineStart = true;
+          }
+          if (segment === "") return;
+          if (atLineStart) out.write(indent(e.depth));
+          out.write(segment);
+          atLineStart = false;
+        });
         break;
+      }
       case "tool_end": {
         const verdict =
           e.decision === "allowed"
@@ -69,7 +78,10 @@ export function createTextRenderer(out: Out, style: Style) {
           line(`${indent(e.depth - 1)}${style.cyan("⎿")} ${e.agent} (${e.model}, ${e.tools.length} tools)`);
         break;
       case "run_end":
-        if (!atLineStart) line("");
+        if (!atLineStart) {
+          out.write("\n");
+          atLineStart = true;
+        }
         break;
       default:
         break;

@@ -1,10 +1,10 @@
 import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
+import { createRunner } from "../invocation/runner.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
-import { createRunner } from "../loop/runner.js";
 import { SessionError } from "../loop/transcript.js";
 import { ConfigError } from "../model/client.js";
-import { loadRecording, ReplayFileError } from "../model/record-replay.js";
+import { loadRecording, ReplayFileError, recordedInput } from "../model/record-replay.js";
 import { type CliIo, styleFor } from "./io.js";
 import { createTextRenderer, summary } from "./render.js";
 
@@ -142,7 +142,8 @@ async function readStdin(io: RunIo): Promise<string | undefined> {
 function recordedPrompt(replay: string | undefined, cwd: string): string | undefined {
   if (!replay) return undefined;
   try {
-    return loadRecording(path.resolve(cwd, replay))[0]?.request.prompt;
+    const file = path.resolve(cwd, replay);
+    return recordedInput(file) ?? loadRecording(file)[0]?.request.prompt;
   } catch {
     return undefined;
   }

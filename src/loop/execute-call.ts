@@ -1,4 +1,5 @@
 import type { ContentBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Usage } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
 import type { PermissionList } from "../permissions/types.js";
 import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
@@ -10,8 +11,8 @@ import { type Hooks, runHooks } from "./hooks.js";
 /** What every call of one run is executed in. */
 export interface CallContext {
   readonly registry: ToolRegistry;
-  /** The run's effective allow-list: what was offered, and what each call is judged by. */
-  readonly list: PermissionList;
+  /** The run's changing state: its effective allow-list, and the meter of what it spent. */
+  readonly state: RunState;
   readonly cwd: string;
   readonly signal: AbortSignal;
   readonly logger: Logger;
@@ -23,6 +24,16 @@ export interface CallContext {
   readonly sessionId: string;
   readonly depth: number;
   readonly emit: EventSink;
+}
+
+/**
+ * What a run carries from turn to turn. `list` is the effective allow-list: what is offered, and what
+ * each call is judged by; an inline skill narrows it for the rest of the run (never widens it).
+ * `meter` is what the run spent, its children's runs included.
+ */
+export interface RunState {
+  list: PermissionList;
+  readonly meter: { usage: Usage; costUsd: number };
 }
 
 export interface ToolUse {
@@ -77,7 +88,7 @@ async function settle(
   const registered = cx.registry.get(use.name);
   const judged = { specs: cx.registry.specs, cwd: cx.cwd };
   if (!registered) {
-    const d = decide(cx.list, { tool: use.name, input: use.input }, judged);
+    const d = decide(cx.state.list, { tool: use.name, input: use.input }, judged);
     const message =
       d.kind === "denied" ? d.message : `${use.name} is not allowed in this run. The tool was not executed.`;
     return { decision: "denied", result: { content: message, isError: true } };
@@ -85,7 +96,7 @@ async function settle(
   const tool = registered.tool;
   const prepared = prepareInput(registered, use.input);
   if (!prepared.ok) return { decision: "invalid", result: prepared.result };
-  const d = decide(cx.list, { tool: tool.name, input: prepared.input }, judged);
+  const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);
   if (d.kind === "denied") return { decision: "denied", result: { content: d.message, isError: true } };
   const gate = checkInput(tool, prepared.input, cx.gateMode, cx.logger);
   if (!gate.ok) return { decision: "invalid", result: { content: gate.message, isError: true } };

@@ -7,7 +7,8 @@ import type {
   MessageParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import type PQueue from "p-queue";
-import { addUsage, costOf, type Price, type Usage, ZERO_USAGE } from "../model/models.js";
+import { addUsage, costOf, type Price, ZERO_USAGE } from "../model/models.js";
+import type { PermissionList } from "../permissions/types.js";
 import type { RegisteredTool } from "../tools/registry.js";
 import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
 import type { RunOutcome, RunResult } from "./events.js";
@@ -21,8 +22,8 @@ export interface LoopConfig {
   readonly maxTokens: number;
   readonly maxIterations: number;
   readonly promptCaching: boolean;
-  /** The tools shown to the model: what the effective list offers. */
-  readonly offered: readonly RegisteredTool[];
+  /** The tools shown to the model: what the effective list offers (asked again each turn). */
+  readonly offer: (list: PermissionList) => readonly RegisteredTool[];
   readonly call: CallContext;
   readonly pool: PQueue;
   readonly concurrency: ConcurrencySettings;
@@ -44,13 +45,17 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   const { call } = cfg;
   const base = { runId: call.runId, depth: call.depth };
   const started = performance.now();
-  let usage: Usage = ZERO_USAGE;
-  let cost = 0;
+  const meter = call.state.meter;
   let turns = 0;
   let outcome: RunOutcome = "done";
   let note: string | undefined;
-  const apiTools = toApiTools(cfg.offered, cfg.promptCaching);
+  let toolsFor: PermissionList | undefined;
+  let apiTools: ApiTool[] = [];
   for (;;) {
+    if (toolsFor !== call.state.list) {
+      toolsFor = call.state.list;
+      apiTools = toApiTools(cfg.offer(toolsFor), cfg.promptCaching);
+    }
     if (turns >= cfg.maxIterations) {
       outcome = "limit";
       note = `the run stopped after ${cfg.maxIterations} model turns (maxIterations); raise it in agent.md or ask for less`;
@@ -78,8 +83,8 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     const msg = turn.message;
     const turnUsage = addUsage(ZERO_USAGE, msg.usage);
     const turnCost = costOf(cfg.model, turnUsage, cfg.prices);
-    usage = addUsage(usage, turnUsage);
-    cost += turnCost;
+    meter.usage = addUsage(meter.usage, turnUsage);
+    meter.costUsd += turnCost;
     call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost });
     const content = toParams(msg.content);
     call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
@@ -128,6 +133,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   }
   if (outcome === "aborted") call.emit({ ...base, type: "abort", message: "the run was aborted" });
   const text = lastAssistantText(messages);
+  const { usage, costUsd } = meter;
   call.emit({
     ...base,
     type: "run_end",
@@ -135,7 +141,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     text,
     turns,
     usage,
-    costUsd: cost,
+    costUsd,
     ms: performance.now() - started,
   });
   return {
@@ -145,7 +151,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     text,
     turns,
     usage,
-    costUsd: cost,
+    costUsd,
     messages,
     ...(note !== undefined && { message: note }),
   };

@@ -105,6 +105,25 @@ export class ReplayFileError extends Error {
   }
 }
 
+/** Notes what the user typed (a prompt, or `/name args`), so that a replay can type it again. */
+export function recordInput(file: string, input: unknown): void {
+  appendFileSync(file, `${JSON.stringify({ input })}\n`);
+}
+
+/** The first input noted in a recording, if any. */
+export function recordedInput(file: string): string | undefined {
+  try {
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (!line.startsWith('{"input"')) continue;
+      const v = (JSON.parse(line) as { input?: unknown }).input;
+      if (typeof v === "string") return v;
+    }
+  } catch {
+    // no recording, or not one: there is no input to replay
+  }
+  return undefined;
+}
+
 export function loadRecording(file: string): Exchange[] {
   let text: string;
   try {
@@ -116,7 +135,7 @@ export function loadRecording(file: string): Exchange[] {
   }
   const out: Exchange[] = [];
   text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
+    if (line.trim() === "" || line.startsWith('{"input"')) return;
     try {
       const ex = JSON.parse(line) as Exchange;
       if (!ex.request || !ex.response || typeof ex.response.body !== "string")

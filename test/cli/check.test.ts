@@ -74,7 +74,7 @@ describe("agentmd check", () => {
     const r = await runCli(["check"], { cwd: path.join(REPO_ROOT, "agents") });
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe(
-      "checked 4 files: 1 main agent, 1 subagent, 1 skill, 1 command; 0 errors, 0 warnings, 0 info",
+      "checked 5 files: 1 main agent, 1 subagent, 1 skill, 2 commands; 0 errors, 0 warnings, 0 info",
     );
   });
 
@@ -101,7 +101,7 @@ describe("agentmd check", () => {
     const ok = runBin(["check"], { cwd: REPO_ROOT });
     expect([ok.code, ok.stdout.trim(), ok.stderr]).toEqual([
       0,
-      "checked 4 files: 1 main agent, 1 subagent, 1 skill, 1 command; 0 errors, 0 warnings, 0 info",
+      "checked 5 files: 1 main agent, 1 subagent, 1 skill, 2 commands; 0 errors, 0 warnings, 0 info",
       "",
     ]);
     const bad = runBin(["check", "agents"], { cwd: fixture("template-values") });

@@ -201,6 +201,7 @@ describe("what the fixtures load to", () => {
     expect(r.definitions.map((d) => `${d.surface}:${d.name}`).sort()).toEqual([
       "agent:reviewer",
       "command:explain",
+      "command:tour",
       "main:repo-guide",
       "skill:release-notes",
     ]);

@@ -8,27 +8,27 @@ import { REPO_ROOT } from "../support/fixtures.js";
 const DEMO = path.join(REPO_ROOT, "demo/session.jsonl");
 
 describe("the demo recording", () => {
-  it("replays offline through the built CLI: a parallel batch of reads, a denied call, the answer", () => {
+  it("replays offline through the built CLI: a command, a parallel batch, a subagent, a skill, denied calls", () => {
     expect(existsSync(DEMO)).toBe(true);
     const r = runBin(["run", "--replay", "demo/session.jsonl"], { cwd: REPO_ROOT });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const lines = r.stdout.split("\n");
+    const lines = r.stdout.split("\n").map((l) => l.replace(/ \(\d+ ms\)$/, ""));
     // A parallel batch: the lines come in the order the calls finished.
-    expect(
-      lines
-        .filter((l) => l.startsWith("⏺ Read "))
-        .map((l) => l.replace(/ \(\d+ ms\)$/, ""))
-        .sort(),
-    ).toEqual([
+    expect(lines.slice(1, 4).sort()).toEqual([
+      '⏺ Grep {"pattern":"allowed-tools","path":"skills"} → ok',
       "⏺ Read agent.md → ok",
       "⏺ Read agents/reviewer.md → ok",
-      "⏺ Read skills/release-notes/SKILL.md → ok",
     ]);
-    expect(lines.find((l) => l.startsWith("⏺ Bash"))).toMatch(
-      /^⏺ Bash git push origin main → denied: Bash\(git push origin main\) is denied by 'Bash\(git push:\*\)' in agent\.md:6\. The tool was not executed\. \(\d+ ms\)$/,
+    expect(lines).toContain("⎿ reviewer (claude-sonnet-5-5, 4 tools)");
+    expect(lines).toContain(
+      "  ⏺ Bash rm -rf build → denied: Bash(rm -rf build) is not allowed: this run allows Bash only for: git diff:*. The tool was not executed.",
     );
-    expect(r.stdout).toContain("I could not push: `git push` is on this agent's deny list");
-    expect(r.stdout).toMatch(/— done · 3 turns · /);
+    expect(lines.some((l) => l.startsWith("⏺ Task ") && l.endsWith("→ ok"))).toBe(true);
+    expect(lines).toContain('⏺ Skill {"skill":"release-notes","args":"v0.1.0"} → ok');
+    expect(lines).toContain(
+      "⏺ Bash git push origin main → denied: Bash(git push origin main) is denied by 'Bash(git push:*)' in agent.md:6. The tool was not executed.",
+    );
+    expect(r.stdout).toMatch(/— done · 5 turns · /);
   });
 });

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRunner } from "../../src/invocation/runner.js";
 import type { RunEvent } from "../../src/loop/events.js";
-import { createRunner } from "../../src/loop/runner.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { writeFiles } from "../support/tools.js";
@@ -116,7 +116,13 @@ describe("record and replay", () => {
     const first = await drain(live.run("go"));
     expect(first.result.text).toBe("All done.");
     await new Promise((r) => setTimeout(r, 50));
-    expect(readFileSync(recording, "utf8").trim().split("\n")).toHaveLength(3);
+    const lines = readFileSync(recording, "utf8").trim().split("\n");
+    expect(lines.map((l) => Object.keys(JSON.parse(l))[0])).toEqual([
+      "input",
+      "request",
+      "request",
+      "request",
+    ]);
     await fake.close();
 
     writeFiles(dir, { "a.txt": "changed on this machine" });
