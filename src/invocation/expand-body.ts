@@ -53,7 +53,7 @@ export async function expandBody(body: string, cx: ExpandContext): Promise<Expan
   if (!usesArguments(source) && cx.args.trim() !== "") text = `${text.trimEnd()}\n\nARGUMENTS: ${cx.args}`;
   const attached = await attachFiles(text, cx);
   if (!attached.ok) return attached;
-  return { ok: true, text: attached.text };
+  return { ok: true, text: attached.text.trim() };
 }
 
 async function runCommand(command: string, cx: ExpandContext): Promise<Expanded> {
