@@ -7,12 +7,15 @@ export type { RunIo } from "./run-command.js";
 
 const HELP = `agentmd — run LLM agents defined in markdown, with allow-lists enforced at every hop.
 
-Usage: agentmd <command> [options]
+Usage: agentmd [command] [options]
 
 Commands:
-  run [PROMPT]    run the main agent once (see 'agentmd run --help')
-  check [PATH…]   load and validate agent.md, agents/, skills/ and commands/
-  tools           show what a run may do at the end of a chain of hops, or judge one call
+  chat               talk to the main agent (the default with no command)
+  run [PROMPT]       run the main agent once on PROMPT, or '/name args' for a command or skill
+  check [PATH…]      load and validate agent.md, agents/, skills/ and commands/
+  tools              show what a run may do at the end of a chain of hops, or judge one call
+  init [DIR]         create a starter project (never overwrites)
+  sessions [show ID] list the project's sessions, or show one
 
 Run 'agentmd <command> --help' for a command's options.`;
 
@@ -28,12 +31,19 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case undefined:
       case "-h":
       case "--help":
       case "help":
         io.stdout.write(`${HELP}\n`);
         return 0;
+      case undefined:
+        return await chat([], io);
+      case "chat":
+        return await chat(rest, io);
+      case "init":
+        return await init(rest, io);
+      case "sessions":
+        return await sessions(rest, io);
       case "run":
         return await run(rest, io);
       case "check":
@@ -114,6 +124,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       replay: { type: "string" },
       resume: { type: "string" },
       cwd: { type: "string" },
+      agent: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -145,7 +156,74 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       ...(values.replay && { replay: values.replay }),
       ...(values.resume && { resume: values.resume }),
       ...(values.cwd && { cwd: values.cwd }),
+      ...(values.agent && { agent: values.agent }),
     },
     io,
   );
+}
+
+async function chat(args: readonly string[], io: RunIo): Promise<number> {
+  const { CHAT_HELP, runChat } = await import("./repl.js");
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      model: { type: "string" },
+      record: { type: "string" },
+      replay: { type: "string" },
+      cwd: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${CHAT_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument '${positionals[0]}' (for one prompt, use 'agentmd run')`);
+  return runChat(
+    {
+      ...(values.model && { model: values.model }),
+      ...(values.record && { record: values.record }),
+      ...(values.replay && { replay: values.replay }),
+      ...(values.cwd && { cwd: values.cwd }),
+    },
+    io,
+  );
+}
+
+async function init(args: readonly string[], io: CliIo): Promise<number> {
+  const { INIT_HELP, runInit } = await import("./init-command.js");
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { help: { type: "boolean", short: "h", default: false } },
+  });
+  if (values.help) {
+    io.stdout.write(`${INIT_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UsageError("init takes one folder at most");
+  return runInit(positionals[0], io);
+}
+
+async function sessions(args: readonly string[], io: CliIo): Promise<number> {
+  const { SESSIONS_HELP, runSessions } = await import("./sessions-command.js");
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${SESSIONS_HELP}\n`);
+    return 0;
+  }
+  const [verb, id] = positionals;
+  if (verb === undefined) return runSessions({ json: values.json }, io);
+  if (verb !== "show" || id === undefined || positionals.length > 2)
+    throw new UsageError("usage: agentmd sessions [show ID] [--json]");
+  return runSessions({ show: id, json: values.json }, io);
 }

@@ -8,12 +8,14 @@ import { loadRecording, ReplayFileError, recordedInput } from "../model/record-r
 import { type CliIo, styleFor } from "./io.js";
 import { createTextRenderer, summary } from "./render.js";
 
-export const RUN_HELP = `Usage: agentmd run [PROMPT] [options]
+export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
 
 Runs the main agent (agent.md) once on PROMPT (or on standard input when no PROMPT
 is given), streaming its text, one line per tool call with its decision, and a summary.
+'/name args' runs a command or skill as typed in the REPL.
 
 Options:
+  --agent NAME         run the subagent NAME instead (its tools: main's ∩ its own)
   --model M            a model id or alias (sonnet, opus, haiku); overrides agent.md
   --max-iterations N   stop after N model turns (default: agent.md's maxIterations, else 50)
   --output FORMAT      text (default), json (one result object at the end), or
@@ -39,6 +41,8 @@ export interface RunCommandOptions {
   readonly replay?: string;
   readonly resume?: string;
   readonly cwd?: string;
+  /** Run this subagent instead of the main agent. */
+  readonly agent?: string;
 }
 
 export interface RunIo extends CliIo {
@@ -91,6 +95,7 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     const handle = runner.run(prompt, {
       signal: controller.signal,
       ...(options.resume && { resume: options.resume }),
+      ...(options.agent && { agent: options.agent }),
     });
     for await (const event of handle) {
       if (render) render(event);

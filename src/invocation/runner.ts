@@ -321,18 +321,21 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       const agent = target.agent ? core.agents.get(target.agent) : undefined;
       if (target.agent && !agent)
         return { failure: `/${name} names the subagent '${target.agent}', which is not defined` };
-      return plain(
-        agent ? intersect(list, listOf(agent)) : list,
-        {
-          agent: `${target.surface}:${name}`,
-          system: agent?.body ?? "",
-          model,
-          hooks: mergeHooks(mainHooks, agent?.hooks, target.surface === "skill" ? target.hooks : undefined),
-        },
-        expanded.text,
-      );
+      return {
+        ...plain(
+          agent ? intersect(list, listOf(agent)) : list,
+          {
+            agent: `${target.surface}:${name}`,
+            system: agent?.body ?? "",
+            model,
+            hooks: mergeHooks(mainHooks, agent?.hooks, target.surface === "skill" ? target.hooks : undefined),
+          },
+          expanded.text,
+        ),
+        typed: (input as string).trim(),
+      };
     }
-    return plain(
+    const spec = plain(
       list,
       {
         ...mainSpec,
@@ -341,6 +344,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       },
       expanded.text,
     );
+    return { ...spec, typed: (input as string).trim() };
   }
 
   function slashNames(): string[] {

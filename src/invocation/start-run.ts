@@ -64,6 +64,8 @@ export interface RunSpec {
   readonly signal: AbortSignal;
   readonly emit: EventSink;
   readonly sessionId: string;
+  /** What the user typed, when it differs from the first message (a `/name args` line). */
+  readonly typed?: string;
 }
 
 const ZERO = {
@@ -103,6 +105,7 @@ export async function startRun(core: Core, spec: RunSpec): Promise<RunResult> {
     model: spec.model,
     tools: shown.map((r) => r.tool.name),
     ...(spec.parentRunId && { parentRunId: spec.parentRunId }),
+    ...(spec.typed !== undefined && { input: spec.typed }),
   });
   const first = spec.messages[spec.messages.length - 1];
   if (first?.role === "user") emit({ ...base, type: "user_message", content: first.content });

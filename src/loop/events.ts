@@ -31,6 +31,8 @@ export type RunEvent =
       readonly model: string;
       readonly tools: readonly string[];
       readonly parentRunId?: string;
+      /** The line the user typed, for a `/name args` run. */
+      readonly input?: string;
     })
   | (Base & { readonly type: "user_message"; readonly content: MessageParam["content"] })
   | (Base & { readonly type: "turn_start"; readonly turn: number })

@@ -140,6 +140,8 @@ export function listSessions(dir: string): SessionSummary[] {
     try {
       const events = readSessionEvents(dir, id);
       const first = events.find((e) => e.type === "user_message" && e.depth === 0);
+      const start = events.find((e) => e.type === "run_start" && e.depth === 0);
+      const typed = start?.type === "run_start" ? start.input : undefined;
       const ends = events.filter((e) => e.type === "run_end" && e.depth === 0);
       const last = ends[ends.length - 1];
       const prompt =

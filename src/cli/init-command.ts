@@ -1,0 +1,71 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { CliIo } from "./io.js";
+
+export const INIT_HELP = `Usage: agentmd init [DIR]
+
+Creates a starter project in DIR (default: the current folder): agent.md, a read-only
+subagent, a skill with a resource file, and a command. Never overwrites a file that exists.`;
+
+const FILES: Record<string, string> = {
+  "agent.md": `---
+name: assistant
+description: The main agent of this project.
+model: sonnet
+allowed-tools: Read, Glob, Grep, Bash(git status), Bash(git log:*), Bash(git diff:*), Task(reviewer), Skill
+disallowed-tools: Bash(git push:*)
+maxIterations: 30
+---
+You are the assistant of this project. Read the code before you answer, quote file paths and
+line numbers, and hand reviews to the \`reviewer\` subagent.
+`,
+  "agents/reviewer.md": `---
+name: reviewer
+description: Reviews a change read-only and reports problems with file and line.
+tools: Read, Grep, Glob, Bash(git diff:*)
+---
+You are a careful reviewer. You can read files and run \`git diff\`; you cannot change anything.
+Report each problem with its file and line, most serious first.
+`,
+  "skills/summarize/SKILL.md": `---
+name: summarize
+description: Summarizes a file or folder for a newcomer. Use when asked what something is for.
+allowed-tools: Read, Glob, Grep
+argument-hint: "<path>"
+---
+Summarize \`$ARGUMENTS\` for a newcomer, following the outline in \`\${SKILL_DIR}/outline.md\`.
+`,
+  "skills/summarize/outline.md": `# Outline
+1. What it is for, in one sentence.
+2. How it is used.
+3. What to watch out for.
+`,
+  "commands/hello.md": `---
+description: Says hello and lists what this project's agent may do.
+---
+Say hello to $ARGUMENTS and list, in one short paragraph, what you can and cannot do here.
+`,
+};
+
+/** Runs `agentmd init`; returns the exit code. */
+export function runInit(dirArg: string | undefined, io: CliIo): number {
+  const dir = path.resolve(io.cwd, dirArg ?? ".");
+  let created = 0;
+  for (const [rel, content] of Object.entries(FILES)) {
+    const file = path.join(dir, rel);
+    if (existsSync(file)) {
+      io.stdout.write(`  exists, left as is: ${rel}\n`);
+      continue;
+    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content, { flag: "wx" });
+    io.stdout.write(`  created ${rel}\n`);
+    created++;
+  }
+  io.stdout.write(
+    created > 0
+      ? `A starter project is in ${dir}. Next: 'agentmd check' to validate it, 'agentmd' to talk to it.\n`
+      : `Nothing to create: every starter file exists in ${dir}.\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,198 @@
+import { homedir } from "node:os";
+import path from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import { findProjectRoot } from "../definitions/discover.js";
+import { createRunner, type Runner } from "../invocation/runner.js";
+import type { RunEvent } from "../loop/events.js";
+import { ConfigError } from "../model/client.js";
+import { ReplayFileError } from "../model/record-replay.js";
+import {
+  BUILTIN_PERMISSION_SPECS,
+  describeChain,
+  formatChainReport,
+  resolveChain,
+} from "../permissions/index.js";
+import { type Style, styleFor } from "./io.js";
+import { createTextRenderer, summary } from "./render.js";
+import type { RunIo } from "./run-command.js";
+
+export const CHAT_HELP = `Usage: agentmd [chat] [--model M] [--record FILE | --replay FILE] [--cwd DIR]
+
+A conversation with the main agent (agent.md). Type a message, or:
+  /name args   run a command or skill (Tab completes the names)
+  /help        this list          /tools    what the main agent may do
+  /agents      the subagents      /skills   the skills and commands
+  /exit        leave (or Ctrl-D)
+Ctrl-C stops the current turn; a second Ctrl-C leaves. Each turn continues one session,
+written to .agentmd/sessions/<id>.jsonl.`;
+
+export interface ChatOptions {
+  readonly model?: string;
+  readonly record?: string;
+  readonly replay?: string;
+  readonly cwd?: string;
+}
+
+const BUILTIN = ["/help", "/tools", "/agents", "/skills", "/exit", "/quit"];
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** The REPL. Returns the exit code when the user leaves. */
+export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
+  const cwd = path.resolve(io.cwd, options.cwd ?? ".");
+  const projectDir = findProjectRoot(cwd);
+  let runner: Runner;
+  try {
+    runner = createRunner({
+      projectDir,
+      cwd,
+      env: io.env,
+      model: {
+        ...(options.model && { id: options.model }),
+        ...(options.record && { record: path.resolve(io.cwd, options.record) }),
+        ...(options.replay && { replay: path.resolve(io.cwd, options.replay) }),
+      },
+    });
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof ReplayFileError) {
+      io.stderr.write(`agentmd: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  const style = styleFor(io.stdout, io.env);
+  const tty = io.stdout.isTTY === true && io.stdin?.isTTY === true;
+  const input = (io.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  const rl = createInterface({
+    input,
+    output: io.stdout as NodeJS.WritableStream,
+    terminal: tty,
+    historySize: 500,
+    completer: (line: string) => {
+      if (!line.startsWith("/")) return [[], line];
+      const all = [...BUILTIN, ...runner.slashNames().map((n) => `/${n}`)];
+      const hits = all.filter((c) => c.startsWith(line));
+      return [hits.length ? hits : all, line];
+    },
+  });
+  const main = runner.definitions.find((d) => d.surface === "main");
+  io.stdout.write(
+    `${style.bold("agentmd")} ${style.dim(`— ${main?.name ?? "main"} in ${projectDir}; /help for commands`)}\n`,
+  );
+  let session: string | undefined;
+  let current: AbortController | undefined;
+  let lastInterrupt = 0;
+  const onInterrupt = () => {
+    if (current) {
+      if (current.signal.aborted) process.exit(130);
+      current.abort();
+      io.stdout.write(`\n${style.yellow("stopping this turn (Ctrl-C again to leave)")}\n`);
+      return;
+    }
+    if (Date.now() - lastInterrupt < 2000) {
+      rl.close();
+      return;
+    }
+    lastInterrupt = Date.now();
+    io.stdout.write(`\n${style.dim("(Ctrl-C again to leave, or /exit)")}\n`);
+    rl.prompt();
+  };
+  rl.on("SIGINT", onInterrupt);
+  const unhook = io.onInterrupt?.(onInterrupt);
+  rl.setPrompt(`${style.cyan("›")} `);
+  rl.prompt();
+  try {
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (line === "") {
+        rl.prompt();
+        continue;
+      }
+      if (line === "/exit" || line === "/quit") break;
+      if (line === "/help") io.stdout.write(`${CHAT_HELP}\n`);
+      else if (line === "/tools") io.stdout.write(`${toolsReport(runner, projectDir, io)}\n`);
+      else if (line === "/agents") io.stdout.write(`${listing(runner, "agent", style)}\n`);
+      else if (line === "/skills")
+        io.stdout.write(`${listing(runner, "skill", style)}\n${listing(runner, "command", style)}\n`);
+      else {
+        current = new AbortController();
+        const started = performance.now();
+        const handle = runner.run(line, { signal: current.signal, ...(session && { resume: session }) });
+        session = handle.sessionId;
+        const render = createTextRenderer(io.stdout, style);
+        const spinner = tty ? createSpinner(io.stdout, style) : undefined;
+        for await (const event of handle) {
+          spinner?.update(event);
+          render(event);
+        }
+        spinner?.stop();
+        const result = await handle.result();
+        io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
+        current = undefined;
+      }
+      rl.prompt();
+    }
+  } finally {
+    unhook?.();
+    rl.close();
+  }
+  if (session)
+    io.stdout.write(`${style.dim(`session ${session} (agentmd run --resume ${session} to go on)`)}\n`);
+  return 0;
+}
+
+/** Shows the running tools on one line, on a terminal only, and clears it before other output. */
+function createSpinner(out: RunIo["stdout"], style: Style) {
+  const running = new Map<string, string>();
+  let frame = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const clear = () => out.write("\r\x1b[2K");
+  const draw = () => {
+    clear();
+    const names = [...new Set(running.values())].join(", ");
+    out.write(style.dim(`${FRAMES[frame++ % FRAMES.length]} running ${names}…`));
+  };
+  return {
+    update(e: RunEvent) {
+      if (e.type === "tool_start") {
+        running.set(e.id, e.name);
+        if (!timer) timer = setInterval(draw, 80);
+        draw();
+      } else if (e.type === "tool_end" || e.type === "message_delta" || e.type === "run_end") {
+        if (e.type === "tool_end") running.delete(e.id);
+        clear();
+        if (running.size === 0 && timer) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      }
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      clear();
+    },
+  };
+}
+
+function toolsReport(runner: Runner, projectDir: string, io: RunIo): string {
+  const chain = resolveChain("main", runner.definitions, {
+    specs: BUILTIN_PERMISSION_SPECS,
+    home: io.env.HOME ?? homedir(),
+  });
+  if (!chain.ok) return chain.error;
+  const names = runner.registry.all.map((r) => r.tool.name).concat(["Task", "Skill"]);
+  return formatChainReport(describeChain(chain.hops, names), projectDir).join("\n");
+}
+
+function listing(runner: Runner, surface: "agent" | "skill" | "command", style: Style): string {
+  const defs = runner.definitions.filter((d) => d.surface === surface);
+  const title = { agent: "subagents", skill: "skills", command: "commands" }[surface];
+  if (defs.length === 0) return style.dim(`no ${title}`);
+  const prefix = surface === "agent" ? "" : "/";
+  return [
+    style.bold(`${title}:`),
+    ...defs.map((d) => `  ${prefix}${d.name}${d.description ? style.dim(` — ${d.description}`) : ""}`),
+  ].join("\n");
+}
+
+export type { Interface };

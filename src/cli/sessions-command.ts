@@ -1,0 +1,59 @@
+import { findProjectRoot } from "../definitions/discover.js";
+import { listSessions, readSessionEvents, SessionError, sessionsDir } from "../loop/transcript.js";
+import { type CliIo, styleFor } from "./io.js";
+import { createTextRenderer } from "./render.js";
+
+export const SESSIONS_HELP = `Usage: agentmd sessions [--json]
+       agentmd sessions show ID [--json]
+
+Lists the project's sessions (.agentmd/sessions/), newest first, or shows one: its
+events rendered as the run showed them (or as JSON lines with --json).
+Continue one with 'agentmd run --resume ID'.`;
+
+/** Runs `agentmd sessions`; returns the exit code. */
+export function runSessions(args: { show?: string; json: boolean }, io: CliIo): number {
+  const dir = sessionsDir(findProjectRoot(io.cwd));
+  if (args.show !== undefined) {
+    let events: ReturnType<typeof readSessionEvents>;
+    try {
+      events = readSessionEvents(dir, args.show);
+    } catch (e) {
+      if (e instanceof SessionError) {
+        io.stderr.write(`agentmd sessions: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+    if (args.json) {
+      for (const e of events) io.stdout.write(`${JSON.stringify(e)}\n`);
+      return 0;
+    }
+    const style = styleFor(io.stdout, io.env);
+    const render = createTextRenderer(io.stdout, style);
+    for (const e of events) {
+      if (e.type === "user_message" && e.depth === 0) {
+        io.stdout.write(
+          `${style.bold("›")} ${typeof e.content === "string" ? e.content : "(content blocks)"}\n`,
+        );
+      }
+      render(e);
+    }
+    return 0;
+  }
+  const sessions = listSessions(dir);
+  if (args.json) {
+    io.stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    return 0;
+  }
+  if (sessions.length === 0) {
+    io.stdout.write(`No sessions in ${dir}.\n`);
+    return 0;
+  }
+  for (const s of sessions) {
+    const prompt = s.prompt.replace(/\s+/g, " ");
+    io.stdout.write(
+      `${s.id}  ${s.modified.toISOString().slice(0, 16).replace("T", " ")}  ${String(s.turns).padStart(3)} turns  ${(s.outcome ?? "?").padEnd(8)}  ${prompt.length > 60 ? `${prompt.slice(0, 57)}...` : prompt}\n`,
+    );
+  }
+  return 0;
+}
