@@ -144,12 +144,13 @@ export function listSessions(dir: string): SessionSummary[] {
       const typed = start?.type === "run_start" ? start.input : undefined;
       const ends = events.filter((e) => e.type === "run_end" && e.depth === 0);
       const last = ends[ends.length - 1];
-      const prompt =
-        first && first.type === "user_message"
+      const said =
+        first?.type === "user_message"
           ? typeof first.content === "string"
             ? first.content
             : "(blocks)"
           : "";
+      const prompt = typed ?? said;
       out.push({
         id,
         modified: statSync(path.join(dir, name)).mtime,
