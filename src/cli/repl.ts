@@ -145,9 +145,15 @@ function createSpinner(out: RunIo["stdout"], style: Style) {
   const running = new Map<string, string>();
   let frame = 0;
   let timer: NodeJS.Timeout | undefined;
-  const clear = () => out.write("\r\x1b[2K");
+  let drawn = false;
+  // Only a line the spinner drew is cleared: streamed text must never be erased.
+  const clear = () => {
+    if (drawn) out.write("\r\x1b[2K");
+    drawn = false;
+  };
   const draw = () => {
     clear();
+    drawn = true;
     const names = [...new Set(running.values())].join(", ");
     out.write(style.dim(`${FRAMES[frame++ % FRAMES.length]} running ${names}…`));
   };
@@ -157,7 +163,12 @@ function createSpinner(out: RunIo["stdout"], style: Style) {
         running.set(e.id, e.name);
         if (!timer) timer = setInterval(draw, 80);
         draw();
-      } else if (e.type === "tool_end" || e.type === "message_delta" || e.type === "run_end") {
+      } else if (
+        e.type === "tool_end" ||
+        e.type === "message_delta" ||
+        e.type === "run_end" ||
+        e.type === "run_start"
+      ) {
         if (e.type === "tool_end") running.delete(e.id);
         clear();
         if (running.size === 0 && timer) {

@@ -49,7 +49,9 @@ export async function streamTurn(
       if (cx.signal.aborted || e instanceof Anthropic.APIUserAbortError) return { kind: "aborted" };
       const code = errorCode(e);
       // HTTP errors were the SDK's to retry; these arrived inside a stream that had begun.
-      const inStream = !(e instanceof Anthropic.APIError) || e.status === undefined;
+      const inStream =
+        !(e instanceof Anthropic.APIConnectionError) &&
+        (!(e instanceof Anthropic.APIError) || e.status === undefined);
       const retryable = code === "overloaded_error" || code === "connection_error";
       if (inStream && retryable && !emitted && attempt < STREAM_RETRIES) {
         const delayMs = (cx.backoff ?? defaultBackoff)(attempt + 1);
