@@ -15,7 +15,7 @@ import { mergeHooks, type ParentRun, startRun } from "./start-run.js";
  */
 export function createTaskTool(parent: ParentRun): Tool | undefined {
   const { core, spec } = parent;
-  const allowed = allowedSubagents(core, spec.list, core.baseRegistry);
+  const allowed = allowedSubagents(core, spec.list);
   if (allowed.length === 0) return undefined;
   const listing = allowed.map((a) => `- ${a.name}: ${a.description}`).join("\n");
   return {
@@ -110,7 +110,7 @@ function childResult(
  */
 export function createSkillTool(parent: ParentRun): Tool | undefined {
   const { core, spec } = parent;
-  const skills = modelSkills(core, spec.list, core.baseRegistry);
+  const skills = modelSkills(core, spec.list);
   if (skills.length === 0) return undefined;
   return {
     name: "Skill",

@@ -95,7 +95,7 @@ export async function startRun(core: Core, spec: RunSpec): Promise<RunResult> {
   const registry = extra.length ? createToolRegistry([...core.baseTools, ...extra]) : core.baseRegistry;
   const offer = (list: PermissionList) => registry.all.filter((r) => offered(list, [r.tool.name]).length > 0);
   const shown = offer(spec.list);
-  const catalog = shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list, registry) : "";
+  const catalog = shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "";
   const system = [spec.system.trim(), catalog].filter(Boolean).join("\n\n");
   emit({
     ...base,

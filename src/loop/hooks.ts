@@ -24,8 +24,11 @@ export interface CommandHook {
 export interface FunctionHook {
   readonly matcher?: string;
   /** Return `{ block: "why" }` to stop the call; the sentence is what the model is told. */
-  run(payload: HookPayload): void | { block?: string } | Promise<void | { block?: string }>;
+  run(payload: HookPayload): HookReply | Promise<HookReply>;
 }
+
+/** Nothing to continue, or `{ block }` to stop the call. */
+export type HookReply = undefined | { block?: string };
 
 export type Hook = CommandHook | FunctionHook;
 

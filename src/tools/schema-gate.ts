@@ -86,7 +86,12 @@ export function checkInput(
   logger?: Logger,
 ): GateResult {
   if (mode === "off") return { ok: true, input };
-  const validate = (compiled.get(tool) ?? (prepareGate(tool), compiled.get(tool)))?.validate;
+  let entry = compiled.get(tool);
+  if (!entry) {
+    prepareGate(tool);
+    entry = compiled.get(tool);
+  }
+  const validate = entry?.validate;
   if (!validate || validate(input)) return { ok: true, input };
   const cleaned = withoutNulls(input) as Record<string, unknown>;
   if (cleaned !== input && validate(cleaned)) return { ok: true, input: cleaned };
