@@ -1,4 +1,5 @@
 export { classify, type Discovered, discoverPaths, discoverProject, findProjectRoot } from "./discover.js";
+export { type DefinitionInput, definitionFromObject, type FromObjectResult } from "./from-object.js";
 export { loadPaths, loadProject } from "./load.js";
 export { loadDefinitionFile } from "./load-definition.js";
 export { parseEntry, splitToolList } from "./parse-tool-list.js";

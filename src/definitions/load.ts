@@ -43,6 +43,7 @@ function loadDiscovered(discovery: Discovery): LoadResult {
     }
     files.push({ file: found.file, surface: found.surface, outcome });
   }
+  diagnostics.push(...shadowedCommands(definitions));
   diagnostics.sort(compareDiagnostics);
   return { definitions, diagnostics, files };
 }
@@ -60,4 +61,27 @@ function claimName(
   if (owner) return owner;
   owners.set(key, def);
   return undefined;
+}
+
+/** A skill and a command with one name: `/name` runs the skill, so the command is said to be shadowed. */
+function shadowedCommands(definitions: readonly Definition[]): Diagnostic[] {
+  const skills = new Map(
+    definitions.filter((d) => d.surface === "skill").map((d) => [`${d.root}\0${d.name}`, d] as const),
+  );
+  const out: Diagnostic[] = [];
+  for (const c of definitions) {
+    if (c.surface !== "command") continue;
+    const skill = skills.get(`${c.root}\0${c.name}`);
+    if (!skill) continue;
+    out.push({
+      file: c.file,
+      line: 1,
+      column: 1,
+      severity: "warning",
+      code: "command-shadowed-by-skill",
+      surface: "command",
+      message: `the skill '${c.name}' (${path.relative(c.root, skill.file)}) has the same name; /${c.name} runs the skill, not this command`,
+    });
+  }
+  return out;
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import PQueue from "p-queue";
 import { didYouMean } from "../definitions/did-you-mean.js";
+import { type DefinitionInput, definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import type {
   CommandDefinition,
@@ -12,6 +13,7 @@ import type {
   MainAgentDefinition,
   SkillDefinition,
   SubagentDefinition,
+  Surface,
 } from "../definitions/types.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import type { Hooks } from "../loop/hooks.js";
@@ -42,10 +44,15 @@ export interface RunnerOptions {
   /** The working folder tools run in (default: projectDir, else the process's). */
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** The main agent as an object, instead of (or over) agent.md. */
-  readonly main?: MainAgentDefinition;
+  /**
+   * The main agent as an object, instead of (or over) agent.md: its frontmatter keys and `body`,
+   * validated by the same schema as the file (errors throw a ConfigError listing them).
+   */
+  readonly main?: DefinitionInput;
   /** Subagents, skills and commands as objects, beside (and over same-named) ones from files. */
-  readonly definitions?: readonly Definition[];
+  readonly agents?: readonly DefinitionInput[];
+  readonly skills?: readonly DefinitionInput[];
+  readonly commands?: readonly DefinitionInput[];
   readonly model?: {
     /** A model id or alias; overrides agent.md. */
     readonly id?: string;
@@ -136,9 +143,10 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       `agent.md cannot be loaded:\n${mainErrors.map((d) => `  ${path.relative(projectDir, d.file)}:${d.line}:${d.column}: ${d.message}`).join("\n")}`,
     );
   }
-  const definitions = [...loaded.definitions, ...(options.definitions ?? [])];
-  const main =
-    options.main ?? (definitions.find((d) => d.surface === "main") as MainAgentDefinition | undefined);
+  const fromCode = definitionsFromCode(options, projectDir);
+  const codeMain = fromCode.find((d) => d.surface === "main");
+  const definitions = [...loaded.definitions.filter((d) => !(codeMain && d.surface === "main")), ...fromCode];
+  const main = definitions.find((d) => d.surface === "main") as MainAgentDefinition | undefined;
   const bySurface = <D extends Definition>(surface: D["surface"]) => {
     const m = new Map<string, D>();
     for (const d of definitions) if (d.surface === surface) m.set(d.name, d as D);
@@ -362,6 +370,30 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames,
   };
+}
+
+/** The definitions given as objects, validated as files are; any error throws, listing them all. */
+function definitionsFromCode(options: RunnerOptions, root: string): Definition[] {
+  const inputs: [Surface, DefinitionInput][] = [
+    ...(options.main ? [["main", options.main] as [Surface, DefinitionInput]] : []),
+    ...(options.agents ?? []).map((d) => ["agent", d] as [Surface, DefinitionInput]),
+    ...(options.skills ?? []).map((d) => ["skill", d] as [Surface, DefinitionInput]),
+    ...(options.commands ?? []).map((d) => ["command", d] as [Surface, DefinitionInput]),
+  ];
+  const out: Definition[] = [];
+  const errors: string[] = [];
+  for (const [surface, input] of inputs) {
+    const r = definitionFromObject(surface, input, root);
+    for (const d of r.diagnostics) {
+      if (d.severity === "error")
+        errors.push(`  ${path.relative(root, d.file)}:${d.line}:${d.column}: ${d.message} [${d.code}]`);
+    }
+    if (r.definition) out.push(r.definition);
+  }
+  if (errors.length > 0)
+    throw new ConfigError(`definitions given in code cannot be loaded:\n${errors.join("\n")}`);
+  // Later ones win over earlier ones of the same name: code over files.
+  return out;
 }
 
 function unknownName(kind: string, name: string, known: readonly string[]): string {

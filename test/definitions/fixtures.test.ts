@@ -73,6 +73,7 @@ const CASES: [name: string, diagnostics: string[]][] = [
     ["agent.md:2:16 error value-type", "agent.md:3:19 error value-type", "agent.md:5:3 error unknown-key"],
   ],
   ["claude-layout", []],
+  ["skill-shadows-command", ["commands/deploy.md:1:1 warning command-shadowed-by-skill"]],
 ];
 
 function byName(defs: readonly Definition[], name: string): Definition {
