@@ -68,6 +68,7 @@ describe("the public corpus", () => {
         "collection-as-text": 1,
         "colon-in-file-name": 16,
         "command-name-ignored": 5,
+        "command-shadowed-by-skill": 1,
         "documentation": 55,
         "dollar-zero": 3,
         "duplicate-name": 36,
