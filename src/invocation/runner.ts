@@ -298,7 +298,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     const args = (slash[2] ?? "").trim();
     const skill = core.skills.get(name);
     const command = core.commands.get(name);
-    const target = skill && skill.userInvocable !== false ? skill : command;
+    const target =
+      skill && skill.userInvocable !== false ? skill : command?.userInvocable !== false ? command : undefined;
     if (!target)
       return {
         failure: unknownName(

@@ -24,6 +24,10 @@ const PROJECT: Record<string, string> = {
   "agents/writer.md": "---\nname: writer\ndescription: Writes only.\ntools: Write, Edit\n---\nYou write.\n",
   "agents/gatekeeper.md":
     "---\nname: gatekeeper\ndescription: May only spawn the reviewer.\ntools: Read, Task(reviewer)\n---\nYou delegate.\n",
+  "agents/shell.md":
+    "---\nname: shell\ndescription: Has Bash and skills.\ntools: Bash, Skill, Read\n---\nYou run things.\n",
+  "skills/writer-skill/SKILL.md":
+    "---\nname: writer-skill\ndescription: Wants to write.\nallowed-tools: Read, Write\n---\nWrite things.\n",
   "skills/narrow/SKILL.md":
     "---\nname: narrow\ndescription: Narrows to reading.\nallowed-tools: Read\n---\nOnly read now. Topic: $ARGUMENTS\n",
   "skills/rm-skill/SKILL.md":
@@ -227,6 +231,35 @@ describe("skills", () => {
     await cli(["go"]);
     expect(resultText(lastResults(1)[0])).toBe(
       "the skill 'rm-skill' was not started: no tool survives the intersection of the allow-lists. The caller allows Bash(git:*), Read, Grep, Glob, Task, Skill; the skill 'rm-skill' allows Bash(rm:*).",
+    );
+  });
+
+  it("main Bash(git:*) → subagent Bash → skill Bash(rm:*) is refused at the skill", async () => {
+    fake = await startFakeAnthropic([
+      call("Task", { description: "s", prompt: "go", subagent_type: "shell" }),
+      call("Skill", { skill: "rm-skill" }),
+      text("refused"),
+      text("done"),
+    ]);
+    await cli(["go"]);
+    expect(toolsOf(1)).toEqual(["Bash", "Read", "Skill"]);
+    expect(resultText(lastResults(2)[0])).toBe(
+      "the skill 'rm-skill' was not started: no tool survives the intersection of the allow-lists. The caller allows Bash(git:*), Read, Skill; the skill 'rm-skill' allows Bash(rm:*).",
+    );
+  });
+
+  it("a skill cannot widen the subagent that invoked it", async () => {
+    fake = await startFakeAnthropic([
+      call("Task", { description: "s", prompt: "go", subagent_type: "shell" }),
+      call("Skill", { skill: "writer-skill" }),
+      call("Write", { file_path: "x.txt", content: "x" }),
+      text("could not write"),
+      text("done"),
+    ]);
+    await cli(["go"]);
+    expect(toolsOf(2)).toEqual(["Read"]);
+    expect(resultText(lastResults(3)[0])).toBe(
+      "Write is not allowed in this run. The tool was not executed.",
     );
   });
 
