@@ -2,10 +2,8 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { findProjectRoot } from "../definitions/discover.js";
-import { createRunner, type Runner } from "../invocation/runner.js";
+import type { Runner } from "../invocation/runner.js";
 import type { RunEvent } from "../loop/events.js";
-import { ConfigError } from "../model/client.js";
-import { ReplayFileError } from "../model/record-replay.js";
 import {
   BUILTIN_PERMISSION_SPECS,
   describeChain,
@@ -13,6 +11,7 @@ import {
   resolveChain,
 } from "../permissions/index.js";
 import { type Style, styleFor } from "./io.js";
+import { openRunner } from "./open-runner.js";
 import { createTextRenderer, summary } from "./render.js";
 import type { RunIo } from "./run-command.js";
 
@@ -40,25 +39,8 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
   const projectDir = findProjectRoot(cwd);
-  let runner: Runner;
-  try {
-    runner = createRunner({
-      projectDir,
-      cwd,
-      env: io.env,
-      model: {
-        ...(options.model && { id: options.model }),
-        ...(options.record && { record: path.resolve(io.cwd, options.record) }),
-        ...(options.replay && { replay: path.resolve(io.cwd, options.replay) }),
-      },
-    });
-  } catch (e) {
-    if (e instanceof ConfigError || e instanceof ReplayFileError) {
-      io.stderr.write(`agentmd: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
+  const runner = openRunner(options, io);
+  if (!runner) return 1;
   const style = styleFor(io.stdout, io.env);
   const tty = io.stdout.isTTY === true && io.stdin?.isTTY === true;
   const input = (io.stdin ?? process.stdin) as NodeJS.ReadableStream;

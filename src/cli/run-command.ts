@@ -1,11 +1,9 @@
 import path from "node:path";
-import { findProjectRoot } from "../definitions/discover.js";
-import { createRunner } from "../invocation/runner.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
 import { SessionError } from "../loop/transcript.js";
-import { ConfigError } from "../model/client.js";
-import { loadRecording, ReplayFileError, recordedInput } from "../model/record-replay.js";
+import { loadRecording, recordedInput } from "../model/record-replay.js";
 import { type CliIo, styleFor } from "./io.js";
+import { openRunner } from "./open-runner.js";
 import { createTextRenderer, summary } from "./render.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
@@ -53,33 +51,14 @@ export interface RunIo extends CliIo {
 
 /** Runs `agentmd run`; returns the exit code. */
 export async function runRun(options: RunCommandOptions, io: RunIo): Promise<number> {
-  const cwd = path.resolve(io.cwd, options.cwd ?? ".");
   // A replay without a prompt replays the recorded one (and never waits on standard input).
   const prompt = options.prompt ?? recordedPrompt(options.replay, io.cwd) ?? (await readStdin(io));
   if (prompt === undefined || prompt.trim() === "") {
     io.stderr.write("agentmd run: no prompt: give one as an argument or on standard input\n");
     return 2;
   }
-  let runner: ReturnType<typeof createRunner>;
-  try {
-    runner = createRunner({
-      projectDir: findProjectRoot(cwd),
-      cwd,
-      env: io.env,
-      model: {
-        ...(options.model && { id: options.model }),
-        ...(options.record && { record: path.resolve(io.cwd, options.record) }),
-        ...(options.replay && { replay: path.resolve(io.cwd, options.replay) }),
-      },
-      ...(options.maxIterations !== undefined && { limits: { maxIterations: options.maxIterations } }),
-    });
-  } catch (e) {
-    if (e instanceof ConfigError || e instanceof ReplayFileError) {
-      io.stderr.write(`agentmd: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
+  const runner = openRunner(options, io);
+  if (!runner) return 1;
   const controller = new AbortController();
   let interrupts = 0;
   const unhook = io.onInterrupt?.(() => {

@@ -36,7 +36,7 @@ import { createReadRecord } from "../tools/read-record.js";
 import { createToolRegistry, type ToolRegistry } from "../tools/registry.js";
 import type { SchemaValidationMode, Tool } from "../tools/types.js";
 import { expandBody } from "./expand-body.js";
-import { type Core, mergeHooks, type RunSpec, startRun } from "./start-run.js";
+import { type Core, endBeforeStart, mergeHooks, type RunSpec, startRun } from "./start-run.js";
 
 export interface RunnerOptions {
   /** The folder holding agent.md and the other definitions; also where transcripts go. */
@@ -241,7 +241,15 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         ? conversationOf(readSessionEvents(transcriptDir, runOptions.resume))
         : [];
       const spec = await prepare(input, runOptions, history, { sessionId, signal, emit });
-      if ("failure" in spec) return fail(spec.failure, sessionId, emit, history);
+      if ("failure" in spec) {
+        const runId = `run-${randomBytes(4).toString("hex")}`;
+        return endBeforeStart(
+          { runId, depth: 0, emit, sessionId, messages: history },
+          "error",
+          "invocation_failed",
+          spec.failure,
+        );
+      }
       return startRun(core, spec);
     })();
     const finished = done.finally(() => channel.end());
@@ -403,41 +411,6 @@ function unknownName(kind: string, name: string, known: readonly string[]): stri
     ? ` Known: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}.`
     : "";
   return `unknown ${kind} ${name}${near ? `; did you mean ${near}?` : "."}${list}`;
-}
-
-const ZERO = {
-  input_tokens: 0,
-  output_tokens: 0,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-};
-
-/** A run that could not start (an unknown `/name`, a command whose `!` block was denied). */
-function fail(message: string, sessionId: string, emit: EventSink, history: MessageParam[]): RunResult {
-  const runId = `run-${randomBytes(4).toString("hex")}`;
-  emit({ runId, depth: 0, type: "error", code: "invocation_failed", message });
-  emit({
-    runId,
-    depth: 0,
-    type: "run_end",
-    outcome: "error",
-    text: "",
-    turns: 0,
-    usage: ZERO,
-    costUsd: 0,
-    ms: 0,
-  });
-  return {
-    sessionId,
-    runId,
-    outcome: "error",
-    text: "",
-    turns: 0,
-    usage: ZERO,
-    costUsd: 0,
-    messages: history,
-    message,
-  };
 }
 
 function transport(

@@ -116,28 +116,12 @@ export async function startRun(core: Core, spec: RunSpec): Promise<RunResult> {
       : undefined;
   if (refusal && (spec.depth === 0 || allowsNothing(spec.list))) {
     const message = spec.depth === 0 && !allowsNothing(spec.list) ? `${refusal}, so it is refused` : refusal;
-    emit({ ...base, type: "error", code: "refused_by_permissions", message });
-    emit({
-      ...base,
-      type: "run_end",
-      outcome: "refused",
-      text: "",
-      turns: 0,
-      usage: ZERO,
-      costUsd: 0,
-      ms: 0,
-    });
-    return {
-      sessionId: spec.sessionId,
-      runId,
-      outcome: "refused",
-      text: "",
-      turns: 0,
-      usage: ZERO,
-      costUsd: 0,
-      messages: spec.messages,
+    return endBeforeStart(
+      { ...base, emit, sessionId: spec.sessionId, messages: spec.messages },
+      "refused",
+      "refused_by_permissions",
       message,
-    };
+    );
   }
   if (refusal) logger.warn(`${spec.agent} runs with no tools: ${refusal}`);
   return runLoop(
@@ -172,6 +156,23 @@ export async function startRun(core: Core, spec: RunSpec): Promise<RunResult> {
     },
     spec.messages,
   );
+}
+
+/**
+ * A run that ends before its first request (refused by the allow-lists, an unknown `/name`, a
+ * command whose `!` block was denied): an error event, the run's end, and its result.
+ */
+export function endBeforeStart(
+  run: { runId: string; depth: number; emit: EventSink; sessionId: string; messages: MessageParam[] },
+  outcome: "refused" | "error",
+  code: string,
+  message: string,
+): RunResult {
+  const base = { runId: run.runId, depth: run.depth };
+  const ended = { text: "", turns: 0, usage: ZERO, costUsd: 0 };
+  run.emit({ ...base, type: "error", code, message });
+  run.emit({ ...base, type: "run_end", outcome, ...ended, ms: 0 });
+  return { sessionId: run.sessionId, runId: run.runId, outcome, ...ended, messages: run.messages, message };
 }
 
 export interface ParentRun {
