@@ -32,7 +32,7 @@ describe("agentmd tools", () => {
     const r = await runCli(["tools", "--chain", "main,skill:pdf-tools", "--json"], { cwd: CHAIN });
     const report = JSON.parse(r.stdout);
     const read = report.offered.find((t: { name: string }) => t.name === "Read");
-    expect(read.patterns.map((p: { text: string }) => p.text)).toEqual(["/tmp/*.pdf"]);
+    expect(read.patterns.map((p: { text: string }) => p.text)).toEqual(["/srv/docs/*.pdf"]);
     const bash = report.offered.find((t: { name: string }) => t.name === "Bash");
     expect(bash.patterns[0].admitsNothing).toBe(true);
   });
@@ -71,7 +71,7 @@ describe("agentmd tools", () => {
   it("reports uninterpretable patterns in agentmd check", async () => {
     const r = await runCli(["check"], { cwd: CHAIN });
     expect(r.stdout).toContain(
-      "skills/pdf-tools/SKILL.md:4:57: warning: pattern 'Bash(git * x)' cannot be interpreted: a '*' is a wildcard only at the very end, as ':*' or ' *'; it allows nothing [bad-pattern]",
+      "skills/pdf-tools/SKILL.md:4:62: warning: pattern 'Bash(git * x)' cannot be interpreted: a '*' is a wildcard only at the very end, as ':*' or ' *'; it allows nothing [bad-pattern]",
     );
   });
 
