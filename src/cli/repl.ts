@@ -56,6 +56,10 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
       return [hits.length ? hits : all, line];
     },
   });
+  // Off a terminal (input piped in), no prompt is drawn: the output is the conversation alone.
+  const showPrompt = () => {
+    if (tty) rl.prompt();
+  };
   const main = runner.definitions.find((d) => d.surface === "main");
   io.stdout.write(
     `${style.bold("agentmd")} ${style.dim(`— ${main?.name ?? "main"} in ${projectDir}; /help for commands`)}\n`,
@@ -76,17 +80,17 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     }
     lastInterrupt = Date.now();
     io.stdout.write(`\n${style.dim("(Ctrl-C again to leave, or /exit)")}\n`);
-    rl.prompt();
+    showPrompt();
   };
   rl.on("SIGINT", onInterrupt);
   const unhook = io.onInterrupt?.(onInterrupt);
   rl.setPrompt(`${style.cyan("›")} `);
-  rl.prompt();
+  showPrompt();
   try {
     for await (const raw of rl) {
       const line = raw.trim();
       if (line === "") {
-        rl.prompt();
+        showPrompt();
         continue;
       }
       if (line === "/exit" || line === "/quit") break;
@@ -111,7 +115,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
         io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
         current = undefined;
       }
-      rl.prompt();
+      showPrompt();
     }
   } finally {
     unhook?.();
