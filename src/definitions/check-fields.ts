@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { isCollection, isScalar } from "yaml";
@@ -29,11 +30,22 @@ export interface CheckedFields {
 const SURFACES: readonly Surface[] = ["main", "agent", "skill", "command"];
 const validators = new Map<Surface, ValidateFunction>();
 
+export const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;
+
+/** Validators precompiled at build time (scripts/build-validators.mjs), when they are there. */
+let precompiled: Partial<Record<Surface, ValidateFunction>> | null | undefined;
+
 function validatorFor(surface: Surface): ValidateFunction {
   let v = validators.get(surface);
   if (!v) {
-    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-    v = ajv.compile(SURFACE_SCHEMAS[surface]);
+    if (precompiled === undefined) {
+      try {
+        precompiled = createRequire(import.meta.url)("./surface-validators.cjs");
+      } catch {
+        precompiled = null;
+      }
+    }
+    v = precompiled?.[surface] ?? new Ajv(AJV_OPTIONS).compile(SURFACE_SCHEMAS[surface]);
     validators.set(surface, v);
   }
   return v;
