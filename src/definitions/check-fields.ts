@@ -62,6 +62,15 @@ export function checkFields(fields: readonly Field[], surface: Surface, sink: Di
   let ok = true;
   for (const field of fields) {
     const report = sink.at(field.keyPos);
+    if (field.key === "<<") {
+      ok = false;
+      report(
+        "error",
+        "merge-key",
+        "YAML merge keys ('<<') are not read here: write the keys out, so that every list is where it seems",
+      );
+      continue;
+    }
     if (known.has(field.key)) {
       byKey.set(field.key, field);
       continue;

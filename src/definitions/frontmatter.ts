@@ -22,10 +22,25 @@ const OPENING = /^---[ \t]*\r?\n/;
  * Contract: never throws; every problem is a diagnostic in `sink`.
  */
 export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter {
-  if (!OPENING.test(text)) return { present: false, fields: [], body: text, bodyLine: 1, failed: false };
+  if (!OPENING.test(text)) {
+    warnMisplacedBlock(text, sink);
+    return { present: false, fields: [], body: text, bodyLine: 1, failed: false };
+  }
   // gray-matter closes the block at the first "\n---"; only the block itself is handed to it, so
   // that its per-call work (a cache key and a Buffer copy of its input) does not grow with the body.
   const close = text.indexOf("\n---", 3);
+  const exact = /\r?\n---[ \t]*(?:\r?\n|$)/.exec(text.slice(3));
+  if (close !== -1 && exact && close < exact.index + 3 + (exact[0].startsWith("\r") ? 1 : 0)) {
+    const line = text.slice(0, close).split("\n").length + 1;
+    sink.add(
+      "error",
+      "early-delimiter",
+      `line ${line} starts with '---' inside the frontmatter, which would end it there and drop the keys after it; indent or quote that line`,
+      line,
+      1,
+    );
+    return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
+  }
   if (close === -1) {
     sink.add(
       "error",
@@ -60,6 +75,33 @@ export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter
   return { present: true, fields: parsed.fields, body, bodyLine, failed: parsed.errors.length > 0 };
 }
 
+/**
+ * A block that looks like frontmatter but is not read as such (it does not start on line 1, or its
+ * opening line is not exactly `---`): its keys, lists included, would be silently body text.
+ */
+function warnMisplacedBlock(text: string, sink: DiagnosticSink): void {
+  const late =
+    /^(\s*\n)[ \t]*---[ \t]*\r?\n(?=[^\n]*:)/.exec(text) ?? /^([ \t]+)---[ \t]*\r?\n(?=[^\n]*:)/.exec(text);
+  if (late) {
+    sink.add(
+      "warning",
+      "frontmatter-not-at-top",
+      "a '---' block that does not start on line 1 is body text, so its keys (and any tool list) are not read; move it to the very top",
+      (late[1] ?? "").split("\n").length,
+      1,
+    );
+    return;
+  }
+  const opener = /^(---\S+)[ \t]*\r?\n(?=[^\n]*:)/.exec(text);
+  if (opener && /\n---[ \t]*(\r?\n|$)/.test(text)) {
+    sink.add(
+      "warning",
+      "frontmatter-not-at-top",
+      `'${opener[1]}' does not open frontmatter, so the keys below it (and any tool list) are body text; write '---' alone`,
+    );
+  }
+}
+
 function countLines(text: string, end: number): number {
   let n = 1;
   for (let i = text.indexOf("\n"); i !== -1 && i < end; i = text.indexOf("\n", i + 1)) n++;
@@ -74,11 +116,38 @@ interface Entry {
   readonly lines: string[];
 }
 
-const KEY_LINE = /^(?<key>[^\s#:'"[\]{}-][^:]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|$)/;
+/**
+ * The key of a top-level `key:` line, or null for any other line. Written without a backtracking
+ * regular expression: a long line must cost linear time.
+ */
+function keyOf(line: string): string | null {
+  const first = line[0];
+  if (first === undefined || /[\s#:[\]{}-]/.test(first)) return null;
+  if (first === '"' || first === "'") {
+    const end = line.indexOf(first, 1);
+    if (end < 0) return null;
+    let i = end + 1;
+    while (line[i] === " " || line[i] === "\t") i++;
+    const after = line[i + 1];
+    return line[i] === ":" && (after === undefined || after === " " || after === "\t")
+      ? line.slice(1, end)
+      : null;
+  }
+  for (let i = line.indexOf(":"); i !== -1; i = line.indexOf(":", i + 1)) {
+    const next = line[i + 1];
+    if (next === undefined || next === " " || next === "\t") return line.slice(0, i).trimEnd();
+  }
+  return null;
+}
 
 function parseWithRecovery(src: string, sink: DiagnosticSink): ParsedYaml {
   const strict = parseYamlFields(src);
-  if (strict.errors.length === 0 || strict.errors.some((e) => e.code === "NOT_A_MAP")) return strict;
+  if (
+    strict.errors.length === 0 ||
+    strict.errors.some((e) => e.code === "NOT_A_MAP" || e.code === "TOO_MANY_ALIASES")
+  ) {
+    return strict;
+  }
   const entries = splitEntries(src);
   if (entries === null) return strict;
   const fields: Field[] = [];
@@ -116,9 +185,9 @@ function splitEntries(src: string): Entry[] | null {
   const lines = src.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] ?? "").replace(/\r$/, "");
-    const m = KEY_LINE.exec(line);
-    if (m?.groups) {
-      entries.push({ key: unquote(m.groups.key ?? ""), start: i, lines: [line] });
+    const key = keyOf(line);
+    if (key !== null) {
+      entries.push({ key, start: i, lines: [line] });
       continue;
     }
     const blank = line.trim() === "" || line.trimStart().startsWith("#");
@@ -129,10 +198,6 @@ function splitEntries(src: string): Entry[] | null {
     else return null;
   }
   return entries;
-}
-
-function unquote(key: string): string {
-  return /^(["']).*\1$/.test(key) ? key.slice(1, -1) : key;
 }
 
 /**
@@ -153,7 +218,7 @@ function recoverEntry(entry: Entry): { field: Field; assumed: string } | null {
     .filter((l) => l !== "" && !l.startsWith("#"));
   if (head === "" || /^["'|>]/.test(head)) return null;
   let assumed: string;
-  if (head.startsWith("*")) {
+  if (head === "*") {
     assumed = `'${entry.key}: ${head}' is not valid YAML (a bare '*' starts an alias); took it as the text '${head}'`;
   } else if (head.startsWith("[") || head.startsWith("{")) {
     assumed = `the value of '${entry.key}' starts like a YAML ${head.startsWith("[") ? "list" : "map"} but has more text after it; took the raw text as a string`;

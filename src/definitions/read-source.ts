@@ -62,6 +62,10 @@ export function decodeSource(bytes: Uint8Array, sink: DiagnosticSink): string | 
   }
   let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (!text.includes("\n") && text.includes("\r")) {
+    text = text.replace(/\r/g, "\n");
+    sink.add("info", "cr-line-ends", "old Mac line ends (CR alone) were read as line breaks");
+  }
   if (text.trim() === "") {
     sink.add("error", "empty-file", "the file is empty; there is nothing to load");
     return null;

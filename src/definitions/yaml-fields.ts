@@ -8,6 +8,7 @@ import {
   type Node,
   type ParsedNode,
   parseDocument,
+  type YAMLMap,
 } from "yaml";
 
 /** A 1-based line and column in the markdown file. */
@@ -86,6 +87,32 @@ export function parseYamlFields(src: string, lineOffset = 0): ParsedYaml {
   }
   const fields: Field[] = [];
   const aliasBudget = { left: MAX_ALIAS_EXPANSIONS };
+  try {
+    collectFields(contents, { doc, src, budget: aliasBudget }, posOf, lineOffset, fields);
+  } catch (e) {
+    if (!(e instanceof TooManyAliases)) throw e;
+    return {
+      fields: [],
+      errors: [
+        {
+          pos: { line: lineOffset + 1, column: 1 },
+          message: `the frontmatter expands more than ${MAX_ALIAS_EXPANSIONS} YAML aliases; write the values out`,
+          code: "TOO_MANY_ALIASES",
+        },
+      ],
+    };
+  }
+  return { fields, errors: [] };
+}
+
+function collectFields(
+  contents: YAMLMap.Parsed,
+  cx: PlainContext,
+  posOf: (offset: number) => Pos,
+  lineOffset: number,
+  fields: Field[],
+): void {
+  const { src } = cx;
   for (const pair of contents.items) {
     const keyNode = pair.key as ParsedNode | null;
     const valueNode = (pair.value as ParsedNode | null) ?? null;
@@ -96,7 +123,7 @@ export function parseYamlFields(src: string, lineOffset = 0): ParsedYaml {
       key,
       keyPos,
       valuePos,
-      value: valueNode ? toPlain(valueNode, { doc, src, budget: aliasBudget }, 0) : null,
+      value: valueNode ? toPlain(valueNode, cx, 0) : null,
       node: valueNode,
       source: valueNode ? sourceOf(src, valueNode) : "",
       locate(path) {
@@ -108,7 +135,6 @@ export function parseYamlFields(src: string, lineOffset = 0): ParsedYaml {
       },
     });
   }
-  return { fields, errors: [] };
 }
 
 function sourceOf(src: string, node: ParsedNode): string {
@@ -124,6 +150,8 @@ function firstLine(message: string): string {
  * Converts a YAML node to plain data. Maps become prototype-less objects, so a key such as
  * `__proto__` is an ordinary own property. Aliases expand a bounded number of times.
  */
+class TooManyAliases extends Error {}
+
 interface PlainContext {
   readonly doc: Document;
   readonly src: string;
@@ -135,7 +163,7 @@ function toPlain(node: Node | null, cx: PlainContext, depth: number): unknown {
   if (isScalar(node)) return node.value;
   if (isAlias(node)) {
     cx.budget.left -= 1;
-    if (cx.budget.left < 0) return null;
+    if (cx.budget.left < 0) throw new TooManyAliases();
     return toPlain(node.resolve(cx.doc) ?? null, cx, depth + 1);
   }
   if (isSeq(node)) return node.items.map((item) => toPlain(item as Node | null, cx, depth + 1));

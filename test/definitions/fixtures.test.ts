@@ -13,7 +13,10 @@ const CASES: [name: string, diagnostics: string[]][] = [
   ["blank-lines", []],
   ["no-frontmatter", ["agents/notes.md:1:1 info documentation"]],
   ["readme-in-agents", ["agents/README.md:1:1 info documentation"]],
-  ["frontmatter-deep-in-body", ["agents/later.md:1:1 info documentation"]],
+  [
+    "frontmatter-deep-in-body",
+    ["agents/later.md:1:1 info documentation", "agents/later.md:2:1 warning frontmatter-not-at-top"],
+  ],
   [
     "template-values",
     [

@@ -42,6 +42,44 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     expect(r.definitions.map((d) => d.name)).toEqual(["good"]);
   });
 
+  it("never lets YAML tricks empty or hide a list", () => {
+    const many = Array.from({ length: 64 }, () => "*ro").join(", ");
+    const root = project({
+      "agents/aliases.md": `---\nname: aliases\ndescription: d\nx-ro: &ro Read, Grep\nx-many: [${many}]\nallowed-tools: *ro\n---\nB\n`,
+      "agents/merge.md":
+        "---\nname: merge\ndescription: d\nx-base: &base\n  allowed-tools: Read\n<<: *base\n---\nB\n",
+      "agents/early.md": "---\nname: early\ndescription: d\n---x\nallowed-tools: Read\n---\nB\n",
+      "commands/late.md": "\n---\ndescription: d\nallowed-tools: Read\n---\nB\n",
+      "commands/opener.md": "---yaml\ndescription: d\nallowed-tools: Read\n---\nB\n",
+      "agents/cr.md": "---\rname: cr\rdescription: d\rtools: Read\r---\rB\r",
+    });
+    const r = loadProject(root);
+    expect(r.diagnostics.filter((d) => d.severity !== "info").map((d) => brief(d, root))).toEqual([
+      "agents/aliases.md:1:1 error yaml-syntax",
+      "agents/early.md:4:1 error early-delimiter",
+      "agents/merge.md:4:1 warning unknown-key",
+      "agents/merge.md:6:1 error merge-key",
+      "commands/late.md:2:1 warning frontmatter-not-at-top",
+      "commands/opener.md:1:1 warning frontmatter-not-at-top",
+    ]);
+    expect(
+      r.definitions
+        .filter((d) => d.surface === "agent")
+        .map((d) => [d.name, d.allowedTools?.entries.map((e) => e.name)]),
+    ).toEqual([["cr", ["Read"]]]);
+  });
+
+  it("reads a long line that is not a key in linear time", () => {
+    const root = project({
+      "agents/long.md": `---\nname: long\ndescription: d\na${" ".repeat(200_000)}b\n---\nB\n`,
+    });
+    const started = performance.now();
+    const r = loadProject(root);
+    expect(r.diagnostics.map((d) => d.code)).toEqual(["yaml-syntax"]);
+    // Generous: quadratic behaviour took seconds at a fifth of this length.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it("reports a symlink loop during discovery and still loads the rest", () => {
     const root = project({ "agents/a/real.md": agent("real") });
     symlinkSync(path.join(root, "agents"), path.join(root, "agents/a/loop"));
@@ -83,10 +121,12 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
       "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]",
       "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e]",
     ].join("\n");
-    const root = project({ "agents/bomb.md": agent("bomb", `${bomb}\n`) });
+    const root = project({ "agents/bomb.md": agent("bomb", `${bomb}\n`), "agents/ok.md": agent("ok") });
+    const started = performance.now();
     const r = loadProject(root);
-    expect(r.definitions.map((d) => d.name)).toEqual(["bomb"]);
-    expect(JSON.stringify(r.definitions[0]?.frontmatter).length).toBeLessThan(100_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(r.definitions.map((d) => d.name)).toEqual(["ok"]);
+    expect(r.diagnostics.map((d) => brief(d, root))).toEqual(["agents/bomb.md:1:1 error yaml-syntax"]);
   });
 
   it("warns when a skill description exceeds 1,024 characters", () => {
