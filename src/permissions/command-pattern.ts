@@ -65,23 +65,91 @@ export function intersectCommandPatterns(a: CommandPattern, b: CommandPattern): 
   return null;
 }
 
-const WRAPPERS = new Set([
+/**
+ * Programs that run another command given to them (`sudo curl x`, `env -u X curl x`, `timeout 5 curl
+ * x`, `bash -c "curl x"`, `eval`, `xargs`): which command that is cannot be read off the line
+ * reliably, so a deny pattern cannot rule it out.
+ */
+const RUNNERS = new Set([
+  "bash",
+  "sh",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "csh",
+  "tcsh",
+  "busybox",
   "env",
-  "command",
-  "exec",
-  "nohup",
   "sudo",
-  "time",
-  "nice",
-  "builtin",
   "doas",
+  "su",
+  "runuser",
+  "sg",
+  "newgrp",
+  "chroot",
+  "unshare",
+  "nsenter",
+  "ssh",
+  "exec",
+  "eval",
+  "command",
+  "builtin",
+  "source",
+  ".",
+  "nice",
+  "ionice",
+  "nohup",
+  "timeout",
+  "stdbuf",
+  "setsid",
+  "taskset",
+  "chrt",
+  "numactl",
+  "flock",
+  "strace",
+  "ltrace",
+  "time",
+  "watch",
   "xargs",
+  "parallel",
+  "script",
 ]);
+
+function unquoteWord(w: string): string {
+  return w.replace(/["'\\]/g, "");
+}
+
+/** The words after leading `NAME=value` assignments. */
+function commandWords(candidate: string): string[] {
+  const words = candidate.split(" ");
+  let i = 0;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) i++;
+  return words.slice(i);
+}
+
+/**
+ * Why a (metacharacter-free, normalised) command cannot be judged against a deny pattern, if it
+ * cannot: it runs another command, names its program with a glob or brace pattern, or asks `find`
+ * to execute one. A deny list is a guard, not a sandbox: what it cannot rule out, it denies.
+ */
+export function unjudgeableForDeny(candidate: string): string | undefined {
+  const words = commandWords(candidate);
+  const program = words[0];
+  if (program === undefined) return undefined;
+  if (/[{}*?[\]]/.test(program)) return `its program '${program}' is a pattern the shell expands`;
+  const name = unquoteWord(program.slice(program.lastIndexOf("/") + 1));
+  if (RUNNERS.has(name)) return `'${name}' runs another command`;
+  if (name === "find" && words.some((w) => /^-(exec|execdir|ok|okdir)$/.test(unquoteWord(w)))) {
+    return "'find' runs another command";
+  }
+  return undefined;
+}
 
 /**
  * The forms of a command a deny pattern is tested against: as written, and with leading variable
- * assignments, wrapper programs (`env`, `sudo`, …), quotes and the program's folder stripped, so
- * that `FOO=1 /usr/bin/curl x` still meets `Bash(curl:*)`. A deny list is a guard, not a sandbox.
+ * assignments, quotes and the program's folder stripped, so that `FOO=1 /usr/bin/"curl" x` still
+ * meets `Bash(curl:*)`. Commands that run other commands are caught by `unjudgeableForDeny` first.
  */
 export function denyForms(candidate: string): string[] {
   const space = candidate.indexOf(" ");
@@ -92,22 +160,11 @@ export function denyForms(candidate: string): string[] {
     candidate.indexOf('"') === -1 &&
     candidate.indexOf("'") === -1 &&
     candidate.indexOf("\\") === -1;
-  if (plain && !WRAPPERS.has(first)) return [candidate];
+  if (plain) return [candidate];
   const forms = new Set([candidate]);
-  const unquoted = normaliseCommand(candidate.replace(/["'\\]/g, ""));
+  const unquoted = normaliseCommand(unquoteWord(candidate));
   forms.add(unquoted);
-  const words = unquoted.split(" ");
-  let i = 0;
-  for (;;) {
-    const w = words[i];
-    if (w === undefined) break;
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) i++;
-    else if (WRAPPERS.has(w.slice(w.lastIndexOf("/") + 1))) {
-      i++;
-      while (words[i]?.startsWith("-")) i++;
-    } else break;
-  }
-  const rest = words.slice(i);
+  const rest = commandWords(unquoted);
   if (rest.length > 0) {
     const program = rest[0] ?? "";
     rest[0] = program.slice(program.lastIndexOf("/") + 1);

@@ -7,6 +7,7 @@ import {
   hasWordPrefix,
   matchCommand,
   normaliseCommand,
+  unjudgeableForDeny,
 } from "./command-pattern.js";
 import { type NamePattern, type PathPattern, pathSubject } from "./path-pattern.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
@@ -267,8 +268,17 @@ export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext)
   let forms: string[] | undefined;
   for (const d of view.denies) {
     const c = d.constraint as Constraint;
-    if (c.kind === "command" && subject.value !== undefined && !subject.meta)
-      forms ??= denyForms(subject.value);
+    if (c.kind === "command" && subject.value !== undefined && !subject.meta && forms === undefined) {
+      const why = unjudgeableForDeny(subject.value);
+      if (why) {
+        const rule = `'${d.origin.raw}' in ${where(d.origin)}`;
+        return denied(
+          "cannot-judge",
+          `${describeCall(tool, subject)} cannot be judged against the deny rule ${rule}: ${why}. ${NOT_RUN}`,
+        );
+      }
+      forms = denyForms(subject.value);
+    }
     const m = denyCatches(c, subject, forms);
     if (m === "no") continue;
     const rule = `'${d.origin.raw}' in ${where(d.origin)}`;
