@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { didYouMean } from "../definitions/did-you-mean.js";
 import { BUILTIN_TOOL_NAMES, findProjectRoot, loadProject } from "../definitions/index.js";
 import type { Definition } from "../definitions/types.js";
 import {
@@ -8,7 +9,8 @@ import {
   formatChainReport,
   resolveChain,
 } from "../permissions/index.js";
-import type { CliIo } from "./io.js";
+import { formatDiagnostic } from "./check-command.js";
+import { type CliIo, styleFor } from "./io.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
        agentmd tools [--chain HOPS] --try TOOL 'JSON_INPUT'
@@ -38,16 +40,31 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
   const root = findProjectRoot(io.cwd);
   const loaded = loadProject(root);
   const ctx = { specs: BUILTIN_PERMISSION_SPECS, home: io.env.HOME ?? homedir() };
+  const errors = loaded.diagnostics.filter((d) => d.severity === "error");
+  const style = styleFor(io.stderr, io.env);
+  const mainErrors = errors.filter((d) => d.surface === "main");
+  if (mainErrors.length > 0) {
+    // A run would be refused; showing the tools of a main agent that did not load would be a lie.
+    for (const d of mainErrors) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
+    io.stderr.write("agentmd tools: agent.md cannot be loaded, so a run would be refused; fix it first\n");
+    return 1;
+  }
   const chain = resolveChain(options.chain, loaded.definitions, ctx);
   if (!chain.ok) {
-    const failed = loaded.diagnostics.filter((d) => d.severity === "error");
     io.stderr.write(`agentmd tools: ${chain.error}\n`);
-    if (failed.length > 0)
-      io.stderr.write(`(${failed.length} definition error(s); run 'agentmd check' to see them)\n`);
+    for (const d of errors) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
     return 1;
   }
   const effective = chain.hops[chain.hops.length - 1]?.effective;
   if (options.tryTool !== undefined && effective) {
+    const known = new Set([...toolNamesOf(loaded.definitions), "Agent", "Task", "Skill"]);
+    if (!known.has(options.tryTool) && !options.tryTool.startsWith("mcp__")) {
+      const near = didYouMean(options.tryTool, known);
+      io.stderr.write(
+        `agentmd tools: there is no tool named '${options.tryTool}'${near ? `; did you mean '${near}'?` : ""} (a model calling it would be told it is not allowed)\n`,
+      );
+      return 2;
+    }
     let input: unknown;
     try {
       input = JSON.parse(options.tryInput ?? "{}");

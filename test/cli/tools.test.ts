@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runBin, runCli } from "../support/cli.js";
-import { REPO_ROOT } from "../support/fixtures.js";
+import { REPO_ROOT, tempDir } from "../support/fixtures.js";
+import { writeFiles } from "../support/tools.js";
 
 const CHAIN = `${REPO_ROOT}/test/fixtures/permissions/chain`;
 
@@ -66,6 +67,24 @@ describe("agentmd tools", () => {
       "agentmd tools: no agent named 'nobody' is loaded (loaded: reviewer, writer)\n",
     ]);
     expect((await runCli(["tools", "--chain", "main,robot:x"], { cwd: CHAIN })).code).toBe(1);
+    const miscased = await runCli(["tools", "--try", "bash", '{"command":"ls"}'], { cwd: CHAIN });
+    expect([miscased.code, miscased.stderr]).toEqual([
+      2,
+      "agentmd tools: there is no tool named 'bash'; did you mean 'Bash'? (a model calling it would be told it is not allowed)\n",
+    ]);
+  });
+
+  it("refuses to show the tools of an agent.md that does not load, and exits 1", async () => {
+    const t = tempDir();
+    try {
+      writeFiles(t.dir, { "agent.md": "---\nallowed-tools: Read\nallowed-tools: Read\n---\nx\n" });
+      const r = await runCli(["tools", "--try", "Bash", '{"command":"rm -rf x"}'], { cwd: t.dir });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("agent.md cannot be loaded, so a run would be refused");
+    } finally {
+      t.cleanup();
+    }
   });
 
   it("reports uninterpretable patterns in agentmd check", async () => {
