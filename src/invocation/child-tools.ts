@@ -160,6 +160,8 @@ async function invokeSkillByModel(
     registry: core.baseRegistry,
     toolCtx: ctx,
     skillDir: skill.dir,
+    hooks: mergeHooks(spec.hooks, skill.hooks),
+    sessionId: spec.sessionId,
   });
   if (!expanded.ok) return fail(expanded.message);
   if (skill.context === "fork") {

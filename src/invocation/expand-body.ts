@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { resultText } from "../loop/execute-call.js";
+import { type Hooks, runHooks } from "../loop/hooks.js";
 import { decide } from "../permissions/decide.js";
 import type { PermissionList } from "../permissions/types.js";
 import { executeTool, type ToolRegistry } from "../tools/registry.js";
@@ -17,6 +18,9 @@ export interface ExpandContext {
   readonly toolCtx: ToolContext;
   /** A skill's folder: `${SKILL_DIR}` (and `${CLAUDE_SKILL_DIR}`) point here. */
   readonly skillDir?: string;
+  /** The hooks of the invocation: `!` commands and `@` files pass them as any tool call does. */
+  readonly hooks?: Hooks;
+  readonly sessionId?: string;
 }
 
 export type Expanded =
@@ -70,7 +74,15 @@ async function runCommand(command: string, cx: ExpandContext): Promise<Expanded>
       ok: false,
       message: `${cx.label}: the command !\`${command}\` was not run: no Bash tool is registered`,
     };
+  const blocked = await preHooks(cx, "Bash", { command });
+  if (blocked) {
+    return {
+      ok: false,
+      message: `${cx.label}: the command !\`${command}\` was not run: blocked by a PreToolUse hook: ${blocked}`,
+    };
+  }
   const r = await executeTool(bash.tool, { command }, cx.toolCtx);
+  await postHooks(cx, "Bash", { command }, resultText(r), r.isError);
   const out = resultText(r).replace(/\n?\[exit code 0\]$/, "");
   if (r.isError)
     return { ok: false, message: `${cx.label}: the command !\`${command}\` failed: ${out.trim()}` };
@@ -101,7 +113,15 @@ async function attachFiles(text: string, cx: ExpandContext): Promise<Expanded> {
     return { ok: false, message: `${cx.label}: files cannot be attached: no Read tool is registered` };
   const blocks: string[] = [];
   for (const file of files) {
+    const blocked = await preHooks(cx, "Read", { file_path: file });
+    if (blocked) {
+      return {
+        ok: false,
+        message: `${cx.label}: @${path.relative(cx.toolCtx.cwd, file)} was not attached: blocked by a PreToolUse hook: ${blocked}`,
+      };
+    }
     const r = await executeTool(read.tool, { file_path: file }, cx.toolCtx);
+    await postHooks(cx, "Read", { file_path: file }, resultText(r), r.isError);
     if (r.isError)
       return {
         ok: false,
@@ -116,4 +136,48 @@ async function attachFiles(text: string, cx: ExpandContext): Promise<Expanded> {
 export function shownPath(cwd: string, dir: string): string {
   const rel = path.relative(cwd, dir);
   return rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? dir : rel;
+}
+
+function hookPayload(cx: ExpandContext, tool: string, input: Record<string, unknown>) {
+  return {
+    tool_name: tool,
+    tool_input: input,
+    run_id: cx.label,
+    session_id: cx.sessionId ?? "",
+    cwd: cx.toolCtx.cwd,
+  };
+}
+
+const hookCtx = (cx: ExpandContext) => ({
+  logger: cx.toolCtx.logger,
+  ...(cx.toolCtx.env && { env: cx.toolCtx.env }),
+});
+
+/** The reason a PreToolUse hook blocks this call, if one does. */
+async function preHooks(
+  cx: ExpandContext,
+  tool: string,
+  input: Record<string, unknown>,
+): Promise<string | undefined> {
+  const r = await runHooks(
+    cx.hooks?.PreToolUse,
+    { ...hookPayload(cx, tool, input), hook_event_name: "PreToolUse" },
+    hookCtx(cx),
+  );
+  return r.kind === "block" ? r.message : undefined;
+}
+
+async function postHooks(
+  cx: ExpandContext,
+  tool: string,
+  input: Record<string, unknown>,
+  content: string,
+  isError: boolean,
+): Promise<void> {
+  const payload = {
+    ...hookPayload(cx, tool, input),
+    hook_event_name: "PostToolUse" as const,
+    tool_response: { content, is_error: isError },
+  };
+  await runHooks(cx.hooks?.PostToolUse, payload, hookCtx(cx));
 }

@@ -331,6 +331,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       registry: baseRegistry,
       toolCtx,
       ...(target.surface === "skill" && { skillDir: target.dir }),
+      hooks: mergeHooks(mainHooks, target.surface === "skill" ? target.hooks : undefined),
+      sessionId: io.sessionId,
     });
     if (!expanded.ok) return { failure: expanded.message };
     const model = target.model && target.model !== "inherit" ? resolveModel(target.model) : mainModel;

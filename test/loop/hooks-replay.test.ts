@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRunner } from "../../src/invocation/runner.js";
@@ -100,6 +100,46 @@ describe("hooks", () => {
       { type: "tool_end" }
     >;
     expect(bash.decision).toBe("denied");
+  });
+});
+
+describe("hooks see the commands and files of skill and command bodies too", () => {
+  it("a PreToolUse hook blocks a !`cmd` of a model-invoked skill, as it blocks the same Bash call", async () => {
+    writeFiles(dir, {
+      "agent.md": [
+        "---",
+        "allowed-tools: Bash, Skill",
+        "hooks:",
+        "  PreToolUse:",
+        "    - matcher: Bash",
+        "      command: echo 'no Bash at all' >&2; exit 2",
+        "---",
+        "x",
+      ].join("\n"),
+      "skills/note/SKILL.md": "---\nname: note\ndescription: Notes.\n---\nResult: !`touch $1`\n",
+    });
+    fake = await startFakeAnthropic([
+      {
+        kind: "message",
+        content: [{ type: "tool_use", name: "Skill", input: { skill: "note", args: "made-by-skill" } }],
+      },
+      { kind: "message", content: [{ type: "text", text: "done" }] },
+    ]);
+    const runner = createRunner({
+      projectDir: dir,
+      env: { PATH: process.env.PATH ?? "" },
+      model: { apiKey: "k", baseURL: fake.url },
+    });
+    const { events } = await drain(runner.run("go"));
+    const skill = events.find((e) => e.type === "tool_end" && e.name === "Skill") as Extract<
+      RunEvent,
+      { type: "tool_end" }
+    >;
+    expect([skill.isError, skill.content]).toEqual([
+      true,
+      "skill note: the command !`touch made-by-skill` was not run: blocked by a PreToolUse hook: no Bash at all",
+    ]);
+    expect(existsSync(path.join(dir, "made-by-skill"))).toBe(false);
   });
 });
 
