@@ -1,4 +1,5 @@
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
 import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
@@ -10,6 +11,8 @@ const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Lines longer than this are not searched: a pathological line must not stall the run. */
 const MAX_LINE = 20_000;
 export const GREP_MAX_OUTPUT = 30_000;
+/** JavaScript regular expressions backtrack: the search runs in a worker that is stopped after this. */
+export const GREP_TIMEOUT_MS = 30_000;
 
 const schema = {
   type: "object",
@@ -41,8 +44,9 @@ interface FileHits {
 }
 
 /** Grep: a regular expression over files, as lines, file names or counts. Skips .git, node_modules, binaries. */
-export function createGrepTool(deps: { fs?: ToolFs } = {}): Tool {
+export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): Tool {
   const fs = deps.fs ?? NODE_FS;
+  const timeoutMs = deps.timeoutMs ?? GREP_TIMEOUT_MS;
   return defineTool<typeof schema>({
     name: "Grep",
     description:
@@ -85,13 +89,27 @@ export function createGrepTool(deps: { fs?: ToolFs } = {}): Tool {
       } catch (e) {
         return fail(`Cannot search ${describeFsError(e, base)}.`);
       }
-      const hits: FileHits[] = [];
-      for (const file of files) {
-        if (ctx.signal.aborted) return fail("Interrupted.");
+      const chosen = files.filter((file) => {
         const rel = path.relative(base, file).split(path.sep).join("/") || path.basename(file);
-        if (globMatch && !globMatch(rel)) continue;
-        const found = await searchFile(fs, file, re);
-        if (found) hits.push(found);
+        return !globMatch || globMatch(rel);
+      });
+      let hits: FileHits[];
+      if (fs === NODE_FS) {
+        const searched = await searchInWorker(chosen, re, ctx.signal, timeoutMs);
+        if (searched === "aborted") return fail("Interrupted.");
+        if (searched === "timeout") {
+          return fail(
+            `The search took more than ${timeoutMs / 1000} s and was stopped: a regular expression with nested repetition (like (a+)+) can take exponential time. Simplify the pattern or narrow the path.`,
+          );
+        }
+        hits = searched;
+      } else {
+        hits = [];
+        for (const file of chosen) {
+          if (ctx.signal.aborted) return fail("Interrupted.");
+          const found = await searchFile(fs, file, re);
+          if (found) hits.push(found);
+        }
       }
       if (hits.length === 0) return ok(`No matches for /${input.pattern}/ in ${base}.`);
       let out: string[];
@@ -179,4 +197,58 @@ function finish(lines: string[], headLimit: number | undefined, truncated: boole
   }
   if (truncated) notes.push("(the folder is too large to search completely; narrow the path)");
   return [text, ...notes].join("\n");
+}
+
+/**
+ * The search itself, in a worker thread: a regular expression that backtracks for ever (`(a+)+$`)
+ * blocks only the worker, which is terminated on timeout or abort. Plain JavaScript, so that it
+ * runs the same from the sources and from dist/.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const fs = require("node:fs");
+const { files, source, flags, maxBytes, maxLine } = workerData;
+const re = new RegExp(source, flags);
+const hits = [];
+for (const file of files) {
+  let st, bytes;
+  try {
+    st = fs.statSync(file);
+    if (!st.isFile() || st.size > maxBytes) continue;
+    bytes = fs.readFileSync(file);
+  } catch { continue; }
+  if (bytes.subarray(0, 8192).includes(0)) continue;
+  const lines = bytes.toString("utf8").split(/\\r?\\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  const matched = [];
+  for (let i = 0; i < lines.length; i++) if (lines[i].length <= maxLine && re.test(lines[i])) matched.push(i);
+  if (matched.length) hits.push({ file, mtime: st.mtimeMs, lines, matched });
+}
+parentPort.postMessage(hits);
+`;
+
+function searchInWorker(
+  files: readonly string[],
+  re: RegExp,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<FileHits[] | "timeout" | "aborted"> {
+  return new Promise((resolve) => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { files, source: re.source, flags: re.flags, maxBytes: MAX_FILE_BYTES, maxLine: MAX_LINE },
+    });
+    const finish = (r: FileHits[] | "timeout" | "aborted") => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      void worker.terminate();
+      resolve(r);
+    };
+    const onAbort = () => finish("aborted");
+    const timer = setTimeout(() => finish("timeout"), timeoutMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+    worker.once("message", (hits: FileHits[]) => finish(hits));
+    worker.once("error", () => finish([]));
+    if (signal.aborted) finish("aborted");
+  });
 }
