@@ -51,16 +51,30 @@ Say hello to $ARGUMENTS and list, in one short paragraph, what you can and canno
 export function runInit(dirArg: string | undefined, io: CliIo): number {
   const dir = path.resolve(io.cwd, dirArg ?? ".");
   let created = 0;
+  let failed = 0;
   for (const [rel, content] of Object.entries(FILES)) {
     const file = path.join(dir, rel);
     if (existsSync(file)) {
       io.stdout.write(`  exists, left as is: ${rel}\n`);
       continue;
     }
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, content, { flag: "wx" });
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      // "wx": never overwrite, even what appeared since the check (or a dangling symlink).
+      writeFileSync(file, content, { flag: "wx" });
+    } catch (e) {
+      io.stderr.write(
+        `  cannot create ${rel}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; left as is\n`,
+      );
+      failed++;
+      continue;
+    }
     io.stdout.write(`  created ${rel}\n`);
     created++;
+  }
+  if (failed > 0) {
+    io.stderr.write(`agentmd init: ${failed} file(s) could not be created in ${dir}\n`);
+    return 1;
   }
   io.stdout.write(
     created > 0

@@ -1,6 +1,21 @@
 import type { RunEvent, RunResult } from "../loop/events.js";
 import type { Style } from "./io.js";
 
+/**
+ * Text from the model or a tool, made safe to print on a terminal: control characters (ESC above
+ * all) are shown, not obeyed, so no output can move the cursor, erase or fake a line.
+ */
+export function printable(text: string, keepNewlines = true): string {
+  let out = "";
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
+    if (!control || ch === "\t" || (keepNewlines && ch === "\n")) out += ch;
+    else out += code === 0x1b ? "^[" : `\\x${code.toString(16).padStart(2, "0")}`;
+  }
+  return out;
+}
+
 export interface Out {
   write(s: string): unknown;
 }
@@ -25,7 +40,7 @@ export function createTextRenderer(out: Out, style: Style) {
         inputs.set(e.id, e.input);
         break;
       case "message_delta": {
-        const lines = e.text.split("\n");
+        const lines = printable(e.text).split("\n");
         lines.forEach((segment, i) => {
           if (i > 0) {
             out.write("\n");
@@ -45,7 +60,8 @@ export function createTextRenderer(out: Out, style: Style) {
               ? style.yellow("error")
               : style.dim("ok")
             : style.red(e.decision === "denied" ? "denied" : e.decision);
-        const why = e.decision === "allowed" && !e.isError ? "" : `: ${firstSentence(e.content)}`;
+        const why =
+          e.decision === "allowed" && !e.isError ? "" : `: ${printable(firstSentence(e.content), false)}`;
         const input = summariseInput(inputs.get(e.id));
         inputs.delete(e.id);
         line(
@@ -114,6 +130,6 @@ export function summariseInput(input: unknown): string {
   const values = Object.values(input as Record<string, unknown>);
   const first = values[0];
   const s = values.length === 1 && typeof first === "string" ? first : JSON.stringify(input);
-  const oneLine = s.replace(/\s+/g, " ");
+  const oneLine = printable(s.replace(/\s+/g, " "), false);
   return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
 }

@@ -154,6 +154,25 @@ export function checkFields(fields: readonly Field[], surface: Surface, sink: Di
   return { values, ok, ...(allowedTools && { allowedTools }), ...(disallowedTools && { disallowedTools }) };
 }
 
+/** Other words people use for the two lists: taken as meant to be them, so an error. */
+const LIST_KEY_SYNONYMS = new Map<string, string>([
+  ...[
+    "denytools",
+    "deniedtools",
+    "blockedtools",
+    "blocktools",
+    "forbiddentools",
+    "excludedtools",
+    "disabledtools",
+  ].map((k) => [k, "disallowed-tools"] as const),
+  ...["denylist", "blocklist", "toolsdenylist", "toolsblocklist"].map(
+    (k) => [k, "disallowed-tools"] as const,
+  ),
+  ...["permittedtools", "enabledtools", "allowlist", "toolsallowlist", "toolallowlist"].map(
+    (k) => [k, "allowed-tools"] as const,
+  ),
+]);
+
 const LIST_KEY_TARGETS: readonly [normalised: string, canonical: string, tolerance: number][] = [
   ["allowedtools", "allowed-tools", 2],
   ["disallowedtools", "disallowed-tools", 2],
@@ -166,6 +185,8 @@ const LIST_KEY_TARGETS: readonly [normalised: string, canonical: string, toleran
  */
 export function misspelledListKey(key: string): string | undefined {
   const norm = key.toLowerCase().replace(/[-_\s]/g, "");
+  const synonym = LIST_KEY_SYNONYMS.get(norm);
+  if (synonym) return synonym;
   for (const [target, canonical, tolerance] of LIST_KEY_TARGETS) {
     if (distance(norm, target) <= tolerance) return canonical;
   }

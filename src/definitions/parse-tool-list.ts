@@ -51,6 +51,19 @@ export function parseEntry(raw: string): EntrySyntax {
     if (depth < 0) return { ok: false, problem: "has a ')' with no '(' before it" };
   }
   if (depth !== 0) return { ok: false, problem: "has a '(' that is never closed" };
+  const open = raw.indexOf("(");
+  if (open !== -1) {
+    let d = 0;
+    let closeAt = -1;
+    for (let i = open; i < raw.length; i++) {
+      if (raw[i] === "(") d++;
+      else if (raw[i] === ")" && --d === 0) {
+        closeAt = i;
+        break;
+      }
+    }
+    if (closeAt !== raw.length - 1) return { ok: false, problem: "has text after its closing ')'" };
+  }
   const m = ENTRY.exec(raw);
   if (!m?.groups) return { ok: false, problem: "has text after its closing ')'" };
   const name = m.groups.name ?? "";
@@ -78,7 +91,7 @@ export function parseToolList(field: Field, sink: DiagnosticSink): ToolList | nu
       if (entry) entries.push(entry);
     }
   };
-  if (value === null || value === undefined) {
+  if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) {
     sink.add(
       "info",
       "empty-tool-list",
@@ -134,7 +147,13 @@ function checkEntry(raw: string, pos: Pos, sink: DiagnosticSink): ToolEntry | nu
     return null;
   }
   let name = syntax.name;
-  if (!TOOL_NAME.test(name)) {
+  if (name.includes("*") && !/^mcp__[^*]+__\*$/.test(name)) {
+    report(
+      "warning",
+      "invalid-tool-name",
+      `'${name}' is not a wildcard (only '*' alone and 'mcp__server__*' are); the entry matches no tool`,
+    );
+  } else if (!TOOL_NAME.test(name)) {
     report(
       "warning",
       "invalid-tool-name",

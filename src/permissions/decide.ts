@@ -308,7 +308,7 @@ function denialFor(m: Match, tool: string, s: Subject, scope: string): Decision 
     case "cannot-judge":
       return denied(
         "cannot-judge",
-        `${tool} call cannot be judged: ${field ? `its '${field}' is missing, empty or not text` : "it has no value a pattern can be matched against"}, and ${scope}. ${NOT_RUN}`,
+        `${tool} call cannot be judged: ${field === "url" ? "its 'url' is missing or not a URL" : field ? `its '${field}' is missing, empty or not text` : "it has no value a pattern can be matched against"}, and ${scope}. ${NOT_RUN}`,
       );
     case "metacharacter":
       return denied(

@@ -5,11 +5,12 @@ export function canonicalToolName(name: string): string {
   return name === "Agent" ? "Task" : name;
 }
 
-/** `*` → every tool; `mcp__github__*` → a prefix; anything else → one tool. */
+/** `*` → every tool; `mcp__github__*` → that server's tools; anything else → one tool. */
 export function toolMatcher(name: string): ToolMatcher {
   const n = canonicalToolName(name);
   if (n === "*") return { kind: "any", value: "", except: [] };
-  if (n.endsWith("*")) return { kind: "prefix", value: n.slice(0, -1), except: [] };
+  // The only other wildcard is an MCP server's tools; `Re*` names no tool at all.
+  if (/^mcp__[^*]+__\*$/.test(n)) return { kind: "prefix", value: n.slice(0, -1), except: [] };
   return { kind: "exact", value: n, except: [] };
 }
 

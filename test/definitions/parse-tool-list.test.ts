@@ -46,6 +46,7 @@ describe("parseEntry: syntax only (patterns are the permission engine's)", () =>
     ["(git:*)", "error has no tool name before '('"],
     ["Bash()", "error has empty parentheses; write the name alone to allow every call"],
     ["Bash(git:*)x", "error has text after its closing ')'"],
+    ["Bash(git log:*)Write(/x)", "error has text after its closing ')'"],
   ])("%s", (raw, expected) => {
     const r = parseEntry(raw);
     const got = r.ok ? ["ok", r.name, r.pattern].filter(Boolean).join(" ") : `error ${r.problem}`;
@@ -71,6 +72,10 @@ describe("misspelled list keys", () => {
     ["tags", undefined],
     ["color", undefined],
     ["tool_access", undefined],
+    ["deny-tools", "disallowed-tools"],
+    ["blocked-tools", "disallowed-tools"],
+    ["deniedTools", "disallowed-tools"],
+    ["permitted-tools", "allowed-tools"],
     ["model", undefined],
     ["description", undefined],
   ])("%s", (key, expected) => {

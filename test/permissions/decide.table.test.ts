@@ -190,6 +190,8 @@ const LISTS: Case[] = [
   ["mcp__github__*", "", "mcp__gitlab__create_issue", "x", "denied: not-offered"],
   ["mcp__github__create_issue", "", "mcp__github__delete_repo", "x", "denied: not-offered"],
   ["mcp__github__create_issue(x)", "", "mcp__github__create_issue", "x", "denied: bad-pattern"],
+  ["Re*, W*", "", "Read", "/a", "denied: not-offered"],
+  ["Re*, W*", "", "WebFetch", "https://evil.com", "denied: not-offered"],
   // Deny lists: a bare name removes; a pattern denies matching calls; deny beats allow.
   ["Bash", "Bash", "Bash", "ls", "denied: denied-by-rule"],
   [null, "Bash", "Bash", "ls", "denied: denied-by-rule"],
