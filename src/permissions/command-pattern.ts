@@ -134,13 +134,26 @@ function commandWords(candidate: string): string[] {
  * to execute one. A deny list is a guard, not a sandbox: what it cannot rule out, it denies.
  */
 export function unjudgeableForDeny(candidate: string): string | undefined {
-  const words = commandWords(candidate);
-  const program = words[0];
-  if (program === undefined) return undefined;
+  let start = 0;
+  let program = "";
+  for (;;) {
+    const end = candidate.indexOf(" ", start);
+    const word = end === -1 ? candidate.slice(start) : candidate.slice(start, end);
+    if (word.indexOf("=") === -1 || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+      program = word;
+      break;
+    }
+    if (end === -1) return undefined;
+    start = end + 1;
+  }
   if (/[{}*?[\]]/.test(program)) return `its program '${program}' is a pattern the shell expands`;
-  const name = unquoteWord(program.slice(program.lastIndexOf("/") + 1));
+  const base = program.slice(program.lastIndexOf("/") + 1);
+  const name = /["'\\]/.test(base) ? unquoteWord(base) : base;
   if (RUNNERS.has(name)) return `'${name}' runs another command`;
-  if (name === "find" && words.some((w) => /^-(exec|execdir|ok|okdir)$/.test(unquoteWord(w)))) {
+  if (
+    name === "find" &&
+    commandWords(candidate).some((w) => /^-(exec|execdir|ok|okdir)$/.test(unquoteWord(w)))
+  ) {
     return "'find' runs another command";
   }
   return undefined;
