@@ -4,7 +4,7 @@ import picomatch from "picomatch";
 import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
-import { describeFsError, looksBinary, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
 import { checkRelativeGlob, display, walkFiles } from "./walk.js";
 
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -36,12 +36,17 @@ const schema = {
   required: ["pattern"],
 } as const;
 
+/** One file's matches. Only the lines content mode shows are kept (matches and their context). */
 interface FileHits {
   readonly file: string;
   readonly mtime: number;
-  readonly lines: string[];
+  readonly lineCount: number;
   readonly matched: number[];
+  readonly shown: Record<number, string>;
 }
+
+/** At most this many lines are kept for content mode across all files; the output is cut anyway. */
+const MAX_KEPT_LINES = 20_000;
 
 /** Grep: a regular expression over files, as lines, file names or counts. Skips .git, node_modules, binaries. */
 export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): Tool {
@@ -93,24 +98,30 @@ export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): 
         const rel = path.relative(base, file).split(path.sep).join("/") || path.basename(file);
         return !globMatch || globMatch(rel);
       });
-      let hits: FileHits[];
-      if (fs === NODE_FS) {
-        const searched = await searchInWorker(chosen, re, ctx.signal, timeoutMs);
-        if (searched === "aborted") return fail("Interrupted.");
-        if (searched === "timeout") {
-          return fail(
-            `The search took more than ${timeoutMs / 1000} s and was stopped: a regular expression with nested repetition (like (a+)+) can take exponential time. Simplify the pattern or narrow the path.`,
-          );
-        }
-        hits = searched;
-      } else {
-        hits = [];
+      const keep = mode === "content" ? { before, after } : null;
+      // Files come from the injected file system when there is one; Node's are read in the worker.
+      const sources: SearchSource[] = [];
+      if (fs === NODE_FS) for (const file of chosen) sources.push({ file });
+      else {
         for (const file of chosen) {
-          if (ctx.signal.aborted) return fail("Interrupted.");
-          const found = await searchFile(fs, file, re);
-          if (found) hits.push(found);
+          try {
+            const st = await fs.stat(file);
+            if (st.isFile() && st.size <= MAX_FILE_BYTES)
+              sources.push({ file, mtime: st.mtimeMs, bytes: await fs.readFile(file) });
+          } catch {
+            // unreadable: skipped, as the worker skips it
+          }
         }
       }
+      const searched = await searchInWorker(sources, re, keep, ctx.signal, timeoutMs);
+      if (searched === "aborted") return fail("Interrupted.");
+      if (searched === "timeout") {
+        return fail(
+          `The search took more than ${timeoutMs / 1000} s and was stopped: a regular expression with nested repetition (like (a+)+) can take exponential time. Simplify the pattern or narrow the path.`,
+        );
+      }
+      const hits = searched.hits;
+      if (searched.cut) truncated = true;
       if (hits.length === 0) return ok(`No matches for /${input.pattern}/ in ${base}.`);
       let out: string[];
       if (mode === "files_with_matches") {
@@ -127,28 +138,6 @@ export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): 
   });
 }
 
-async function searchFile(fs: ToolFs, file: string, re: RegExp): Promise<FileHits | null> {
-  let bytes: Buffer;
-  let mtime: number;
-  try {
-    const st = await fs.stat(file);
-    if (!st.isFile() || st.size > MAX_FILE_BYTES) return null;
-    mtime = st.mtimeMs;
-    bytes = await fs.readFile(file);
-  } catch {
-    return null;
-  }
-  if (looksBinary(bytes)) return null;
-  const lines = bytes.toString("utf8").split(/\r?\n/);
-  if (lines[lines.length - 1] === "") lines.pop();
-  const matched: number[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    if (line.length <= MAX_LINE && re.test(line)) matched.push(i);
-  }
-  return matched.length ? { file, mtime, lines, matched } : null;
-}
-
 /** Matching lines `file:12:text`, context lines `file-11-text`, groups separated by `--`. */
 function contentLines(
   hits: readonly FileHits[],
@@ -162,7 +151,7 @@ function contentLines(
     const name = display(cwd, h.file);
     const show = new Map<number, boolean>();
     for (const m of h.matched) {
-      for (let i = Math.max(0, m - before); i <= Math.min(h.lines.length - 1, m + after); i++) {
+      for (let i = Math.max(0, m - before); i <= Math.min(h.lineCount - 1, m + after); i++) {
         if (!show.has(i)) show.set(i, false);
       }
       show.set(m, true);
@@ -171,7 +160,8 @@ function contentLines(
     for (const i of [...show.keys()].sort((a, b) => a - b)) {
       if (last !== -2 && i > last + 1 && (before > 0 || after > 0)) out.push("--");
       const sep = show.get(i) ? ":" : "-";
-      out.push(numbers ? `${name}${sep}${i + 1}${sep}${h.lines[i]}` : `${name}${sep}${h.lines[i]}`);
+      const text = h.shown[i] ?? "";
+      out.push(numbers ? `${name}${sep}${i + 1}${sep}${text}` : `${name}${sep}${text}`);
       last = i;
     }
   }
@@ -199,46 +189,78 @@ function finish(lines: string[], headLimit: number | undefined, truncated: boole
   return [text, ...notes].join("\n");
 }
 
+interface SearchSource {
+  readonly file: string;
+  readonly mtime?: number;
+  readonly bytes?: Uint8Array;
+}
+
 /**
  * The search itself, in a worker thread: a regular expression that backtracks for ever (`(a+)+$`)
  * blocks only the worker, which is terminated on timeout or abort. Plain JavaScript, so that it
- * runs the same from the sources and from dist/.
+ * runs the same from the sources and from dist/. It keeps only the lines content mode shows, and
+ * stops keeping (and searching) once it holds more than the output could ever show.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const fs = require("node:fs");
-const { files, source, flags, maxBytes, maxLine } = workerData;
+const { sources, source, flags, maxBytes, maxLine, keep, maxKept } = workerData;
 const re = new RegExp(source, flags);
 const hits = [];
-for (const file of files) {
-  let st, bytes;
-  try {
-    st = fs.statSync(file);
-    if (!st.isFile() || st.size > maxBytes) continue;
-    bytes = fs.readFileSync(file);
-  } catch { continue; }
+let kept = 0;
+let cut = false;
+for (const s of sources) {
+  let mtime = s.mtime, bytes = s.bytes;
+  if (!bytes) {
+    try {
+      const st = fs.statSync(s.file);
+      if (!st.isFile() || st.size > maxBytes) continue;
+      mtime = st.mtimeMs;
+      bytes = fs.readFileSync(s.file);
+    } catch { continue; }
+  }
+  bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.subarray(0, 8192).includes(0)) continue;
   const lines = bytes.toString("utf8").split(/\\r?\\n/);
   if (lines[lines.length - 1] === "") lines.pop();
   const matched = [];
   for (let i = 0; i < lines.length; i++) if (lines[i].length <= maxLine && re.test(lines[i])) matched.push(i);
-  if (matched.length) hits.push({ file, mtime: st.mtimeMs, lines, matched });
+  if (!matched.length) continue;
+  const shown = {};
+  if (keep) {
+    for (const m of matched) {
+      for (let i = Math.max(0, m - keep.before); i <= Math.min(lines.length - 1, m + keep.after); i++) {
+        if (!(i in shown)) { shown[i] = lines[i]; kept++; }
+      }
+    }
+  }
+  hits.push({ file: s.file, mtime, lineCount: lines.length, matched, shown });
+  if (kept > maxKept) { cut = true; break; }
 }
-parentPort.postMessage(hits);
+parentPort.postMessage({ hits, cut });
 `;
 
 function searchInWorker(
-  files: readonly string[],
+  sources: readonly SearchSource[],
   re: RegExp,
+  keep: { before: number; after: number } | null,
   signal: AbortSignal,
   timeoutMs: number,
-): Promise<FileHits[] | "timeout" | "aborted"> {
+): Promise<{ hits: FileHits[]; cut: boolean } | "timeout" | "aborted"> {
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { files, source: re.source, flags: re.flags, maxBytes: MAX_FILE_BYTES, maxLine: MAX_LINE },
+      workerData: {
+        sources,
+        source: re.source,
+        flags: re.flags,
+        maxBytes: MAX_FILE_BYTES,
+        maxLine: MAX_LINE,
+        keep,
+        maxKept: MAX_KEPT_LINES,
+      },
     });
-    const finish = (r: FileHits[] | "timeout" | "aborted") => {
+    const finish = (r: { hits: FileHits[]; cut: boolean } | "timeout" | "aborted") => {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       void worker.terminate();
@@ -247,8 +269,8 @@ function searchInWorker(
     const onAbort = () => finish("aborted");
     const timer = setTimeout(() => finish("timeout"), timeoutMs);
     signal.addEventListener("abort", onAbort, { once: true });
-    worker.once("message", (hits: FileHits[]) => finish(hits));
-    worker.once("error", () => finish([]));
+    worker.once("message", (r: { hits: FileHits[]; cut: boolean }) => finish(r));
+    worker.once("error", () => finish({ hits: [], cut: false }));
     if (signal.aborted) finish("aborted");
   });
 }
