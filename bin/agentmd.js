@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli/main.js";
+import { killLiveProcessGroups, main } from "../dist/cli/main.js";
 
 // A reader that stops early (`agentmd … | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -7,6 +7,15 @@ for (const stream of [process.stdout, process.stderr]) {
     if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
     throw e;
   });
+}
+
+// However agentmd ends, no command it started outlives it.
+process.on("exit", killLiveProcessGroups);
+for (const [signal, code] of [
+  ["SIGTERM", 143],
+  ["SIGHUP", 129],
+]) {
+  process.on(signal, () => process.exit(code));
 }
 
 process.exitCode = await main(process.argv.slice(2), {

@@ -227,3 +227,5 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
     throw new UsageError("usage: agentmd sessions [show ID] [--json]");
   return runSessions({ show: id, json: values.json }, io);
 }
+
+export { killLiveProcessGroups } from "../tools/builtin/bash.js";

@@ -47,18 +47,51 @@ export function shellQuote(value: string): string {
 const PLACEHOLDER = /\\\$|\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])/g;
 
 /**
- * Substitutes the arguments into `text`. With `quote`, every substituted value is one shell word
- * (for commands run from the body: an argument can never become shell syntax).
+ * Substitutes the arguments into `text`. With `quote` (for commands run from the body), each value
+ * is escaped for where it stands in the command line: a shell word outside quotes, backslash-escaped
+ * inside double quotes, `'\\''`-escaped inside single quotes. An argument can never become shell
+ * syntax, wherever its placeholder stands.
  */
 export function substituteArguments(text: string, args: string, quote = false): string {
   const words = splitArgs(args);
-  const q = (v: string) => (quote ? shellQuote(v) : v);
-  return text.replace(PLACEHOLDER, (whole, index: string | undefined, n: string | undefined) => {
-    if (whole === "\\$") return "$";
-    if (index !== undefined) return q(words[Number(index)] ?? "");
-    if (n !== undefined) return q(words[Number(n) - 1] ?? "");
-    return quote ? words.map(shellQuote).join(" ") : args;
-  });
+  if (!quote) {
+    return text.replace(PLACEHOLDER, (whole, index: string | undefined, n: string | undefined) => {
+      if (whole === "\\$") return "$";
+      if (index !== undefined) return words[Number(index)] ?? "";
+      if (n !== undefined) return words[Number(n) - 1] ?? "";
+      return args;
+    });
+  }
+  let out = "";
+  let state: "none" | "single" | "double" = "none";
+  const escapeFor = (v: string, all: boolean): string => {
+    if (state === "double") return v.replace(/[\\"$`]/g, "\\$&");
+    if (state === "single") return v.replace(/'/g, `'\\''`);
+    return all ? words.map(shellQuote).join(" ") : shellQuote(v);
+  };
+  const sticky = new RegExp(PLACEHOLDER.source, "y");
+  for (let i = 0; i < text.length; ) {
+    sticky.lastIndex = i;
+    const m = sticky.exec(text);
+    if (m) {
+      const [whole, index, n] = m;
+      if (whole === "\\$") out += "$";
+      else if (index !== undefined) out += escapeFor(words[Number(index)] ?? "", false);
+      else if (n !== undefined) out += escapeFor(words[Number(n) - 1] ?? "", false);
+      else out += escapeFor(args, true);
+      i += whole.length;
+      continue;
+    }
+    const ch = text[i] as string;
+    out += ch;
+    i++;
+    if (ch === "\\" && state !== "single" && i < text.length) {
+      out += text[i];
+      i++;
+    } else if (ch === "'" && state !== "double") state = state === "single" ? "none" : "single";
+    else if (ch === '"' && state !== "single") state = state === "double" ? "none" : "double";
+  }
+  return out;
 }
 
 /** Whether a body takes its arguments itself; otherwise they are appended as `ARGUMENTS: …`. */

@@ -9,6 +9,7 @@ import type {
 import type PQueue from "p-queue";
 import { addUsage, costOf, type Price, ZERO_USAGE } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
+import { normaliseInput } from "../tools/normalise-input.js";
 import type { RegisteredTool } from "../tools/registry.js";
 import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
 import type { RunOutcome, RunResult } from "./events.js";
@@ -93,7 +94,9 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     );
     if (content.length > 0) messages.push({ role: "assistant", content });
     const stop = msg.stop_reason;
-    if (stop === "tool_use" && uses.length > 0) {
+    // Calls are answered whatever the stop reason says (a tool_use under end_turn is still a call);
+    // only calls cut off by max_tokens are not run.
+    if (uses.length > 0 && stop !== "max_tokens" && stop !== "refusal") {
       const results = await dispatchBatch(uses, call, cfg.pool, cfg.concurrency);
       messages.push({ role: "user", content: results });
       call.emit({ ...base, type: "turn_end", turn: turns, toolResults: results });
@@ -215,7 +218,9 @@ function toParams(content: readonly ContentBlock[]): ContentBlockParam[] {
     if (b.type === "text") {
       if (b.text !== "") out.push({ type: "text", text: b.text });
     } else if (b.type === "tool_use") {
-      out.push({ type: "tool_use", id: b.id, name: b.name, input: b.input ?? {} });
+      // The API takes an object back; a string or list the model sent is sent back as parsed.
+      const n = normaliseInput(b.name, b.input);
+      out.push({ type: "tool_use", id: b.id, name: b.name, input: n.ok ? { ...n.input } : {} });
     } else {
       out.push(b as unknown as ContentBlockParam);
     }

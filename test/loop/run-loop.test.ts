@@ -376,6 +376,20 @@ describe("the run loop against a fake Anthropic server", () => {
     expect(result.messages.at(-1)?.role).toBe("user");
   });
 
+  it("answers a tool_use even under end_turn, and sends a string input back as an object", async () => {
+    const runner = await start([
+      { kind: "message", content: [tool("Read", '{"file_path":"a.txt"}', "s1")], stopReason: "end_turn" },
+      text("ok"),
+    ]);
+    const { result } = await drain(runner.run("go"));
+    expect(result.outcome).toBe("done");
+    expect(resultsSent(1).map((r) => [r.tool_use_id, r.content])).toEqual([["s1", "     1\talpha"]]);
+    const assistant = fake?.requests[1]?.body.messages[1] as MessageParam;
+    expect(assistant.content).toEqual([
+      { type: "tool_use", id: "s1", name: "Read", input: { file_path: "a.txt" } },
+    ]);
+  });
+
   it("counts usage and cost per turn and per run", async () => {
     const runner = await start([
       {

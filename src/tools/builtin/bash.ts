@@ -61,6 +61,8 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
       } catch (e) {
         return fail(`Cannot start bash: ${(e as Error).message}.`);
       }
+      const pid = child.pid;
+      if (pid !== undefined) liveGroups.add(pid);
       const output = boundedOutput(BASH_MAX_OUTPUT);
       child.stdout?.setEncoding("utf8");
       child.stderr?.setEncoding("utf8");
@@ -90,6 +92,7 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
       clearTimeout(timer);
       ctx.signal.removeEventListener("abort", onAbort);
       if (stopped) killGroup(child);
+      else if (pid !== undefined) liveGroups.delete(pid);
       const text = output.text();
       if (result.error) return fail(`Cannot run bash: ${result.error.message}.`);
       if (stopped === "timeout")
@@ -107,6 +110,24 @@ export function effectiveTimeout(requested: number | undefined): number {
   return Math.min(requested ?? BASH_DEFAULT_TIMEOUT, BASH_MAX_TIMEOUT);
 }
 
+/** Process groups of commands still running, in this process: killed if the process goes away. */
+const liveGroups = new Set<number>();
+
+/**
+ * SIGKILL to every command group still running. For the CLI's exit paths (a second Ctrl-C,
+ * SIGTERM, SIGHUP): a command must not outlive the agent that started it. Synchronous.
+ */
+export function killLiveProcessGroups(): void {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  liveGroups.clear();
+}
+
 /** SIGTERM to the whole process group, SIGKILL after a grace period if anything is left. */
 function killGroup(child: ChildProcess): void {
   const pid = child.pid;
@@ -119,7 +140,10 @@ function killGroup(child: ChildProcess): void {
     }
   };
   signalGroup("SIGTERM");
-  setTimeout(() => signalGroup("SIGKILL"), KILL_GRACE_MS).unref();
+  setTimeout(() => {
+    signalGroup("SIGKILL");
+    liveGroups.delete(pid);
+  }, KILL_GRACE_MS).unref();
 }
 
 /** Keeps the first `max` characters of a stream of chunks and counts the rest. */

@@ -1,7 +1,8 @@
+import { isUtf8 } from "node:buffer";
 import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
-import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+import { describeFsError, looksBinary, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
 import { staleness } from "./write.js";
 
 const schema = {
@@ -52,7 +53,13 @@ export function createEditTool(deps: { fs?: ToolFs } = {}): Tool {
       if (stale) return fail(stale);
       let text: string;
       try {
-        text = (await fs.readFile(file)).toString("utf8");
+        const bytes = await fs.readFile(file);
+        if (looksBinary(bytes) || !isUtf8(bytes)) {
+          return fail(
+            `${file} is not UTF-8 text; Edit would change bytes it did not mean to. The file was not changed.`,
+          );
+        }
+        text = bytes.toString("utf8");
       } catch (e) {
         return fail(`Cannot edit ${describeFsError(e, file)}.`);
       }

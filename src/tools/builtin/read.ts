@@ -55,6 +55,8 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
         return fail(`Cannot read ${describeFsError(e, file)}.`);
       }
       if (st.isDirectory()) return fail(`${file} is a folder, not a file. Use Glob to list what it holds.`);
+      if (!st.isFile())
+        return fail(`${file} is not a regular file (a device, pipe or socket); Read reads files only.`);
       const image = IMAGE_TYPES[path.extname(file).toLowerCase()];
       const cap = image ? MAX_IMAGE_BYTES : MAX_TEXT_BYTES;
       if (st.size > cap) return fail(`${file} is ${st.size} bytes, more than Read takes (${cap}).`);
@@ -65,8 +67,8 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
       } catch (e) {
         return fail(`Cannot read ${describeFsError(e, file)}.`);
       }
-      ctx.readRecord.markRead(file, st.mtimeMs);
       if (image) {
+        ctx.readRecord.markRead(file, st.mtimeMs);
         return ok([
           { type: "text", text: `${file} (${image}, ${bytes.length} bytes)` },
           { type: "image", source: { type: "base64", media_type: image, data: bytes.toString("base64") } },
@@ -74,6 +76,8 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
       }
       if (looksBinary(bytes))
         return fail(`${file} is a binary file (${bytes.length} bytes); Read shows text files only.`);
+      // Only a file whose text the model has seen counts as read (Write and Edit ask).
+      ctx.readRecord.markRead(file, st.mtimeMs);
       return ok(numberLines(bytes.toString("utf8"), offset, limit, file));
     },
   });

@@ -136,17 +136,76 @@ async function readCapped(res: Response, maxBytes: number): Promise<{ text: stri
 }
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+/** Elements whose content is not text. */
+const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "head"]);
+/** Elements whose end is a line break. */
+const BLOCKS = new Set([
+  "p",
+  "div",
+  "li",
+  "tr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "section",
+  "article",
+  "header",
+  "footer",
+  "pre",
+  "blockquote",
+  "table",
+  "ul",
+  "ol",
+]);
 
-/** HTML reduced to readable text: no scripts, styles or tags; block ends become line breaks. */
+/**
+ * HTML reduced to readable text: no scripts, styles or tags; block ends become line breaks.
+ * One pass with indexOf, so that its time is linear in the page (a page of unclosed `<` or
+ * `<head>` tags made a regular-expression version quadratic, and it runs on the event loop).
+ */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>/gi, "")
-    .replace(/<br\s*\/?>/gi, "\n")
-    .replace(/<\/(p|div|li|tr|h[1-6]|section|article|header|footer|pre|blockquote|table|ul|ol)\s*>/gi, "\n")
-    .replace(/<li\b[^>]*>/gi, "- ")
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+  const lower = html.toLowerCase();
+  const parts: string[] = [];
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf("<", i);
+    if (lt === -1) {
+      parts.push(html.slice(i));
+      break;
+    }
+    if (lt > i) parts.push(html.slice(i, lt));
+    if (html.startsWith("<!--", lt)) {
+      const end = html.indexOf("-->", lt + 4);
+      i = end === -1 ? html.length : end + 3;
+      continue;
+    }
+    const gt = html.indexOf(">", lt + 1);
+    if (gt === -1) {
+      parts.push(html.slice(lt));
+      break;
+    }
+    const m = /^\/?([a-zA-Z][a-zA-Z0-9-]*)/.exec(html.slice(lt + 1, Math.min(gt, lt + 40)));
+    const name = m?.[1]?.toLowerCase() ?? "";
+    const closing = html[lt + 1] === "/";
+    i = gt + 1;
+    if (!closing && SKIPPED.has(name)) {
+      const end = lower.indexOf(`</${name}`, i);
+      const endGt = end === -1 ? -1 : html.indexOf(">", end);
+      i = endGt === -1 ? html.length : endGt + 1;
+    } else if (name === "br" || (closing && BLOCKS.has(name))) {
+      parts.push("\n");
+    } else if (BLOCKS.has(name) && name !== "li" && !/\n\s*$/.test(parts[parts.length - 1] ?? "\n")) {
+      parts.push("\n");
+    } else if (!closing && name === "li") {
+      parts.push("- ");
+    }
+  }
+  return parts
+    .join("")
+    .replace(/&(#x[0-9a-f]{1,8}|#\d{1,8}|[a-z]{1,10});/gi, (whole, name: string) => {
       if (name[0] === "#") {
         const code =
           name[1] === "x" || name[1] === "X"
@@ -158,7 +217,7 @@ export function htmlToText(html: string): string {
       return Object.hasOwn(ENTITIES, key) ? (ENTITIES[key] as string) : whole;
     })
     .replace(/[ \t\f\v\r]+/g, " ")
-    .replace(/ *\n */g, "\n")
+    .replace(/ ?\n ?/g, "\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }

@@ -53,6 +53,8 @@ export function createWriteTool(deps: { fs?: ToolFs } = {}): Tool {
       try {
         const st = await fs.stat(file);
         if (st.isDirectory()) return fail(`${file} is a folder.`);
+        if (!st.isFile())
+          return fail(`${file} is not a regular file (a device, pipe or socket); Write writes files only.`);
       } catch {
         existed = false;
       }

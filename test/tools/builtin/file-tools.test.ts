@@ -90,6 +90,19 @@ describe("Read", () => {
     });
   });
 
+  it("refuses devices and pipes, and never counts a refused binary as read", async () => {
+    expect(await run(read, { file_path: "/dev/zero" }, ctx)).toEqual({
+      content: "/dev/zero is not a regular file (a device, pipe or socket); Read reads files only.",
+      isError: true,
+    });
+    writeFiles(dir, { "bin.dat": Buffer.from([0, 0xff, 0x41]) });
+    await run(read, { file_path: "bin.dat" }, ctx);
+    expect(ctx.readRecord.readAt(path.join(dir, "bin.dat"))).toBeUndefined();
+    expect((await run(edit, { file_path: "bin.dat", old_string: "A", new_string: "B" }, ctx)).isError).toBe(
+      true,
+    );
+  });
+
   it("returns images as image blocks", async () => {
     const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
     writeFiles(dir, { "p.png": png });
@@ -164,6 +177,15 @@ describe("Edit", () => {
     expect((await run(edit, { file_path: "e.txt", old_string: "x", new_string: "x" }, ctx)).isError).toBe(
       true,
     );
+  });
+
+  it("refuses to edit a file that is not UTF-8, leaving its bytes alone", async () => {
+    const latin = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x4d, 0x0a]);
+    writeFiles(dir, { "latin.txt": latin });
+    await run(read, { file_path: "latin.txt" }, ctx);
+    const r = await run(edit, { file_path: "latin.txt", old_string: "M", new_string: "X" }, ctx);
+    expect(r.isError).toBe(true);
+    expect(readFileSync(path.join(dir, "latin.txt"))).toEqual(latin);
   });
 
   it("matches LF text in a CRLF file and keeps its line ends", async () => {

@@ -110,6 +110,16 @@ describe("WebFetch against a local server", () => {
     expect(await pending).toEqual({ content: "Interrupted.", isError: true });
   });
 
+  it("reduces hostile HTML in linear time", () => {
+    const started = performance.now();
+    for (const page of ["<".repeat(200_000), "<head>".repeat(100_000), `<html>${"<".repeat(150_000)}`])
+      htmlToText(page);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(htmlToText("a <b>bold</b> <br>line<p>para</p><script>x<y</script>end")).toBe(
+      "a bold\nline\npara\nend",
+    );
+  });
+
   it("decodes entities without reaching into Object.prototype", () => {
     expect(htmlToText("&constructor; &#x41; &#66; &nbsp;x &bogus;")).toBe("&constructor; A B x &bogus;");
   });
