@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
@@ -119,6 +121,37 @@ describe("agentmd run (built CLI, fake server)", () => {
       .map((l) => JSON.parse(l));
     expect(events.find((e) => e.type === "tool_end")).toMatchObject({ name: "Bash", isError: true });
     expect(events.some((e) => e.type === "abort")).toBe(true);
+  });
+
+  it("leaves no command running when it is terminated (SIGTERM)", async () => {
+    fake = await startFakeAnthropic([
+      {
+        kind: "message",
+        content: [{ type: "tool_use", name: "Bash", input: { command: "sleep 30 & echo $! > pid; wait" } }],
+      },
+    ]);
+    writeFiles(dir, { "agent.md": "---\nallowed-tools: Bash\n---\nx\n" });
+    const r = await runBinAsync(["run", "--output", "stream-json", "wait"], {
+      cwd: dir,
+      env: env(),
+      onStart: (child) => {
+        child.stdout?.on("data", (d: Buffer) => {
+          if (d.toString().includes('"tool_start"')) setTimeout(() => child.kill("SIGTERM"), 300);
+        });
+      },
+    });
+    expect(r.code).toBe(143);
+    const pid = Number(readFileSync(path.join(dir, "pid"), "utf8"));
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 40 && alive(); i++) await new Promise((res) => setTimeout(res, 50));
+    expect(alive()).toBe(false);
   });
 
   it("says which variable to set when there is no key", async () => {
