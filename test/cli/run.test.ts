@@ -34,6 +34,23 @@ const steps = () => [
   { kind: "message" as const, content: [{ type: "text" as const, text: "Read it; could not delete." }] },
 ];
 
+/** Runs the CLI on one Bash call and sends it `signal` `afterMs` after the call starts. */
+async function signalDuringBash(command: string, signal: NodeJS.Signals, afterMs: number) {
+  fake = await startFakeAnthropic([
+    { kind: "message", content: [{ type: "tool_use", name: "Bash", input: { command } }] },
+  ]);
+  writeFiles(dir, { "agent.md": "---\nallowed-tools: Bash\n---\nx\n" });
+  return runBinAsync(["run", "--output", "stream-json", "wait"], {
+    cwd: dir,
+    env: env(),
+    onStart: (child) => {
+      child.stdout?.on("data", (d: Buffer) => {
+        if (d.toString().includes('"tool_start"')) setTimeout(() => child.kill(signal), afterMs);
+      });
+    },
+  });
+}
+
 describe("agentmd run (built CLI, fake server)", () => {
   it("streams text, shows each tool call with its decision, and ends with a summary; exit 0", async () => {
     fake = await startFakeAnthropic(steps());
@@ -98,22 +115,7 @@ describe("agentmd run (built CLI, fake server)", () => {
   });
 
   it("aborts on Ctrl-C with exit 130, answering the pending call as interrupted", async () => {
-    fake = await startFakeAnthropic([
-      {
-        kind: "message",
-        content: [{ type: "tool_use", name: "Bash", input: { command: "git --version && sleep 30" } }],
-      },
-    ]);
-    writeFiles(dir, { "agent.md": "---\nallowed-tools: Bash\n---\nx\n" });
-    const r = await runBinAsync(["run", "--output", "stream-json", "wait"], {
-      cwd: dir,
-      env: env(),
-      onStart: (child) => {
-        child.stdout?.on("data", (d: Buffer) => {
-          if (d.toString().includes('"tool_start"')) setTimeout(() => child.kill("SIGINT"), 200);
-        });
-      },
-    });
+    const r = await signalDuringBash("git --version && sleep 30", "SIGINT", 200);
     expect(r.code).toBe(130);
     const events = r.stdout
       .trim()
@@ -124,22 +126,7 @@ describe("agentmd run (built CLI, fake server)", () => {
   });
 
   it("leaves no command running when it is terminated (SIGTERM)", async () => {
-    fake = await startFakeAnthropic([
-      {
-        kind: "message",
-        content: [{ type: "tool_use", name: "Bash", input: { command: "sleep 30 & echo $! > pid; wait" } }],
-      },
-    ]);
-    writeFiles(dir, { "agent.md": "---\nallowed-tools: Bash\n---\nx\n" });
-    const r = await runBinAsync(["run", "--output", "stream-json", "wait"], {
-      cwd: dir,
-      env: env(),
-      onStart: (child) => {
-        child.stdout?.on("data", (d: Buffer) => {
-          if (d.toString().includes('"tool_start"')) setTimeout(() => child.kill("SIGTERM"), 300);
-        });
-      },
-    });
+    const r = await signalDuringBash("sleep 30 & echo $! > pid; wait", "SIGTERM", 300);
     expect(r.code).toBe(143);
     const pid = Number(readFileSync(path.join(dir, "pid"), "utf8"));
     const alive = () => {
