@@ -5,13 +5,16 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import matter from "gray-matter";
-import { discoverPaths, loadDefinitionFile, loadPaths } from "../dist/definitions/index.js";
+import { discoverPaths, loadDefinitionFile, loadPaths, toolNames } from "../dist/definitions/index.js";
+import { builtinCatalog } from "../dist/invocation/tool-catalog.js";
 import { corpusDir, fmt, interleave, median, REPO_ROOT } from "./support.js";
 
 const dir = corpusDir();
 const found = discoverPaths([dir]).found;
 const n = found.length;
 
+const names = builtinCatalog().names;
+const known = toolNames(names);
 const times = interleave({
   floor: () => {
     for (const f of found) {
@@ -24,10 +27,10 @@ const times = interleave({
     }
   },
   loader: () => {
-    for (const f of found) loadDefinitionFile(f);
+    for (const f of found) loadDefinitionFile(f, { known });
   },
   "loader + discovery": () => {
-    loadPaths([dir]);
+    loadPaths([dir], { toolNames: names });
   },
 });
 

@@ -3,7 +3,8 @@
 // picomatch call per decision. Also the time to intersect two 50-entry lists.
 // Targets: at most 3x the floor, and at least 1,000,000 decisions per second.
 import picomatch from "picomatch";
-import { BUILTIN_PERMISSION_SPECS, compileList, decide, intersect } from "../dist/permissions/index.js";
+import { builtinCatalog } from "../dist/invocation/tool-catalog.js";
+import { compileList, decide, intersect } from "../dist/permissions/index.js";
 import { fmt, interleave } from "./support.js";
 
 const at = { file: "agent.md", line: 1, column: 1 };
@@ -28,7 +29,8 @@ function fiftyEntries(seed) {
   return out;
 }
 
-const ctx = { specs: BUILTIN_PERMISSION_SPECS, projectDir: "/proj", home: "/home/u" };
+const SPECS = builtinCatalog().specs;
+const ctx = { specs: SPECS, projectDir: "/proj", home: "/home/u" };
 const listA = compileList(fiftyEntries("a"), [entry("Bash", "git push:*")], ctx);
 const listB = compileList(fiftyEntries("a").slice(10), undefined, ctx);
 
@@ -40,7 +42,7 @@ for (let i = 0; i < 1000; i++) {
   else if (k === 2) CALLS.push({ tool: "Bash", input: { command: `git a${i % 12} status` } });
   else CALLS.push({ tool: "Write", input: { file_path: `/proj/outa${i % 8}/r${i}.json` } });
 }
-const decideCtx = { specs: BUILTIN_PERMISSION_SPECS, cwd: "/proj" };
+const decideCtx = { specs: SPECS, cwd: "/proj" };
 
 // The floor: the least any engine must do per call — find the tool's matcher, run it once.
 const floorMatchers = new Map([

@@ -1,34 +1,70 @@
 // The public library API of agentmd. Named exports only; nothing runs at import time.
+import { definitionFromObject as fromObject } from "./definitions/from-object.js";
+import { loadPaths as loadPathsWith, loadProject as loadProjectWith } from "./definitions/load.js";
+import type { LoadOptions, LoadResult, Surface } from "./definitions/types.js";
+import { builtinCatalog } from "./invocation/tool-catalog.js";
+
+/** Loads a project folder's definitions; list entries are checked against agentmd's own tools unless told otherwise. */
+export function loadProject(root: string, options: LoadOptions = {}): LoadResult {
+  return loadProjectWith(root, withNames(options));
+}
+
+/** Loads whatever files and folders are given; entries are checked as `loadProject` checks them. */
+export function loadPaths(paths: readonly string[], options: LoadOptions = {}): LoadResult {
+  return loadPathsWith(paths, withNames(options));
+}
+
+/** A definition given as an object, validated exactly as a file is. */
+export function definitionFromObject(
+  surface: Surface,
+  input: object,
+  root: string,
+  options: LoadOptions = {},
+) {
+  return fromObject(surface, input, root, withNames(options));
+}
+
+/** The names list entries are checked against: agentmd's own tools, with their aliases. */
+export function builtinToolNames(): readonly string[] {
+  return builtinCatalog().names;
+}
+
+function withNames(options: LoadOptions): LoadOptions {
+  return options.toolNames ? options : { ...options, toolNames: builtinToolNames() };
+}
+
 export {
-  BUILTIN_TOOL_NAMES,
   classify,
   type DefinitionInput,
-  definitionFromObject,
   discoverPaths,
   discoverProject,
   FOREIGN_TOOL_NAMES,
   findProjectRoot,
-  loadDefinitionFile,
-  loadPaths,
-  loadProject,
   parseEntry,
   splitToolList,
 } from "./definitions/index.js";
 export type {
   CommandDefinition,
+  CommandInput,
   Definition,
   Diagnostic,
   FileOutcome,
   FileReport,
+  HooksInput,
+  LoadOptions,
   LoadResult,
   MainAgentDefinition,
+  MainAgentInput,
   Severity,
   SkillDefinition,
+  SkillInput,
   SourcePos,
   SubagentDefinition,
+  SubagentInput,
   Surface,
   ToolEntry,
   ToolList,
+  ToolListInput,
 } from "./definitions/types.js";
 export {
   createRunner,
@@ -37,29 +73,48 @@ export {
   type RunnerOptions,
   type RunOptions,
 } from "./invocation/runner.js";
+export { resolveSettings, type Settings } from "./invocation/settings.js";
 export type { CallDecision, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
-export type { CommandHook, FunctionHook, HookPayload, Hooks } from "./loop/hooks.js";
-export { ConfigError } from "./model/client.js";
-export { costOf, MODEL_ALIASES, PRICES, type Price, resolveModel } from "./model/models.js";
+export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from "./loop/hooks.js";
+export { SessionError } from "./loop/transcript.js";
+export type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model/model.js";
+export { costOf, MODEL_ALIASES, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
+export { ReplayFileError } from "./model/record-replay.js";
 export {
-  BUILTIN_PERMISSION_SPECS,
   compileList,
   decide,
   definitionList,
   describeChain,
+  domainRule,
   intersect,
   intersectAll,
+  judgesCommand,
+  judgesName,
+  judgesPath,
+  judgesUrl,
   offered,
   resolveChain,
   UNRESTRICTED,
 } from "./permissions/index.js";
-export type { Decision, DenyReason, PermissionList, ToolPermissionSpec } from "./permissions/types.js";
+export type {
+  Decision,
+  DenyReason,
+  PermissionList,
+  ToolPermissionSpec,
+  ToolSpecs,
+} from "./permissions/types.js";
+export { AgentmdError, ConfigError } from "./shared/errors.js";
 export {
   createBuiltinTools,
   createToolRegistry,
   defineForeignTool,
   defineTool,
+  type ForeignToolDefinition,
   fail,
   ok,
+  type RegisteredTool,
+  ToolDefinitionError,
+  type ToolRegistry,
+  ToolRegistryError,
 } from "./tools/index.js";
 export type { Tool, ToolContext, ToolResult } from "./tools/types.js";

@@ -4,7 +4,8 @@ import path from "node:path";
 import { compareDiagnostics } from "../definitions/diagnostics.js";
 import { findProjectRoot, loadPaths, loadProject } from "../definitions/index.js";
 import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
-import { BUILTIN_PERMISSION_SPECS, patternDiagnostics } from "../permissions/index.js";
+import { builtinCatalog } from "../invocation/tool-catalog.js";
+import { patternDiagnostics } from "../permissions/index.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
 
 export interface CheckOptions {
@@ -33,8 +34,9 @@ Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad
 
 /** Runs `agentmd check`; returns the exit code. */
 export function runCheck(options: CheckOptions, io: CliIo): number {
-  const loaded = load(options.paths, io.cwd);
-  const ctx = { specs: BUILTIN_PERMISSION_SPECS, home: io.env.HOME ?? homedir() };
+  const catalog = builtinCatalog();
+  const loaded = load(options.paths, io.cwd, catalog.names);
+  const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const patterns = loaded.definitions.flatMap((d) => patternDiagnostics(d, ctx));
   const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...patterns].sort(compareDiagnostics) };
   const counts = countSeverities(result.diagnostics);
@@ -50,13 +52,13 @@ export function runCheck(options: CheckOptions, io: CliIo): number {
   return 0;
 }
 
-function load(paths: readonly string[], cwd: string): LoadResult {
-  if (paths.length === 0) return loadProject(findProjectRoot(cwd));
+function load(paths: readonly string[], cwd: string, toolNames: readonly string[]): LoadResult {
+  if (paths.length === 0) return loadProject(findProjectRoot(cwd), { toolNames });
   const resolved = paths.map((p) => path.resolve(cwd, p));
   if (resolved.length === 1 && existsSync(path.join(resolved[0] as string, "agent.md"))) {
-    return loadProject(resolved[0] as string);
+    return loadProject(resolved[0] as string, { toolNames });
   }
-  return loadPaths(resolved);
+  return loadPaths(resolved, { toolNames });
 }
 
 export function formatDiagnostic(d: Diagnostic, cwd: string, style: Style): string {

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
 import { createRunner, type Runner } from "../invocation/runner.js";
-import { ConfigError } from "../model/client.js";
 import { ReplayFileError } from "../model/record-replay.js";
+import { ConfigError } from "../shared/errors.js";
 import type { CliIo } from "./io.js";
 
 export interface RunnerFlags {

@@ -3,13 +3,9 @@ import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { findProjectRoot } from "../definitions/discover.js";
 import type { Runner } from "../invocation/runner.js";
+import { builtinCatalog } from "../invocation/tool-catalog.js";
 import type { RunEvent } from "../loop/events.js";
-import {
-  BUILTIN_PERMISSION_SPECS,
-  describeChain,
-  formatChainReport,
-  resolveChain,
-} from "../permissions/index.js";
+import { describeChain, formatChainReport, resolveChain } from "../permissions/index.js";
 import { type Style, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
 import { createTextRenderer, summary } from "./render.js";
@@ -173,7 +169,7 @@ function createSpinner(out: RunIo["stdout"], style: Style) {
 
 function toolsReport(runner: Runner, projectDir: string, io: RunIo): string {
   const chain = resolveChain("main", runner.definitions, {
-    specs: BUILTIN_PERMISSION_SPECS,
+    specs: builtinCatalog().specs,
     home: io.env.HOME ?? homedir(),
   });
   if (!chain.ok) return chain.error;

@@ -1,14 +1,15 @@
 import { homedir } from "node:os";
-import { didYouMean } from "../definitions/did-you-mean.js";
-import { BUILTIN_TOOL_NAMES, findProjectRoot, loadProject } from "../definitions/index.js";
+import { findProjectRoot, loadProject } from "../definitions/index.js";
 import type { Definition } from "../definitions/types.js";
+import { builtinCatalog } from "../invocation/tool-catalog.js";
 import {
-  BUILTIN_PERMISSION_SPECS,
+  canonicalToolName,
   decide,
   describeChain,
   formatChainReport,
   resolveChain,
 } from "../permissions/index.js";
+import { didYouMean } from "../shared/did-you-mean.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
 
@@ -38,8 +39,9 @@ export interface ToolsOptions {
 /** Runs `agentmd tools`; returns the exit code. */
 export function runTools(options: ToolsOptions, io: CliIo): number {
   const root = findProjectRoot(io.cwd);
-  const loaded = loadProject(root);
-  const ctx = { specs: BUILTIN_PERMISSION_SPECS, home: io.env.HOME ?? homedir() };
+  const catalog = builtinCatalog();
+  const loaded = loadProject(root, { toolNames: catalog.names });
+  const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
   const style = styleFor(io.stderr, io.env);
   const mainErrors = errors.filter((d) => d.surface === "main");
@@ -57,7 +59,7 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
   }
   const effective = chain.hops[chain.hops.length - 1]?.effective;
   if (options.tryTool !== undefined && effective) {
-    const known = new Set([...toolNamesOf(loaded.definitions), "Agent", "Task", "Skill"]);
+    const known = new Set([...toolNamesOf(loaded.definitions, catalog.names), ...catalog.names]);
     if (!known.has(options.tryTool) && !options.tryTool.startsWith("mcp__")) {
       const near = didYouMean(options.tryTool, known);
       io.stderr.write(
@@ -74,24 +76,20 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
       );
       return 2;
     }
-    const d = decide(
-      effective,
-      { tool: options.tryTool, input },
-      { specs: BUILTIN_PERMISSION_SPECS, cwd: io.cwd },
-    );
+    const d = decide(effective, { tool: options.tryTool, input }, { specs: catalog.specs, cwd: io.cwd });
     if (options.json) io.stdout.write(`${JSON.stringify(d)}\n`);
     else io.stdout.write(d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${d.message}\n`);
     return d.kind === "allowed" ? 0 : 3;
   }
-  const report = describeChain(chain.hops, toolNamesOf(loaded.definitions));
+  const report = describeChain(chain.hops, toolNamesOf(loaded.definitions, catalog.names));
   if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else io.stdout.write(`${formatChainReport(report, root).join("\n")}\n`);
   return report.allowsNothing ? 2 : 0;
 }
 
 /** agentmd's own tools, and any other names the project's lists mention (MCP tools, …). */
-function toolNamesOf(definitions: readonly Definition[]): string[] {
-  const names = new Set(BUILTIN_TOOL_NAMES.filter((n) => n !== "Agent"));
+function toolNamesOf(definitions: readonly Definition[], builtin: readonly string[]): string[] {
+  const names = new Set(builtin.filter((n) => canonicalToolName(n) === n));
   for (const d of definitions) {
     for (const e of [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]) {
       if (!e.name.includes("*")) names.add(e.name);

@@ -2,8 +2,8 @@ import { createRequire } from "node:module";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { isCollection, isScalar } from "yaml";
+import { suggestion } from "../shared/did-you-mean.js";
 import type { DiagnosticSink } from "./diagnostics.js";
-import { suggestion } from "./did-you-mean.js";
 import { describe, parseToolList } from "./parse-tool-list.js";
 import {
   ALLOW_LIST_KEYS,
@@ -15,6 +15,7 @@ import {
   SURFACE_LABEL,
   SURFACE_SCHEMAS,
 } from "./surface-schemas.js";
+import type { ToolNames } from "./tool-names.js";
 import type { Surface, ToolList } from "./types.js";
 import type { Field } from "./yaml-fields.js";
 
@@ -55,7 +56,12 @@ function validatorFor(surface: Surface): ValidateFunction {
  * Judges every frontmatter key of one file: spelling first (misspelled list keys are errors,
  * other unknown keys warnings, foreign keys info), then value types through the surface's schema.
  */
-export function checkFields(fields: readonly Field[], surface: Surface, sink: DiagnosticSink): CheckedFields {
+export function checkFields(
+  fields: readonly Field[],
+  surface: Surface,
+  sink: DiagnosticSink,
+  tools?: ToolNames,
+): CheckedFields {
   const known = knownKeys(surface);
   const values: Record<string, unknown> = Object.create(null);
   const byKey = new Map<string, Field>();
@@ -144,11 +150,11 @@ export function checkFields(fields: readonly Field[], surface: Surface, sink: Di
   let disallowedTools: ToolList | undefined;
   for (const key of ALLOW_LIST_KEYS) {
     const f = byKey.get(key);
-    if (f && !allowedTools) allowedTools = parseToolList(f, sink) ?? undefined;
+    if (f && !allowedTools) allowedTools = parseToolList(f, sink, tools) ?? undefined;
   }
   for (const key of DENY_LIST_KEYS) {
     const f = byKey.get(key);
-    if (f && !disallowedTools) disallowedTools = parseToolList(f, sink) ?? undefined;
+    if (f && !disallowedTools) disallowedTools = parseToolList(f, sink, tools) ?? undefined;
   }
   if (sink.hasErrors) ok = false;
   return { values, ok, ...(allowedTools && { allowedTools }), ...(disallowedTools && { disallowedTools }) };

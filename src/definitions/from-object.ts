@@ -1,7 +1,8 @@
 import path from "node:path";
 import YAML from "yaml";
+import { known } from "./load.js";
 import { loadDefinitionFile } from "./load-definition.js";
-import type { Definition, Diagnostic, Surface } from "./types.js";
+import type { Definition, Diagnostic, LoadOptions, Surface } from "./types.js";
 
 /**
  * A definition written in code: the frontmatter keys as an object, and the body. `name` names a
@@ -24,10 +25,11 @@ export interface FromObjectResult {
  */
 export function definitionFromObject(
   surface: Surface,
-  input: DefinitionInput,
+  input: DefinitionInput | object,
   root: string,
+  options: LoadOptions = {},
 ): FromObjectResult {
-  const { body = "", ...fields } = input;
+  const { body = "", ...fields } = input as DefinitionInput;
   const name = typeof fields.name === "string" ? fields.name : "unnamed";
   const base = path.join(root, "<code>");
   const rel =
@@ -47,7 +49,7 @@ export function definitionFromObject(
       : "";
   const loaded = loadDefinitionFile(
     { file, surface, root, base: folder ? path.join(base, folder) : base },
-    `${frontmatter}${String(body)}`,
+    { text: `${frontmatter}${String(body)}`, ...(options.toolNames && { known: known(options) }) },
   );
   return {
     diagnostics: loaded.diagnostics,

@@ -3,5 +3,5 @@ export { type DefinitionInput, definitionFromObject, type FromObjectResult } fro
 export { loadPaths, loadProject } from "./load.js";
 export { loadDefinitionFile } from "./load-definition.js";
 export { parseEntry, splitToolList } from "./parse-tool-list.js";
-export { BUILTIN_TOOL_NAMES, FOREIGN_TOOL_NAMES } from "./tool-names.js";
+export { FOREIGN_TOOL_NAMES, type ToolNames, toolNames } from "./tool-names.js";
 export type * from "./types.js";

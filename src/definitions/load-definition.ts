@@ -4,6 +4,7 @@ import { DiagnosticSink } from "./diagnostics.js";
 import type { Discovered } from "./discover.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { readSource } from "./read-source.js";
+import type { ToolNames } from "./tool-names.js";
 import type {
   CommandDefinition,
   Definition,
@@ -27,11 +28,15 @@ const MAX_SKILL_DESCRIPTION = 1024;
 const MAX_COMPATIBILITY = 500;
 
 /**
- * Loads one discovered file into a typed definition. `text` may be given to load from memory.
+ * Loads one discovered file into a typed definition. `text` may be given to load from memory;
+ * `known` checks list entries against the tools a run can have.
  * Contract: never throws; a file that cannot be loaded comes back `failed` with an error diagnostic,
  * and a file that is documentation rather than a definition comes back `documentation`.
  */
-export function loadDefinitionFile(found: Discovered, text?: string): LoadedFile {
+export function loadDefinitionFile(
+  found: Discovered,
+  options: { readonly text?: string; readonly known?: ToolNames } = {},
+): LoadedFile {
   const { file, surface } = found;
   const sink = new DiagnosticSink(file, surface);
   const fail = (): LoadedFile => ({ outcome: "failed", diagnostics: sink.items });
@@ -46,7 +51,7 @@ export function loadDefinitionFile(found: Discovered, text?: string): LoadedFile
   if ((surface === "agent" || surface === "command") && DOC_NAME.test(path.basename(file))) {
     return documentation("a README-like file in a definitions folder");
   }
-  const source = text ?? readSource(file, sink);
+  const source = options.text ?? readSource(file, sink);
   if (source === null) return fail();
   const fm = readFrontmatter(source, sink);
   if (fm.failed) return fail();
@@ -60,7 +65,7 @@ export function loadDefinitionFile(found: Discovered, text?: string): LoadedFile
     sink.add("error", "missing-frontmatter", "a SKILL.md needs frontmatter with 'name' and 'description'");
     return fail();
   }
-  const checked = checkFields(fm.fields, surface, sink);
+  const checked = checkFields(fm.fields, surface, sink, options.known);
   if (!checked.ok) return fail();
   const v = checked.values;
   const common = {

@@ -2,25 +2,30 @@ import path from "node:path";
 import { compareDiagnostics } from "./diagnostics.js";
 import { type Discovered, type Discovery, discoverPaths, discoverProject } from "./discover.js";
 import { loadDefinitionFile } from "./load-definition.js";
-import type { Definition, Diagnostic, FileReport, LoadResult } from "./types.js";
+import { type ToolNames, toolNames } from "./tool-names.js";
+import type { Definition, Diagnostic, FileReport, LoadOptions, LoadResult } from "./types.js";
 
 /** Loads the definitions of one project folder (see `discoverProject`). Contract: never throws. */
-export function loadProject(root: string): LoadResult {
-  return loadDiscovered(discoverProject(root));
+export function loadProject(root: string, options: LoadOptions = {}): LoadResult {
+  return loadDiscovered(discoverProject(root), known(options));
 }
 
 /** Loads whatever files and folders are given (see `discoverPaths`). Contract: never throws. */
-export function loadPaths(paths: readonly string[]): LoadResult {
-  return loadDiscovered(discoverPaths(paths));
+export function loadPaths(paths: readonly string[], options: LoadOptions = {}): LoadResult {
+  return loadDiscovered(discoverPaths(paths), known(options));
 }
 
-function loadDiscovered(discovery: Discovery): LoadResult {
+export function known(options: LoadOptions): ToolNames | undefined {
+  return options.toolNames ? toolNames(options.toolNames) : undefined;
+}
+
+function loadDiscovered(discovery: Discovery, names: ToolNames | undefined): LoadResult {
   const definitions: Definition[] = [];
   const diagnostics: Diagnostic[] = [...discovery.diagnostics];
   const files: FileReport[] = [];
   const owners = new Map<string, Definition>();
   for (const found of discovery.found) {
-    const loaded = loadDefinitionFile(found);
+    const loaded = loadDefinitionFile(found, names ? { known: names } : {});
     diagnostics.push(...loaded.diagnostics);
     let outcome = loaded.outcome;
     const def = loaded.definition;

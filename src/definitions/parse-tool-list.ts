@@ -1,13 +1,7 @@
 import { isScalar, isSeq } from "yaml";
+import { suggestion } from "../shared/did-you-mean.js";
 import type { DiagnosticSink } from "./diagnostics.js";
-import { suggestion } from "./did-you-mean.js";
-import {
-  BUILTIN_TOOL_NAMES,
-  builtinByCase,
-  FOREIGN_TOOL_NAMES,
-  isBuiltinToolName,
-  isMcpToolName,
-} from "./tool-names.js";
+import { FOREIGN_TOOL_NAMES, isMcpToolName, type ToolNames } from "./tool-names.js";
 import type { ToolEntry, ToolList } from "./types.js";
 import type { Field, Pos } from "./yaml-fields.js";
 
@@ -80,14 +74,14 @@ export function parseEntry(raw: string): EntrySyntax {
  * separated string, `*`) into entries, reporting syntax errors and unknown names.
  * Returns null when the value's type is wrong (reported as an error).
  */
-export function parseToolList(field: Field, sink: DiagnosticSink): ToolList | null {
+export function parseToolList(field: Field, sink: DiagnosticSink, known?: ToolNames): ToolList | null {
   const at = sink.pos(field.valuePos.line, field.valuePos.column);
   const entries: ToolEntry[] = [];
   const value = field.value;
   const addFromText = (text: string, pos: Pos) => {
     for (const piece of splitToolList(text)) {
       const column = pos.column + piece.offset;
-      const entry = checkEntry(piece.raw, { line: pos.line, column }, sink);
+      const entry = checkEntry(piece.raw, { line: pos.line, column }, sink, known);
       if (entry) entries.push(entry);
     }
   };
@@ -137,7 +131,12 @@ function stringStart(field: Field): Pos {
   return quoted ? { line: field.valuePos.line, column: field.valuePos.column + 1 } : field.valuePos;
 }
 
-function checkEntry(raw: string, pos: Pos, sink: DiagnosticSink): ToolEntry | null {
+function checkEntry(
+  raw: string,
+  pos: Pos,
+  sink: DiagnosticSink,
+  known: ToolNames | undefined,
+): ToolEntry | null {
   const at = sink.pos(pos.line, pos.column);
   const report = sink.at(pos);
   if (raw === "*") return { name: "*", raw, at };
@@ -159,8 +158,8 @@ function checkEntry(raw: string, pos: Pos, sink: DiagnosticSink): ToolEntry | nu
       "invalid-tool-name",
       `'${name}' cannot be a tool name (tool names are letters, digits, '_' and '-'); the entry stays but matches no tool`,
     );
-  } else if (!isBuiltinToolName(name) && !isMcpToolName(name)) {
-    const byCase = builtinByCase(name);
+  } else if (known && !known.has(name) && !isMcpToolName(name)) {
+    const byCase = known.byCase(name);
     if (byCase) {
       report(
         "warning",
@@ -178,7 +177,7 @@ function checkEntry(raw: string, pos: Pos, sink: DiagnosticSink): ToolEntry | nu
       report(
         "warning",
         "unknown-tool",
-        `'${name}' is not a built-in tool and stays in the list in case an MCP server or custom tool supplies it${suggestion(name, BUILTIN_TOOL_NAMES)}`,
+        `'${name}' is not a built-in tool and stays in the list in case an MCP server or custom tool supplies it${suggestion(name, known.names)}`,
       );
     }
   }

@@ -1,21 +1,4 @@
 /**
- * Tools agentmd itself provides. `Agent` is Claude Code's newer name for `Task` and is accepted as
- * an alias of it everywhere.
- */
-export const BUILTIN_TOOL_NAMES: readonly string[] = [
-  "Read",
-  "Write",
-  "Edit",
-  "Glob",
-  "Grep",
-  "Bash",
-  "WebFetch",
-  "Task",
-  "Agent",
-  "Skill",
-];
-
-/**
  * Claude Code tools that agentmd does not provide. Lists copied from Claude Code projects name
  * them often; they stay in the list (a custom tool may supply one) but offer nothing by default.
  */
@@ -40,17 +23,26 @@ export const FOREIGN_TOOL_NAMES: readonly string[] = [
   "WebSearch",
 ];
 
-const BUILTIN_BY_LOWER = new Map(BUILTIN_TOOL_NAMES.map((n) => [n.toLowerCase(), n]));
-
-export function isBuiltinToolName(name: string): boolean {
-  return BUILTIN_BY_LOWER.get(name.toLowerCase()) === name;
-}
-
-/** The built-in tool that `name` names up to letter case (`read` → `Read`), if any. */
-export function builtinByCase(name: string): string | undefined {
-  return BUILTIN_BY_LOWER.get(name.toLowerCase());
-}
-
 export function isMcpToolName(name: string): boolean {
   return /^mcp__[^_].*/.test(name);
+}
+
+/**
+ * The tool names list entries are checked against: the tools a run can have (the tools declare
+ * them; the loader is told, never keeps its own table). Looked up exactly and up to letter case.
+ */
+export interface ToolNames {
+  readonly names: readonly string[];
+  has(name: string): boolean;
+  /** The tool that `name` names up to letter case (`read` → `Read`), if any. */
+  byCase(name: string): string | undefined;
+}
+
+export function toolNames(names: readonly string[]): ToolNames {
+  const byLower = new Map(names.map((n) => [n.toLowerCase(), n]));
+  return {
+    names,
+    has: (name) => byLower.get(name.toLowerCase()) === name,
+    byCase: (name) => byLower.get(name.toLowerCase()),
+  };
 }

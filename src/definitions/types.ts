@@ -129,3 +129,91 @@ export interface LoadResult {
   readonly diagnostics: readonly Diagnostic[];
   readonly files: readonly FileReport[];
 }
+
+/** How definitions are loaded. */
+export interface LoadOptions {
+  /**
+   * The tools a run can have (with aliases such as `Agent`). List entries are checked against them:
+   * unknown names are warned about, a case-only mismatch (`read`) is taken as the tool. Without
+   * them, names are kept as written and not checked.
+   */
+  readonly toolNames?: readonly string[];
+}
+
+/** A tool list as written in code: a comma-separated string or a list of entries. */
+export type ToolListInput = string | readonly string[];
+
+/** A hook entry as written in frontmatter: `{ matcher, command }` or Claude Code's nested form. */
+export interface HookEntryInput {
+  readonly matcher?: string;
+  readonly command?: string;
+  readonly hooks?: readonly {
+    readonly type?: "command";
+    readonly command: string;
+    readonly timeout?: number;
+  }[];
+}
+
+export interface HooksInput {
+  readonly PreToolUse?: readonly HookEntryInput[];
+  readonly PostToolUse?: readonly HookEntryInput[];
+}
+
+interface CommonInput {
+  /** The markdown body: the prompt. */
+  readonly body?: string;
+  readonly description?: string;
+  readonly model?: string;
+  readonly "allowed-tools"?: ToolListInput;
+  readonly "disallowed-tools"?: ToolListInput;
+  readonly disallowedTools?: ToolListInput;
+}
+
+interface InvocableInput {
+  readonly "argument-hint"?: string;
+  readonly "disable-model-invocation"?: boolean;
+  readonly "user-invocable"?: boolean;
+  readonly context?: "inline" | "fork";
+  readonly agent?: string;
+}
+
+/** agent.md as an object: its frontmatter keys (as in the file) and `body`. */
+export interface MainAgentInput extends CommonInput {
+  readonly name?: string;
+  readonly tools?: ToolListInput;
+  readonly maxIterations?: number;
+  readonly maxDepth?: number;
+  readonly maxTokens?: number;
+  readonly schemaValidation?: "off" | "warn" | "enforce";
+  readonly promptCaching?: boolean;
+  readonly toolConcurrency?:
+    | boolean
+    | { readonly enabled?: boolean; readonly maxConcurrency?: number; readonly perBatchMax?: number };
+  readonly hooks?: HooksInput;
+  readonly baseUrl?: string;
+}
+
+export interface SubagentInput extends CommonInput {
+  readonly name: string;
+  readonly description: string;
+  readonly tools?: ToolListInput;
+  readonly maxIterations?: number;
+  readonly maxTurns?: number;
+  readonly hooks?: HooksInput;
+}
+
+export interface SkillInput extends CommonInput, InvocableInput {
+  readonly name: string;
+  readonly description: string;
+  readonly tools?: ToolListInput;
+  readonly hooks?: HooksInput;
+  readonly license?: string;
+  readonly compatibility?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** A command as an object; `name` is its path below commands/ (`git:commit`). */
+export interface CommandInput extends CommonInput, InvocableInput {
+  readonly name: string;
+  readonly tools?: ToolListInput;
+}

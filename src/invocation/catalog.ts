@@ -1,13 +1,16 @@
 import { decide } from "../permissions/decide.js";
 import type { PermissionList } from "../permissions/types.js";
-import type { Core } from "./start-run.js";
+import type { Core } from "./core.js";
 
 /** The subagents a run may spawn: those its effective list allows `Task` to name. */
 export function allowedSubagents(core: Core, list: PermissionList) {
   return [...core.agents.values()].filter(
     (a) =>
-      decide(list, { tool: "Task", input: { subagent_type: a.name } }, { specs: core.specs, cwd: core.cwd })
-        .kind === "allowed",
+      decide(
+        list,
+        { tool: "Task", input: { subagent_type: a.name } },
+        { specs: core.catalog.specs, cwd: core.cwd },
+      ).kind === "allowed",
   );
 }
 
@@ -16,8 +19,8 @@ export function modelSkills(core: Core, list: PermissionList) {
   return [...core.skills.values()].filter(
     (s) =>
       s.disableModelInvocation !== true &&
-      decide(list, { tool: "Skill", input: { skill: s.name } }, { specs: core.specs, cwd: core.cwd }).kind ===
-        "allowed",
+      decide(list, { tool: "Skill", input: { skill: s.name } }, { specs: core.catalog.specs, cwd: core.cwd })
+        .kind === "allowed",
   );
 }
 

@@ -1,12 +1,12 @@
-import { addUsage, resolveModel } from "../model/models.js";
-import { BUILTIN_PERMISSION_SPECS } from "../permissions/builtin-specs.js";
-import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";
-import type { PermissionList } from "../permissions/types.js";
+import type { RunResult } from "../loop/events.js";
+import { addUsage } from "../model/models.js";
 import { fail, ok, runSafely } from "../tools/define-tool.js";
-import type { Tool, ToolContext, ToolResult } from "../tools/types.js";
+import type { Tool, ToolResult } from "../tools/types.js";
 import { allowedSubagents, modelSkills } from "./catalog.js";
 import { expandBody, shownPath } from "./expand-body.js";
-import { mergeHooks, type ParentRun, startRun } from "./start-run.js";
+import { type Caller, prepareRun, resolveInvocable } from "./prepare-run.js";
+import { type ParentRun, startRun } from "./start-run.js";
+import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
 
 /**
  * The Task tool of one run (alias Agent): spawns a subagent as a child run whose effective list is
@@ -14,8 +14,7 @@ import { mergeHooks, type ParentRun, startRun } from "./start-run.js";
  * some subagent is allowed; its `subagent_type` is an enum of exactly those.
  */
 export function createTaskTool(parent: ParentRun): Tool | undefined {
-  const { core, spec } = parent;
-  const allowed = allowedSubagents(core, spec.list);
+  const allowed = allowedSubagents(parent.core, parent.spec.list);
   if (allowed.length === 0) return undefined;
   const listing = allowed.map((a) => `- ${a.name}: ${a.description}`).join("\n");
   return {
@@ -35,83 +34,31 @@ export function createTaskTool(parent: ParentRun): Tool | undefined {
       required: ["description", "prompt", "subagent_type"],
       additionalProperties: false,
     },
-    ...(BUILTIN_PERMISSION_SPECS.get("Task") && { permission: BUILTIN_PERMISSION_SPECS.get("Task") }),
+    permission: TASK_PERMISSION,
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
     ownsSchema: true,
     spawnsRuns: true,
-    execute: (input, ctx) => runSafely("Task", () => runSubagent(parent, input, ctx)),
+    execute: (input, ctx) =>
+      runSafely("Task", async () => {
+        const request = {
+          kind: "agent" as const,
+          name: String(input.subagent_type),
+          content: String(input.prompt),
+        };
+        return startChild(parent, prepareRun(parent.core, callerOf(parent), request), ctx.signal);
+      }),
   };
 }
 
-async function runSubagent(
-  parent: ParentRun,
-  input: Readonly<Record<string, unknown>>,
-  ctx: ToolContext,
-): Promise<ToolResult> {
-  const { core, spec, state } = parent;
-  const name = String(input.subagent_type);
-  const sub = core.agents.get(name);
-  if (!sub)
-    return fail(
-      `There is no subagent named '${name}'. Available: ${[...core.agents.keys()].join(", ") || "none"}.`,
-    );
-  const list = intersect(state.list, core.listOf(sub));
-  const refused = refusalSentence(state.list, list, core.listOf(sub), name);
-  if (refused) return fail(refused);
-  const model = sub.model === undefined || sub.model === "inherit" ? spec.model : resolveModel(sub.model);
-  const result = await startRun(core, {
-    agent: sub.name,
-    system: sub.body,
-    model,
-    list,
-    depth: spec.depth + 1,
-    parentRunId: parent.runId,
-    messages: [{ role: "user", content: String(input.prompt) }],
-    maxIterations: sub.maxIterations ?? core.maxIterations,
-    hooks: mergeHooks(spec.hooks, sub.hooks),
-    signal: ctx.signal,
-    emit: spec.emit,
-    sessionId: spec.sessionId,
-  });
-  return childResult(parent, sub.name, result);
-}
-
-/** Why a child run is refused: nothing survives caller ∩ callee. Names what each side allowed. */
-function refusalSentence(
-  caller: PermissionList,
-  effective: PermissionList,
-  callee: PermissionList,
-  name: string,
-): string | undefined {
-  if (!allowsNothing(effective)) return undefined;
-  return `${name} was not started: no tool survives the intersection of the allow-lists. The caller allows ${ruleTexts(caller).join(", ")}; ${name} allows ${ruleTexts(callee).join(", ")}.`;
-}
-
-function childResult(
-  parent: ParentRun,
-  name: string,
-  result: Awaited<ReturnType<typeof startRun>>,
-): ToolResult {
-  parent.state.meter.usage = addUsage(parent.state.meter.usage, result.usage);
-  parent.state.meter.costUsd += result.costUsd;
-  if (result.outcome === "done")
-    return ok(result.text === "" ? `${name} finished without a text answer.` : result.text);
-  const why = result.message ?? result.outcome;
-  return fail(
-    `${name} did not finish (${result.outcome}: ${why}).${result.text ? `\nIts last text:\n${result.text}` : ""}`,
-  );
-}
-
 /**
- * The Skill tool of one run: `{ skill, args? }`. An inline skill (the default) returns its rendered
- * body and narrows the run's effective list to (current ∩ skill) for the rest of the run; a fork
- * skill runs as a child, bounded by the same intersection (and by its `agent:`, when it names one).
+ * The Skill tool of one run: `{ skill, args? }`. An inline skill (the default) returns its body made
+ * ready and narrows the run's effective list to (current ∩ skill) for the rest of the run, its hooks
+ * active from then on; a fork skill runs as a child, bounded by the same intersection (and by its
+ * `agent:`, when it names one).
  */
 export function createSkillTool(parent: ParentRun): Tool | undefined {
-  const { core, spec } = parent;
-  const skills = modelSkills(core, spec.list);
-  if (skills.length === 0) return undefined;
+  if (modelSkills(parent.core, parent.spec.list).length === 0) return undefined;
   return {
     name: "Skill",
     description:
@@ -125,71 +72,86 @@ export function createSkillTool(parent: ParentRun): Tool | undefined {
       required: ["skill"],
       additionalProperties: false,
     },
-    ...(BUILTIN_PERMISSION_SPECS.get("Skill") && { permission: BUILTIN_PERMISSION_SPECS.get("Skill") }),
+    permission: SKILL_PERMISSION,
     concurrency: "sequential",
     interrupt: "cooperative",
     ownsSchema: true,
     spawnsRuns: true,
-    execute: (input, ctx) => runSafely("Skill", () => invokeSkillByModel(parent, input, ctx)),
+    execute: (input, ctx) =>
+      runSafely("Skill", () =>
+        invokeSkill(
+          parent,
+          String(input.skill),
+          typeof input.args === "string" ? input.args : "",
+          ctx.signal,
+        ),
+      ),
   };
 }
 
-async function invokeSkillByModel(
+async function invokeSkill(
   parent: ParentRun,
-  input: Readonly<Record<string, unknown>>,
-  ctx: ToolContext,
+  name: string,
+  args: string,
+  signal: AbortSignal,
 ): Promise<ToolResult> {
-  const { core, spec, state } = parent;
-  const name = String(input.skill);
-  const skill = core.skills.get(name);
-  if (!skill)
-    return fail(
-      `There is no skill named '${name}'. Available: ${[...core.skills.keys()].join(", ") || "none"}.`,
-    );
-  if (skill.disableModelInvocation)
-    return fail(`The skill '${name}' can only be invoked by a user (/${name}).`);
-  const own = core.listOf(skill);
-  const effective = intersect(state.list, own);
-  const refused = refusalSentence(state.list, effective, own, `the skill '${name}'`);
-  if (refused) return fail(refused);
-  const args = typeof input.args === "string" ? input.args : "";
-  const expanded = await expandBody(skill.body, {
-    label: `skill ${name}`,
-    args,
-    list: effective,
-    registry: core.baseRegistry,
-    toolCtx: ctx,
-    skillDir: skill.dir,
-    hooks: mergeHooks(spec.hooks, skill.hooks),
-    sessionId: spec.sessionId,
-  });
+  const { core, state } = parent;
+  const resolved = resolveInvocable(core, callerOf(parent), name, args, "model");
+  if (!resolved.ok) return fail(sentence(resolved.message));
+  if (resolved.kind === "fork") return startChild(parent, { ok: true, spec: resolved.spec }, signal);
+  // Inline: the body is made ready under the narrowed list and hooks, through the run's own calls.
+  const narrowed = { ...state, list: resolved.list, hooks: resolved.hooks };
+  const expanded = await expandBody(resolved.prompt, { ...parent.call(), state: narrowed, signal }, core.fs);
   if (!expanded.ok) return fail(expanded.message);
-  if (skill.context === "fork") {
-    const agent = skill.agent ? core.agents.get(skill.agent) : undefined;
-    if (skill.agent && !agent)
-      return fail(`The skill '${name}' names the subagent '${skill.agent}', which is not defined.`);
-    const list = agent ? intersect(effective, core.listOf(agent)) : effective;
-    const forkRefused = agent
-      ? refusalSentence(effective, list, core.listOf(agent), `the skill '${name}' (agent ${agent.name})`)
-      : undefined;
-    if (forkRefused) return fail(forkRefused);
-    const model = skill.model && skill.model !== "inherit" ? resolveModel(skill.model) : spec.model;
-    const result = await startRun(core, {
-      agent: `skill:${name}`,
-      system: agent?.body ?? "",
-      model,
-      list,
-      depth: spec.depth + 1,
-      parentRunId: parent.runId,
-      messages: [{ role: "user", content: expanded.text }],
-      maxIterations: agent?.maxIterations ?? core.maxIterations,
-      hooks: mergeHooks(spec.hooks, agent?.hooks, skill.hooks),
-      signal: ctx.signal,
-      emit: spec.emit,
-      sessionId: spec.sessionId,
-    });
-    return childResult(parent, `the skill '${name}'`, result);
-  }
-  state.list = effective;
-  return ok(`Skill '${name}' (folder: ${shownPath(core.cwd, skill.dir)}/)\n\n${expanded.text}`);
+  state.list = resolved.list;
+  state.hooks = resolved.hooks;
+  const skill = core.skills.get(name);
+  return ok(`Skill '${name}' (folder: ${shownPath(core.cwd, skill?.dir ?? core.cwd)}/)\n\n${expanded.text}`);
+}
+
+/** What a run started by one of this run's tools inherits. */
+function callerOf(parent: ParentRun): Caller {
+  const { spec, state } = parent;
+  return {
+    list: state.list,
+    model: spec.model,
+    hooks: state.hooks,
+    depth: spec.depth + 1,
+    parentRunId: parent.runId,
+    self: { agent: spec.agent, system: spec.system, maxIterations: spec.maxIterations },
+  };
+}
+
+/** Runs a prepared child and answers with its final text; what it spent is added to the parent's. */
+async function startChild(
+  parent: ParentRun,
+  prepared: ReturnType<typeof prepareRun>,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  if (!prepared.ok) return fail(sentence(prepared.message));
+  const { io } = parent;
+  const result = await startRun(parent.core, prepared.spec, {
+    signal,
+    emit: io.emit,
+    sessionId: io.sessionId,
+    history: [],
+  });
+  return childResult(parent, prepared.spec.agent, result);
+}
+
+function childResult(parent: ParentRun, name: string, result: RunResult): ToolResult {
+  const meter = parent.state.meter;
+  meter.usage = addUsage(meter.usage, result.usage);
+  meter.costUsd += result.costUsd;
+  if (result.outcome === "done")
+    return ok(result.text === "" ? `${name} finished without a text answer.` : result.text);
+  const why = result.message ?? result.outcome;
+  return fail(
+    `${name} did not finish (${result.outcome}: ${why}).${result.text ? `\nIts last text:\n${result.text}` : ""}`,
+  );
+}
+
+/** A message as the model reads it: ending with a full stop. */
+function sentence(message: string): string {
+  return /[.?!]$/.test(message) ? message : `${message}.`;
 }

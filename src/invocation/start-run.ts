@@ -1,162 +1,157 @@
 import { randomBytes } from "node:crypto";
-import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import type PQueue from "p-queue";
-import type {
-  CommandDefinition,
-  Definition,
-  SkillDefinition,
-  SubagentDefinition,
-} from "../definitions/types.js";
-import type { ConcurrencySettings } from "../loop/dispatch.js";
 import type { EventSink, RunResult } from "../loop/events.js";
-import type { RunState } from "../loop/execute-call.js";
-import type { Hooks } from "../loop/hooks.js";
+import type { CallContext, RunState } from "../loop/execute-call.js";
 import { runLoop } from "../loop/run-loop.js";
-import type { Price } from "../model/models.js";
+import { ZERO_USAGE } from "../model/models.js";
 import { allowsNothing, offered, ruleTexts } from "../permissions/index.js";
-import type { PermissionList, ToolSpecs } from "../permissions/types.js";
+import type { PermissionList } from "../permissions/types.js";
 import { createReadRecord } from "../tools/read-record.js";
-import { createToolRegistry, type ToolRegistry } from "../tools/registry.js";
-import type { Logger, SchemaValidationMode, Tool } from "../tools/types.js";
+import { createToolRegistry, type RegisteredTool } from "../tools/registry.js";
+import type { Logger, Tool } from "../tools/types.js";
 import { skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
+import type { Core } from "./core.js";
+import { expandBody } from "./expand-body.js";
+import type { RunSpec } from "./prepare-run.js";
 
-/** What every run of one runner shares: definitions, tools, the pool, the model client, defaults. */
-export interface Core {
-  readonly projectDir: string;
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly agents: ReadonlyMap<string, SubagentDefinition>;
-  readonly skills: ReadonlyMap<string, SkillDefinition>;
-  readonly commands: ReadonlyMap<string, CommandDefinition>;
-  readonly baseTools: readonly Tool[];
-  /** The base tools registered once: their specs judge calls; `/name` bodies run through them. */
-  readonly baseRegistry: ToolRegistry;
-  readonly pool: PQueue;
-  readonly client: (emit: EventSink, runId: string) => Anthropic;
-  /** A definition's own allow and deny lists, compiled. */
-  readonly listOf: (def: Definition) => PermissionList;
-  /** How calls of every tool are judged: the registered tools' specs, and Task's and Skill's. */
-  readonly specs: ToolSpecs;
-  readonly maxDepth: number;
-  readonly maxTokens: number;
-  readonly maxIterations: number;
-  readonly promptCaching: boolean;
-  readonly gateMode: SchemaValidationMode;
-  readonly concurrency: ConcurrencySettings;
-  readonly prices?: Readonly<Record<string, Price>>;
-  readonly backoff?: (attempt: number) => number;
-}
-
-/** One run: the main agent's, a subagent's, a forked skill's. */
-export interface RunSpec {
-  readonly agent: string;
-  readonly system: string;
-  readonly model: string;
-  /** The effective list: every hop's list intersected. */
-  readonly list: PermissionList;
-  readonly depth: number;
-  readonly parentRunId?: string;
-  readonly messages: MessageParam[];
-  readonly maxIterations: number;
-  readonly hooks: Hooks;
+/** Where a run's events go and what it continues: given by whoever starts it. */
+export interface RunIo {
   readonly signal: AbortSignal;
   readonly emit: EventSink;
   readonly sessionId: string;
-  /** What the user typed, when it differs from the first message (a `/name args` line). */
+  /** The conversation so far (a resumed session's); the run's prompt is added to it. */
+  readonly history: readonly MessageParam[];
+  /** What the user typed, when it differs from the prompt (a `/name args` line). */
   readonly typed?: string;
 }
 
-const ZERO = {
-  input_tokens: 0,
-  output_tokens: 0,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-};
+/** A run in progress, as the tools it offers (Task, Skill) see it. */
+export interface ParentRun {
+  readonly core: Core;
+  readonly spec: RunSpec;
+  readonly state: RunState;
+  readonly runId: string;
+  readonly io: RunIo;
+  /** Every call of the run goes through this context; an inline skill's body is made ready in it. */
+  readonly call: () => CallContext;
+}
+
+export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
 
 /**
- * Starts a run and resolves with its result. It is refused, before any request, when the effective
- * list allows nothing; a list whose entries name no tool that exists is refused at the top and runs
- * with a warning below it (a model without tools answers in prose and looks successful).
+ * Starts a run and resolves with its result: `run_start`, then its prompt made ready (a command's or
+ * skill's `!cmd` and `@file` go through the run's own tool-call path), then the loop. It is refused,
+ * before any request, when the effective list allows nothing; a list whose entries name no tool that
+ * exists is refused at the top and runs with a warning below it (a model without tools answers in
+ * prose and looks successful). Contract: never rejects.
  */
-export async function startRun(core: Core, spec: RunSpec): Promise<RunResult> {
-  const runId = `run-${randomBytes(4).toString("hex")}`;
+export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<RunResult> {
+  const runId = newRunId();
   const base = { runId, depth: spec.depth };
-  const emit = spec.emit;
-  const logger: Logger = { debug: () => {}, warn: (message) => emit({ ...base, type: "warning", message }) };
-  const state: RunState = { list: spec.list, meter: { usage: ZERO, costUsd: 0 } };
-  const parent = { core, spec, state, runId };
-  const extra: Tool[] = [];
-  const task = spec.depth < core.maxDepth ? createTaskTool(parent) : undefined;
-  if (task) extra.push(task);
-  const skill = createSkillTool(parent);
-  if (skill) extra.push(skill);
-  const registry = extra.length ? createToolRegistry([...core.baseTools, ...extra]) : core.baseRegistry;
+  const logger: Logger = {
+    debug: () => {},
+    warn: (message) => io.emit({ ...base, type: "warning", message }),
+  };
+  const state: RunState = { list: spec.list, hooks: spec.hooks, meter: { usage: ZERO_USAGE, costUsd: 0 } };
+  let call: CallContext | undefined;
+  const parentRun: ParentRun = { core, spec, state, runId, io, call: () => call as CallContext };
+  const registry = runRegistry(core, parentRun);
   const offer = (list: PermissionList) => registry.all.filter((r) => offered(list, [r.tool.name]).length > 0);
   const shown = offer(spec.list);
-  const catalog = shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "";
-  const system = [spec.system.trim(), catalog].filter(Boolean).join("\n\n");
-  emit({
+  io.emit({
     ...base,
     type: "run_start",
-    sessionId: spec.sessionId,
+    sessionId: io.sessionId,
     agent: spec.agent,
     model: spec.model,
     tools: shown.map((r) => r.tool.name),
     ...(spec.parentRunId && { parentRunId: spec.parentRunId }),
-    ...(spec.typed !== undefined && { input: spec.typed }),
+    ...(io.typed !== undefined && { input: io.typed }),
   });
-  const first = spec.messages[spec.messages.length - 1];
-  if (first?.role === "user") emit({ ...base, type: "user_message", content: first.content });
-  const refusal = allowsNothing(spec.list)
-    ? "no tool survives the allow-lists of this run, so it is refused"
-    : spec.list.rules !== null && shown.length === 0
-      ? `no entry of the allow-list names a tool that exists in this run (${ruleTexts(spec.list).join(", ")})`
-      : undefined;
-  if (refusal && (spec.depth === 0 || allowsNothing(spec.list))) {
-    const message = spec.depth === 0 && !allowsNothing(spec.list) ? `${refusal}, so it is refused` : refusal;
-    return endBeforeStart(
-      { ...base, emit, sessionId: spec.sessionId, messages: spec.messages },
-      "refused",
-      "refused_by_permissions",
-      message,
-    );
-  }
-  if (refusal) logger.warn(`${spec.agent} runs with no tools: ${refusal}`);
+  const ended = {
+    runId,
+    depth: spec.depth,
+    emit: io.emit,
+    sessionId: io.sessionId,
+    messages: [...io.history],
+  };
+  const refused = refusalOf(spec, shown);
+  if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
+  if (spec.list.rules !== null && shown.length === 0)
+    logger.warn(`${spec.agent} runs with no tools: ${noToolSentence(spec.list)}`);
+  call = callContext(core, spec, io, { registry, state, runId, logger });
+  const content =
+    spec.prompt.kind === "content"
+      ? { ok: true as const, text: spec.prompt.content }
+      : await expandBody(spec.prompt, call, core.fs);
+  if (!content.ok) return endBeforeStart(ended, "error", "invocation_failed", content.message);
+  io.emit({ ...base, type: "user_message", content: content.text });
+  const system = [
+    spec.system.trim(),
+    shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
   return runLoop(
     {
-      client: core.client(emit, runId),
-      model: spec.model,
+      model: core.model,
+      modelId: spec.model,
       system,
-      maxTokens: core.maxTokens,
+      maxTokens: core.settings.maxTokens,
       maxIterations: spec.maxIterations,
-      promptCaching: core.promptCaching,
+      promptCaching: core.settings.promptCaching,
       offer,
-      call: {
-        registry,
-        state,
-        cwd: core.cwd,
-        signal: spec.signal,
-        logger,
-        readRecord: createReadRecord(),
-        gateMode: core.gateMode,
-        hooks: spec.hooks,
-        env: core.env,
-        runId,
-        sessionId: spec.sessionId,
-        depth: spec.depth,
-        emit,
-      },
+      call,
       pool: core.pool,
-      concurrency: core.concurrency,
-      sessionId: spec.sessionId,
+      concurrency: core.settings.concurrency,
+      sessionId: io.sessionId,
       ...(core.prices && { prices: core.prices }),
-      ...(core.backoff && { backoff: core.backoff }),
     },
-    spec.messages,
+    [...io.history, { role: "user", content: content.text }],
   );
 }
+
+function callContext(
+  core: Core,
+  spec: RunSpec,
+  io: RunIo,
+  run: Pick<CallContext, "registry" | "state" | "runId" | "logger">,
+): CallContext {
+  return {
+    ...run,
+    cwd: core.cwd,
+    signal: io.signal,
+    readRecord: createReadRecord(),
+    gateMode: core.settings.gateMode,
+    env: core.env,
+    sessionId: io.sessionId,
+    depth: spec.depth,
+    emit: io.emit,
+  };
+}
+
+/** The run's tools: the catalog's, and Task and Skill when this run may start anything with them. */
+function runRegistry(core: Core, parentRun: ParentRun) {
+  const extra: Tool[] = [];
+  const task = parentRun.spec.depth < core.settings.maxDepth ? createTaskTool(parentRun) : undefined;
+  if (task) extra.push(task);
+  const skill = createSkillTool(parentRun);
+  if (skill) extra.push(skill);
+  const base = core.catalog.registry;
+  return extra.length ? createToolRegistry([...base.all.map((r) => r.tool), ...extra]) : base;
+}
+
+/** Why a run must not start: nothing is allowed, or (at the top) nothing allowed exists. */
+function refusalOf(spec: RunSpec, shown: readonly RegisteredTool[]): string | undefined {
+  if (allowsNothing(spec.list)) return "no tool survives the allow-lists of this run, so it is refused";
+  if (spec.depth === 0 && spec.list.rules !== null && shown.length === 0)
+    return `${noToolSentence(spec.list)}, so it is refused`;
+  return undefined;
+}
+
+const noToolSentence = (list: PermissionList) =>
+  `no entry of the allow-list names a tool that exists in this run (${ruleTexts(list).join(", ")})`;
 
 /**
  * A run that ends before its first request (refused by the allow-lists, an unknown `/name`, a
@@ -169,22 +164,8 @@ export function endBeforeStart(
   message: string,
 ): RunResult {
   const base = { runId: run.runId, depth: run.depth };
-  const ended = { text: "", turns: 0, usage: ZERO, costUsd: 0 };
+  const ended = { text: "", turns: 0, usage: ZERO_USAGE, costUsd: 0 };
   run.emit({ ...base, type: "error", code, message });
   run.emit({ ...base, type: "run_end", outcome, ...ended, ms: 0 });
   return { sessionId: run.sessionId, runId: run.runId, outcome, ...ended, messages: run.messages, message };
-}
-
-export interface ParentRun {
-  readonly core: Core;
-  readonly spec: RunSpec;
-  readonly state: RunState;
-  readonly runId: string;
-}
-
-export function mergeHooks(...sets: (Hooks | undefined)[]): Hooks {
-  return {
-    PreToolUse: sets.flatMap((h) => h?.PreToolUse ?? []),
-    PostToolUse: sets.flatMap((h) => h?.PostToolUse ?? []),
-  };
 }

@@ -18,7 +18,6 @@ export interface CallContext {
   readonly logger: Logger;
   readonly readRecord: ReadRecord;
   readonly gateMode: SchemaValidationMode;
-  readonly hooks: Hooks;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly runId: string;
   readonly sessionId: string;
@@ -28,11 +27,12 @@ export interface CallContext {
 
 /**
  * What a run carries from turn to turn. `list` is the effective allow-list: what is offered, and what
- * each call is judged by; an inline skill narrows it for the rest of the run (never widens it).
- * `meter` is what the run spent, its children's runs included.
+ * each call is judged by; an inline skill narrows it for the rest of the run (never widens it), and
+ * adds its `hooks` to the run's. `meter` is what the run spent, its children's runs included.
  */
 export interface RunState {
   list: PermissionList;
+  hooks: Hooks;
   readonly meter: { usage: Usage; costUsd: number };
 }
 
@@ -45,6 +45,7 @@ export interface ToolUse {
 export interface CallOutcome {
   readonly block: ToolResultBlockParam;
   readonly decision: CallDecision;
+  readonly result: ToolResult;
 }
 
 export const INTERRUPTED =
@@ -78,7 +79,7 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
     content: text,
     ms: performance.now() - started,
   });
-  return { block: toResultBlock(use.id, result), decision };
+  return { block: toResultBlock(use.id, result), decision, result };
 }
 
 async function settle(
@@ -109,7 +110,11 @@ async function settle(
     cwd: cx.cwd,
   };
   const hookCtx = { logger: cx.logger, ...(cx.env && { env: cx.env }) };
-  const pre = await runHooks(cx.hooks.PreToolUse, { ...payload, hook_event_name: "PreToolUse" }, hookCtx);
+  const pre = await runHooks(
+    cx.state.hooks.PreToolUse,
+    { ...payload, hook_event_name: "PreToolUse" },
+    hookCtx,
+  );
   if (pre.kind === "block") {
     return {
       decision: "blocked-by-hook",
@@ -124,7 +129,7 @@ async function settle(
     ...(cx.env && { env: cx.env }),
   });
   const post = await runHooks(
-    cx.hooks.PostToolUse,
+    cx.state.hooks.PostToolUse,
     {
       ...payload,
       hook_event_name: "PostToolUse",

@@ -123,3 +123,11 @@ function runCommandHook(
     child.stdin?.end(JSON.stringify(payload));
   });
 }
+
+/** Several sets of hooks as one: each event's hooks in the order of the sets. */
+export function mergeHooks(...sets: (Hooks | undefined)[]): Hooks {
+  return {
+    PreToolUse: sets.flatMap((h) => h?.PreToolUse ?? []),
+    PostToolUse: sets.flatMap((h) => h?.PostToolUse ?? []),
+  };
+}

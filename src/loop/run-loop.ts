@@ -1,12 +1,11 @@
-import type Anthropic from "@anthropic-ai/sdk";
 import type {
   Tool as ApiTool,
   ContentBlock,
   ContentBlockParam,
-  MessageCreateParamsStreaming,
   MessageParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import type PQueue from "p-queue";
+import type { Model, ModelRequest } from "../model/model.js";
 import { addUsage, costOf, type Price, ZERO_USAGE } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
 import { normaliseInput } from "../tools/normalise-input.js";
@@ -14,11 +13,11 @@ import type { RegisteredTool } from "../tools/registry.js";
 import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
 import type { RunOutcome, RunResult } from "./events.js";
 import { type CallContext, notRunResult, type ToolUse } from "./execute-call.js";
-import { streamTurn } from "./stream-turn.js";
 
 export interface LoopConfig {
-  readonly client: Anthropic;
-  readonly model: string;
+  readonly model: Model;
+  /** The model id requests name. */
+  readonly modelId: string;
   readonly system: string;
   readonly maxTokens: number;
   readonly maxIterations: number;
@@ -29,7 +28,6 @@ export interface LoopConfig {
   readonly pool: PQueue;
   readonly concurrency: ConcurrencySettings;
   readonly prices?: Readonly<Record<string, Price>>;
-  readonly backoff?: (attempt: number) => number;
   readonly sessionId: string;
 }
 
@@ -52,6 +50,12 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   let note: string | undefined;
   let toolsFor: PermissionList | undefined;
   let apiTools: ApiTool[] = [];
+  const turnContext = {
+    signal: call.signal,
+    onText: (text: string) => call.emit({ ...base, type: "message_delta", text }),
+    onRetry: (attempt: number, reason: string, delayMs: number) =>
+      call.emit({ ...base, type: "retry", attempt, reason, delayMs }),
+  };
   for (;;) {
     if (toolsFor !== call.state.list) {
       toolsFor = call.state.list;
@@ -65,12 +69,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     }
     turns++;
     call.emit({ ...base, type: "turn_start", turn: turns });
-    const turn = await streamTurn(cfg.client, request(cfg, apiTools, messages), {
-      ...base,
-      emit: call.emit,
-      signal: call.signal,
-      ...(cfg.backoff && { backoff: cfg.backoff }),
-    });
+    const turn = await cfg.model.turn(request(cfg, apiTools, messages), turnContext);
     if (turn.kind === "aborted") {
       outcome = "aborted";
       break;
@@ -83,7 +82,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     }
     const msg = turn.message;
     const turnUsage = addUsage(ZERO_USAGE, msg.usage);
-    const turnCost = costOf(cfg.model, turnUsage, cfg.prices);
+    const turnCost = costOf(cfg.modelId, turnUsage, cfg.prices);
     meter.usage = addUsage(meter.usage, turnUsage);
     meter.costUsd += turnCost;
     call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost });
@@ -175,14 +174,10 @@ function toApiTools(offered: readonly RegisteredTool[], caching: boolean): ApiTo
  * The request for the next turn. With prompt caching, `cache_control` marks the last tool, the
  * system prompt and the newest user turn (three of the four breakpoints the API allows).
  */
-function request(
-  cfg: LoopConfig,
-  tools: ApiTool[],
-  messages: readonly MessageParam[],
-): Omit<MessageCreateParamsStreaming, "stream"> {
+function request(cfg: LoopConfig, tools: ApiTool[], messages: readonly MessageParam[]): ModelRequest {
   const sent = cfg.promptCaching ? withCachedTail(messages) : [...messages];
   return {
-    model: cfg.model,
+    model: cfg.modelId,
     max_tokens: cfg.maxTokens,
     messages: sent,
     ...(cfg.system && {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { AgentmdError } from "../shared/errors.js";
 import type { RunEvent } from "./events.js";
 
 /** Where a project's transcripts live: `.agentmd/sessions/<id>.jsonl`. */
@@ -18,12 +19,7 @@ export function newSessionId(now = new Date()): string {
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
-export class SessionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export class SessionError extends AgentmdError {}
 
 export function sessionFile(dir: string, id: string): string {
   if (!SESSION_ID.test(id) || id.includes("..")) throw new SessionError(`'${id}' is not a session id`);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { AgentmdError } from "../shared/errors.js";
 
 /**
  * Record and replay of model traffic through the SDK client's `fetch` option. A recording is a
@@ -80,30 +81,34 @@ export function recordingFetch(
     const bodyText = typeof init?.body === "string" ? init.body : "";
     const res = await inner(input, init);
     if (!res.body) return res;
-    const [forCaller, forFile] = res.body.tee();
     const contentType = res.headers.get("content-type") ?? "";
-    void new Response(forFile).text().then(
-      (body) => {
+    // The exchange is written as the stream ends, before its reader sees the end: a run that has
+    // finished reading a response has it recorded. A stream cut off by an abort is not kept.
+    const decoder = new TextDecoder();
+    let body = "";
+    const keep = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        body += decoder.decode(chunk, { stream: true });
+        controller.enqueue(chunk);
+      },
+      flush() {
+        body += decoder.decode();
         const exchange: Exchange = {
           request: summariseRequest(bodyText),
           response: { status: res.status, contentType, body },
         };
         appendFileSync(file, `${JSON.stringify(exchange)}\n`);
       },
-      () => {
-        // a stream cut off by an abort is not a complete exchange; nothing to keep
-      },
-    );
-    return new Response(forCaller, { status: res.status, statusText: res.statusText, headers: res.headers });
+    });
+    return new Response(res.body.pipeThrough(keep), {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
   };
 }
 
-export class ReplayFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export class ReplayFileError extends AgentmdError {}
 
 /** Notes what the user typed (a prompt, or `/name args`), so that a replay can type it again. */
 export function recordInput(file: string, input: unknown): void {

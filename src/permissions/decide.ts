@@ -1,5 +1,4 @@
 import path from "node:path";
-import { SUBJECT_FIELD } from "./builtin-specs.js";
 import {
   type CommandPattern,
   denyForms,
@@ -10,6 +9,7 @@ import {
   unjudgeableForDeny,
 } from "./command-pattern.js";
 import { type NamePattern, type PathPattern, pathSubject } from "./path-pattern.js";
+import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
 import type {
   Constraint,
@@ -122,8 +122,8 @@ function buildView(list: PermissionList, tool: string): ToolView {
 /** One call's subject, computed once per decision. */
 interface Subject {
   readonly spec: ToolPermissionSpec | undefined;
-  readonly input: Readonly<Record<string, unknown>>;
-  readonly cwd: string;
+  /** The field's value as given, for custom rules. */
+  readonly given: unknown;
   /** Normalised command, absolute path or name; undefined when the call cannot be judged. */
   readonly value: string | undefined;
   /** The command as the model wrote it (for the metacharacter check and messages). */
@@ -136,7 +136,7 @@ function subjectOf(
   input: Readonly<Record<string, unknown>>,
   cwd: string,
 ): Subject {
-  const v = spec?.subject?.(input, cwd);
+  const v = spec ? subjectValue(spec, input, cwd) : undefined;
   let value: string | undefined;
   let raw: string | undefined;
   let meta = false;
@@ -159,7 +159,7 @@ function subjectOf(
       raw = v;
     }
   }
-  return { spec, input, cwd, value, raw, meta };
+  return { spec, given: v, value, raw, meta };
 }
 
 /** A metacharacter, or whitespace that normalising would change (leading, trailing, doubled, not a space). */
@@ -170,7 +170,7 @@ type Match = "yes" | "no" | "cannot-judge" | "metacharacter" | "bad-pattern";
 function matchOne(c: Constraint, s: Subject): Match {
   if (c.kind === "bad") return "bad-pattern";
   if (c.kind === "custom") {
-    const r = s.spec?.custom?.matches(c.compiled as string, s.input, s.cwd);
+    const r = s.spec?.custom?.matches(c.compiled as string, s.given);
     return r === undefined ? "cannot-judge" : r ? "yes" : "no";
   }
   if (s.value === undefined || s.spec?.kind !== c.kind) return "cannot-judge";
@@ -303,12 +303,12 @@ export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext)
 }
 
 function denialFor(m: Match, tool: string, s: Subject, scope: string): Decision {
-  const field = SUBJECT_FIELD[tool];
+  const field = s.spec?.field;
   switch (m) {
     case "cannot-judge":
       return denied(
         "cannot-judge",
-        `${tool} call cannot be judged: ${field === "url" ? "its 'url' is missing or not a URL" : field ? `its '${field}' is missing, empty or not text` : "it has no value a pattern can be matched against"}, and ${scope}. ${NOT_RUN}`,
+        `${tool} call cannot be judged: ${s.spec?.kind === "custom" ? `its '${field}' is missing or not valid` : field ? `its '${field}' is missing, empty or not text` : "it has no value a pattern can be matched against"}, and ${scope}. ${NOT_RUN}`,
       );
     case "metacharacter":
       return denied(

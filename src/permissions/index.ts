@@ -1,4 +1,3 @@
-export { BUILTIN_PERMISSION_SPECS, SUBJECT_FIELD, webFetchRule } from "./builtin-specs.js";
 export {
   type ChainReport,
   type ChainResult,
@@ -21,5 +20,13 @@ export {
   offered,
   UNRESTRICTED,
 } from "./permission-list.js";
+export {
+  domainRule,
+  judgesCommand,
+  judgesName,
+  judgesPath,
+  judgesUrl,
+  subjectValue,
+} from "./subject-specs.js";
 export { canonicalToolName, covers, matcherText, toolMatcher } from "./tool-matcher.js";
 export type * from "./types.js";

@@ -1,6 +1,8 @@
 import type { ToolMatcher } from "./types.js";
 
-/** `Agent` is Claude Code's newer name for `Task`; both name the same tool everywhere. */
+/** Other names of tools: `Agent` is Claude Code's newer name for `Task`; both name it everywhere. */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = { Agent: "Task" };
+
 export function canonicalToolName(name: string): string {
   return name === "Agent" ? "Task" : name;
 }

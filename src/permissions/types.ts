@@ -16,21 +16,24 @@ export interface Origin {
 }
 
 /**
- * How one tool is judged. `subject` derives the value a call is judged on from its input; a
- * value that is missing, empty or not a string means the call cannot be judged, and is denied
- * whenever the tool has patterns. A tool whose calls no single value describes supplies `custom`.
+ * How one tool is judged, declared by the tool: the kind of its patterns and the input `field` they
+ * are matched against. A value that is missing, empty or not a string means the call cannot be
+ * judged, and is denied whenever the tool has patterns. `custom` judges a field its own way.
  */
 export interface ToolPermissionSpec {
   readonly kind: SubjectKind;
-  readonly subject?: (input: Readonly<Record<string, unknown>>, cwd: string) => unknown;
+  /** The input field the patterns judge (`command`, `file_path`, `url`, …). */
+  readonly field: string;
+  /** An absent field means the working folder (Glob and Grep search it by default). */
+  readonly defaultToCwd?: boolean;
   readonly custom?: CustomRule;
 }
 
 export interface CustomRule {
   /** A sentence saying what is wrong with the pattern, or undefined when it is usable. */
   validate(pattern: string): string | undefined;
-  /** Whether the call matches; undefined when the call cannot be judged. */
-  matches(pattern: string, input: Readonly<Record<string, unknown>>, cwd: string): boolean | undefined;
+  /** Whether the field's value matches; undefined when the call cannot be judged. */
+  matches(pattern: string, value: unknown): boolean | undefined;
 }
 
 export type ToolSpecs = ReadonlyMap<string, ToolPermissionSpec>;

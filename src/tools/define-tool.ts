@@ -1,6 +1,7 @@
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
-import { setOwn } from "../definitions/own.js";
 import type { ToolPermissionSpec } from "../permissions/types.js";
+import { AgentmdError } from "../shared/errors.js";
+import { setOwn } from "../shared/own.js";
 import type {
   Concurrency,
   InterruptBehavior,
@@ -11,12 +12,7 @@ import type {
 } from "./types.js";
 
 /** Misuse of the tool API by code (not by a model): thrown when a tool is defined. */
-export class ToolDefinitionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export class ToolDefinitionError extends AgentmdError {}
 
 export interface ToolDefinition<S extends JSONSchema> {
   readonly name: string;

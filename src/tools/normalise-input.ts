@@ -1,4 +1,4 @@
-import { setOwn } from "../definitions/own.js";
+import { setOwn } from "../shared/own.js";
 
 /**
  * A model's tool input may arrive as an object, a JSON string, `null` or nothing. This turns it

@@ -1,4 +1,5 @@
 import type { ToolSpecs } from "../permissions/types.js";
+import { AgentmdError } from "../shared/errors.js";
 import { runSafely } from "./define-tool.js";
 import { normaliseInput } from "./normalise-input.js";
 import { type KeyMap, restoreKeys, sanitiseSchema, sanitiseToolName } from "./sanitise-schema.js";
@@ -25,12 +26,7 @@ export interface ToolRegistry {
   readonly warnings: readonly string[];
 }
 
-export class ToolRegistryError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export class ToolRegistryError extends AgentmdError {}
 
 /**
  * Registers tools: our own as they are; others with their names and schema keys made to fit the
@@ -54,7 +50,9 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
       apiSchema = s.schema;
       keys = s.keys;
     }
-    const problem = prepareGate(tool);
+    // Our own schemas compile (their tests say so); they are compiled at their first call. Schemas
+    // from elsewhere are compiled now, so that one that cannot be is said at once.
+    const problem = tool.ownsSchema ? undefined : prepareGate(tool);
     if (problem)
       warnings.push(
         `tool '${tool.name}': its input schema cannot be compiled (${problem}); its input passes unvalidated`,

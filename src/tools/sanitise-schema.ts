@@ -1,4 +1,4 @@
-import { setOwn } from "../definitions/own.js";
+import { setOwn } from "../shared/own.js";
 
 /**
  * Schemas we do not own (MCP and custom tools) may use property keys the Messages API rejects

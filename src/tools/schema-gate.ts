@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { didYouMean } from "../definitions/did-you-mean.js";
-import { setOwn } from "../definitions/own.js";
+import { didYouMean } from "../shared/did-you-mean.js";
+import { setOwn } from "../shared/own.js";
 import type { Logger, SchemaValidationMode, Tool } from "./types.js";
 
 /**

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadPaths } from "../../src/definitions/index.js";
 import type { LoadResult } from "../../src/definitions/types.js";
+import { loadPaths } from "../../src/index.js";
 import { brief, REPO_ROOT } from "../support/fixtures.js";
 
 const SHARED_CORPUS = path.resolve(REPO_ROOT, "../shared/corpus");

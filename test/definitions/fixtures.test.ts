@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadProject } from "../../src/definitions/index.js";
 import type { Definition } from "../../src/definitions/types.js";
+import { loadProject } from "../../src/index.js";
 import { brief, fixture } from "../support/fixtures.js";
 
 /** Each fixture folder is one failure mode; the table lists every diagnostic it must produce. */

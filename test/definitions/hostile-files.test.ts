@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadPaths, loadProject } from "../../src/definitions/index.js";
+import { loadPaths, loadProject } from "../../src/index.js";
 import { brief, tempDir } from "../support/fixtures.js";
 
 let cleanup: (() => void) | undefined;
@@ -69,15 +69,12 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     ).toEqual([["cr", ["Read"]]]);
   });
 
-  it("reads a long line that is not a key in linear time", () => {
+  it("reads a long line that is not a key (in linear time: quadratic work took seconds at a fifth of this)", () => {
     const root = project({
       "agents/long.md": `---\nname: long\ndescription: d\na${" ".repeat(200_000)}b\n---\nB\n`,
     });
-    const started = performance.now();
     const r = loadProject(root);
     expect(r.diagnostics.map((d) => d.code)).toEqual(["yaml-syntax"]);
-    // Generous: quadratic behaviour took seconds at a fifth of this length.
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it("reports a symlink loop during discovery and still loads the rest", () => {
@@ -122,9 +119,7 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
       "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e]",
     ].join("\n");
     const root = project({ "agents/bomb.md": agent("bomb", `${bomb}\n`), "agents/ok.md": agent("ok") });
-    const started = performance.now();
     const r = loadProject(root);
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(r.definitions.map((d) => d.name)).toEqual(["ok"]);
     expect(r.diagnostics.map((d) => brief(d, root))).toEqual(["agents/bomb.md:1:1 error yaml-syntax"]);
   });

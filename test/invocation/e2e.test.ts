@@ -1,14 +1,17 @@
 import { execFileSync } from "node:child_process";
-import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync } from "../support/cli.js";
+import { runCli } from "../support/cli.js";
 import { type FakeAnthropic, type ScriptStep, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
+import { jsonLines } from "../support/runs.js";
+import { call, toolsOf as offeredIn, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 
 /**
- * End to end through the built CLI, as a subprocess, against the fake Anthropic server: every
- * boundary computes caller ∩ callee, and what the model is shown and told proves it.
+ * End to end through the CLI's `main` (in this process; the built bin runs the same function, and
+ * test/cli covers the bin itself) against the fake Anthropic server: every boundary computes
+ * caller ∩ callee, and what the model is shown and told proves it.
  */
 let dir: string;
 let cleanup: () => void;
@@ -50,25 +53,11 @@ afterEach(async () => {
   cleanup();
 });
 
-const text = (t: string): ScriptStep => ({ kind: "message", content: [{ type: "text", text: t }] });
-const call = (name: string, input: unknown, id?: string): ScriptStep => ({
-  kind: "message",
-  content: [{ type: "tool_use", name, input, ...(id && { id }) }],
-});
 const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url, HOME: dir });
-const cli = (args: string[]) =>
-  runBinAsync(["run", "--output", "stream-json", ...args], { cwd: dir, env: env() });
-const toolsOf = (i: number) =>
-  (fake.requests[i]?.body.tools ?? []).map((t) => (t as { name: string }).name).sort();
-const lastResults = (i: number) => {
-  const m = fake.requests[i]?.body.messages as MessageParam[];
-  const last = m[m.length - 1];
-  return (Array.isArray(last?.content) ? last.content : []) as ToolResultBlockParam[];
-};
-const resultText = (r: ToolResultBlockParam | undefined) =>
-  typeof r?.content === "string"
-    ? r.content
-    : (r?.content ?? []).map((b) => ("text" in b ? b.text : "")).join("");
+/** The CLI in this process (the same `main` the bin runs): one fake server answers it. */
+const cli = (args: string[]) => runCli(["run", "--output", "stream-json", ...args], { cwd: dir, env: env() });
+const toolsOf = (i: number) => offeredIn(fake, i);
+const lastResults = (i: number) => resultsSent(fake, i);
 
 describe("subagents", () => {
   it("a read-only subagent is shown only its allowed tools and told 'not allowed' for rm -rf", async () => {
@@ -86,11 +75,8 @@ describe("subagents", () => {
       "Bash(rm -rf x) is not allowed: this run allows Bash only for: git diff:*. The tool was not executed.",
     );
     expect(resultText(lastResults(3)[0])).toBe("cannot delete");
-    const events = r.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(events.filter((e) => e.type === "run_start").map((e) => [e.agent, e.depth])).toEqual([
+    const events = jsonLines(r.stdout);
+    expect(events.flatMap((e) => (e.type === "run_start" ? [[e.agent, e.depth]] : []))).toEqual([
       ["main", 0],
       ["reviewer", 1],
     ]);
@@ -295,11 +281,7 @@ describe("commands", () => {
     const r = await cli(["/fetch http://example.com"]);
     expect(r.code).toBe(1);
     expect(fake.requests).toHaveLength(0);
-    const err = r.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
-      .find((e) => e.type === "error");
+    const err = jsonLines(r.stdout).find((e) => e.type === "error") as { message: string };
     expect(err.message).toBe(
       "/fetch: the command !`curl -s http://example.com` was not run: Bash(curl -s http://example.com) is denied by 'Bash(curl:*)' in agent.md:4. The tool was not executed.",
     );
@@ -312,18 +294,14 @@ describe("commands", () => {
     fake = await startFakeAnthropic([text("ok")]);
     const r = await cli(["/echo '; touch pwned'"]);
     expect(r.code).toBe(1);
-    const err = r.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l))
-      .find((e) => e.type === "error");
+    const err = jsonLines(r.stdout).find((e) => e.type === "error") as { message: string };
     expect(err.message).toContain("was not run: ");
     expect(err.message).toContain("holds a shell metacharacter");
   });
 
   it("answers an unknown /name with the closest names", async () => {
     fake = await startFakeAnthropic([]);
-    const r = await runBinAsync(["run", "/stauts"], { cwd: dir, env: env() });
+    const r = await runCli(["run", "/stauts"], { cwd: dir, env: env() });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("unknown command or skill /stauts; did you mean /status?");
   });

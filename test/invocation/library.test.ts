@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRunner } from "../../src/invocation/runner.js";
-import type { RunEvent } from "../../src/loop/events.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
+import { drain } from "../support/runs.js";
 import { writeFiles } from "../support/tools.js";
 
 let dir: string;
@@ -16,13 +16,6 @@ afterEach(async () => {
   await fake?.close();
   cleanup();
 });
-
-async function drain(h: AsyncIterable<RunEvent> & { result(): Promise<unknown> }) {
-  for await (const _ of h) {
-    // events are not needed here
-  }
-  return (await h.result()) as { outcome: string; text: string };
-}
 
 describe("the library surface: definitions as objects", () => {
   it("runs a main agent and a subagent given in code, with the same allow-list rules as files", async () => {
@@ -47,19 +40,20 @@ describe("the library surface: definitions as objects", () => {
       main: { name: "coder", "allowed-tools": "Read, Bash(git:*), Task(reader)", body: "You code." },
       agents: [{ name: "reader", description: "Reads.", tools: ["Read", "Write"], body: "You read." }],
     });
-    expect(await drain(runner.run("go"))).toMatchObject({ outcome: "done", text: "parent answer" });
+    expect((await drain(runner.run("go"))).result).toMatchObject({ outcome: "done", text: "parent answer" });
     expect((fake.requests[1]?.body.tools ?? []).map((t) => (t as { name: string }).name)).toEqual(["Read"]);
     expect(fake.requests[1]?.body.system).toEqual([
       { type: "text", text: "You read.", cache_control: { type: "ephemeral" } },
     ]);
   });
 
-  it("refuses definitions in code with the same diagnostics as files", () => {
+  it("refuses definitions in code with the same diagnostics as files (and the types refuse them first)", () => {
     expect(() =>
       createRunner({
         cwd: dir,
         env: {},
         model: { apiKey: "k" },
+        // @ts-expect-error: a misspelled list key does not type-check
         agents: [{ name: "x", description: "d", allowedTools: "Read" }],
       }),
     ).toThrow(/unknown key 'allowedTools'; did you mean 'allowed-tools'\?.*\[misspelled-list-key\]/);
@@ -74,7 +68,7 @@ describe("the library surface: definitions as objects", () => {
       commands: [{ name: "greet", description: "Greets", body: "Greet $1 warmly." }],
     });
     expect(runner.slashNames()).toEqual(["greet"]);
-    expect(await drain(runner.invoke("/greet Ada"))).toMatchObject({ outcome: "done" });
+    expect((await drain(runner.invoke("/greet Ada"))).result).toMatchObject({ outcome: "done" });
     expect(fake.requests[0]?.body.messages[0]?.content).toEqual([
       { type: "text", text: "Greet Ada warmly.", cache_control: { type: "ephemeral" } },
     ]);

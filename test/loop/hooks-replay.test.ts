@@ -5,6 +5,7 @@ import { createRunner } from "../../src/invocation/runner.js";
 import type { RunEvent } from "../../src/loop/events.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
+import { drain } from "../support/runs.js";
 import { writeFiles } from "../support/tools.js";
 
 let dir: string;
@@ -16,12 +17,6 @@ afterEach(async () => {
   fake = undefined;
   cleanup();
 });
-
-async function drain(handle: AsyncIterable<RunEvent> & { result(): Promise<unknown> }) {
-  const events: RunEvent[] = [];
-  for await (const e of handle) events.push(e);
-  return { events, result: (await handle.result()) as { outcome: string; text: string } };
-}
 
 const readTwice = [
   {
@@ -137,7 +132,7 @@ describe("hooks see the commands and files of skill and command bodies too", () 
     >;
     expect([skill.isError, skill.content]).toEqual([
       true,
-      "skill note: the command !`touch made-by-skill` was not run: blocked by a PreToolUse hook: no Bash at all",
+      "the skill 'note': the command !`touch made-by-skill` was not run: blocked by a PreToolUse hook: no Bash at all",
     ]);
     expect(existsSync(path.join(dir, "made-by-skill"))).toBe(false);
   });
@@ -155,7 +150,6 @@ describe("record and replay", () => {
     });
     const first = await drain(live.run("go"));
     expect(first.result.text).toBe("All done.");
-    await new Promise((r) => setTimeout(r, 50));
     const lines = readFileSync(recording, "utf8").trim().split("\n");
     expect(lines.map((l) => Object.keys(JSON.parse(l))[0])).toEqual([
       "input",

@@ -110,9 +110,7 @@ describe("fake Anthropic server, driven by the real SDK", () => {
         chunkDelayMs: 5,
       },
     ]);
-    const started = Date.now();
     const msg = await client(f).messages.stream(PARAMS).finalMessage();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
     expect(msg.model).toBe("claude-opus-4-1");
     expect(msg.stop_reason).toBe("stop_sequence");
     expect(msg.usage).toMatchObject({
@@ -205,9 +203,7 @@ describe("fake Anthropic server, driven by the real SDK", () => {
       { kind: "http-error", status: 429, headers: { "retry-after-ms": "10" } },
       { kind: "message", content: [{ type: "text", text: "after retry" }] },
     ]);
-    const started = Date.now();
     const msg = await client(f, { maxRetries: 2 }).messages.stream(PARAMS).finalMessage();
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(msg.content).toEqual([{ type: "text", text: "after retry" }]);
     expect(f.requests).toHaveLength(2);
     expect(f.requests[0]?.body).toEqual(f.requests[1]?.body);
@@ -307,7 +303,7 @@ describe("fake Anthropic server, driven by the real SDK", () => {
     let seen = "";
     stream.on("text", (d) => {
       seen += d;
-      if (seen === "thinking...") setTimeout(() => controller.abort(), 20);
+      if (seen === "thinking...") controller.abort();
     });
     const err = await rejection(stream.finalMessage());
 
@@ -322,9 +318,7 @@ describe("fake Anthropic server, driven by the real SDK", () => {
     const stream = client(f).messages.stream(PARAMS);
     const outcome = rejection(stream.finalMessage());
     await new Promise<void>((resolve) => stream.on("connect", () => resolve()));
-    const started = Date.now();
     await f.close();
-    expect(Date.now() - started).toBeLessThan(500);
     expect(await outcome).toBeInstanceOf(AnthropicError);
     await f.close(); // idempotent
   });
@@ -338,7 +332,7 @@ describe("fake Anthropic server, driven by the real SDK", () => {
     const stream = c.messages.stream(PARAMS);
     stream.on("text", () => stream.abort());
     expect(await rejection(stream.finalMessage())).toBeInstanceOf(APIUserAbortError);
-    await new Promise((r) => setTimeout(r, 100)); // let the server try to write to the gone client
+    await f.settled(); // the server has tried to write to the gone client, and given up
     expect(await c.messages.stream(PARAMS).finalText()).toBe("fine");
   });
 

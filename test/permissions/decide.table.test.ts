@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BUILTIN_PERMISSION_SPECS } from "../../src/permissions/builtin-specs.js";
 import { decide, intersect } from "../../src/permissions/index.js";
-import { CWD, inputFor, judge, list } from "../support/permissions.js";
+import { CWD, inputFor, judge, list, SPECS } from "../support/permissions.js";
 
 // One line per case: [allow list, deny list, tool, subject value, expected].
 // `null` allow means no allow list at that level; "" deny means none.
@@ -314,11 +313,7 @@ describe("intersect: caller ∩ callee, one line per case", () => {
 
 describe("denial sentences", () => {
   const sentence = (allow: string, deny: string | undefined, tool: string, value: unknown) => {
-    const d = decide(
-      list(allow, deny),
-      { tool, input: inputFor(tool, value) },
-      { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD },
-    );
+    const d = decide(list(allow, deny), { tool, input: inputFor(tool, value) }, { specs: SPECS, cwd: CWD });
     return d.kind === "denied" ? d.message : "allowed";
   };
 
@@ -356,7 +351,7 @@ describe("denial sentences", () => {
       const d = decide(
         list("Bash(git:*), Read(/tmp/**)"),
         { tool: "Bash", input },
-        { specs: BUILTIN_PERMISSION_SPECS, cwd: CWD },
+        { specs: SPECS, cwd: CWD },
       );
       expect(d.kind).toBe("denied");
     }

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  BUILTIN_PERMISSION_SPECS,
   compileList,
   decide,
   type EntryInput,
@@ -10,7 +9,7 @@ import {
   type PermissionList,
   pathSubject,
 } from "../../src/permissions/index.js";
-import { CTX } from "../support/permissions.js";
+import { CTX, SPECS } from "../support/permissions.js";
 
 const TOOLS = [
   "Read",
@@ -113,7 +112,7 @@ const callArb = fc.constantFrom(...TOOLS).chain((tool) => {
 });
 
 const allowed = (l: PermissionList, call: { tool: string; input: unknown }) =>
-  decide(l, call, { specs: BUILTIN_PERMISSION_SPECS, cwd: "/proj" }).kind === "allowed";
+  decide(l, call, { specs: SPECS, cwd: "/proj" }).kind === "allowed";
 
 const RUNS = { numRuns: 3000 };
 
@@ -190,8 +189,7 @@ describe("path subjects", () => {
       fc.property(pathArb, cwdArb, (p, cwd) => {
         if (p === "") return;
         const ok =
-          decide(l, { tool: "Read", input: { file_path: p } }, { specs: BUILTIN_PERMISSION_SPECS, cwd })
-            .kind === "allowed";
+          decide(l, { tool: "Read", input: { file_path: p } }, { specs: SPECS, cwd }).kind === "allowed";
         const real = resolveReference(cwd, p);
         expect(pathSubject(p, cwd)).toBe(real);
         if (ok) expect(real === "/tmp" || real.startsWith("/tmp/")).toBe(true);

@@ -112,6 +112,8 @@ export interface FakeAnthropic {
   readonly requests: RecordedRequest[];
   /** steps not yet consumed */
   remaining(): number;
+  /** resolves once no response is being written (each has ended, or found its client gone) */
+  settled(): Promise<void>;
   /** append more steps */
   push(...steps: ScriptStep[]): void;
   /** closes the server and destroys open sockets (idempotent) */
@@ -380,6 +382,7 @@ export async function startFakeAnthropic(script: ScriptStep[]): Promise<FakeAnth
   const steps: ScriptStep[] = [...script];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const inFlight = new Set<Promise<void>>();
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -497,10 +500,12 @@ export async function startFakeAnthropic(script: ScriptStep[]): Promise<FakeAnth
         res.destroy();
         return;
       }
-      handle(req, res, Buffer.concat(chunks).toString("utf8")).catch(() => {
+      const handling = handle(req, res, Buffer.concat(chunks).toString("utf8")).catch(() => {
         // A bug in the fake, or a write racing a disconnect: drop the connection rather than crash the run.
         res.destroy();
       });
+      inFlight.add(handling);
+      void handling.finally(() => inFlight.delete(handling));
     });
   });
   server.on("connection", (socket: Socket) => {
@@ -525,6 +530,9 @@ export async function startFakeAnthropic(script: ScriptStep[]): Promise<FakeAnth
     url: `http://127.0.0.1:${port}`,
     requests,
     remaining: () => steps.length,
+    settled: async () => {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
     push: (...more: ScriptStep[]) => {
       steps.push(...more);
     },

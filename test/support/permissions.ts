@@ -1,6 +1,6 @@
 import { parseEntry, splitToolList } from "../../src/definitions/index.js";
+import { builtinCatalog } from "../../src/invocation/tool-catalog.js";
 import {
-  BUILTIN_PERMISSION_SPECS,
   type CompileContext,
   compileList,
   type Decision,
@@ -9,7 +9,9 @@ import {
   type PermissionList,
 } from "../../src/permissions/index.js";
 
-export const CTX: CompileContext = { specs: BUILTIN_PERMISSION_SPECS, projectDir: "/proj", home: "/home/u" };
+/** How agentmd's own tools are judged, as the tools declare it. */
+export const SPECS = builtinCatalog().specs;
+export const CTX: CompileContext = { specs: SPECS, projectDir: "/proj", home: "/home/u" };
 export const CWD = "/proj";
 
 /** Entries from a tool-list string, as the loader parses it. */
@@ -32,7 +34,7 @@ export function verdict(d: Decision): string {
 }
 
 export function judge(l: PermissionList, tool: string, input: unknown, cwd = CWD): string {
-  return verdict(decide(l, { tool, input }, { specs: BUILTIN_PERMISSION_SPECS, cwd }));
+  return verdict(decide(l, { tool, input }, { specs: SPECS, cwd }));
 }
 
 /** The input a tool's subject is read from, for one-line table cases. */

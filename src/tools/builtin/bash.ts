@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { judgesCommand } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
 
@@ -39,7 +39,7 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
     name: "Bash",
     description: `Runs a command with bash -c in the working folder and returns its output (stdout and stderr, cut at ${BASH_MAX_OUTPUT} characters) and exit code. Times out after ${BASH_DEFAULT_TIMEOUT} ms unless timeout says otherwise (at most ${BASH_MAX_TIMEOUT}).`,
     inputSchema: schema,
-    permission: BUILTIN_PERMISSION_SPECS.get("Bash"),
+    permission: judgesCommand("command"),
     concurrency: "sequential",
     interrupt: "terminates-process",
     async execute(input, ctx) {

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
 import { describeFsError, looksBinary, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
@@ -38,7 +38,7 @@ export function createEditTool(deps: { fs?: ToolFs } = {}): Tool {
     description:
       "Replaces old_string with new_string in a file that was read with Read in this run. old_string must occur exactly once (give more surrounding text to make it unique), or set replace_all.",
     inputSchema: schema,
-    permission: BUILTIN_PERMISSION_SPECS.get("Edit"),
+    permission: judgesPath("file_path"),
     concurrency: "sequential",
     interrupt: "not-interruptible",
     async execute(input, ctx) {

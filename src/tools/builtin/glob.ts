@@ -1,6 +1,6 @@
 import path from "node:path";
 import picomatch from "picomatch";
-import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
 import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
@@ -24,7 +24,7 @@ export function createGlobTool(deps: { fs?: ToolFs } = {}): Tool {
     name: "Glob",
     description: `Finds files by glob pattern (e.g. '**/*.ts') below a folder, newest first, at most ${GLOB_MAX_RESULTS}. Skips .git and node_modules; hidden files match only patterns that name them.`,
     inputSchema: schema,
-    permission: BUILTIN_PERMISSION_SPECS.get("Glob"),
+    permission: judgesPath("path", true),
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
     async execute(input, ctx) {

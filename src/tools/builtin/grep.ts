@@ -1,7 +1,7 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
-import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
 import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
@@ -57,7 +57,7 @@ export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): 
     description:
       "Searches files for a regular expression. output_mode: files_with_matches (default, newest first), content (matching lines, with -n, -A, -B, -C), or count. Filter files with glob. Skips .git, node_modules and binary files.",
     inputSchema: schema,
-    permission: BUILTIN_PERMISSION_SPECS.get("Grep"),
+    permission: judgesPath("path", true),
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
     async execute(input, ctx) {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { ImageBlock, Tool } from "../types.js";
 import { describeFsError, looksBinary, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
@@ -39,7 +39,7 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
     name: "Read",
     description: `Reads a file. Text comes back as numbered lines (cat -n style), ${READ_DEFAULT_LIMIT} lines by default; use offset and limit for long files. Lines over ${READ_MAX_LINE} characters are cut. PNG, JPEG, GIF and WebP files come back as images. A folder is an error: use Glob to list one.`,
     inputSchema: schema,
-    permission: BUILTIN_PERMISSION_SPECS.get("Read"),
+    permission: judgesPath("file_path"),
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
     async execute(input, ctx) {

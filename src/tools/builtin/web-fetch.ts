@@ -1,4 +1,4 @@
-import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { judgesUrl } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
 
@@ -35,7 +35,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
     name: "WebFetch",
     description: `Fetches an http(s) URL and returns its text (HTML reduced to text, at most ${WEBFETCH_MAX_CHARS} characters). A redirect to another host is reported, not followed.`,
     inputSchema: schema,
-    permission: BUILTIN_PERMISSION_SPECS.get("WebFetch"),
+    permission: judgesUrl("url"),
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
     async execute(input, ctx) {

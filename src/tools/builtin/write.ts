@@ -1,5 +1,5 @@
 import path from "node:path";
-import { BUILTIN_PERMISSION_SPECS } from "../../permissions/builtin-specs.js";
+import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool, ToolContext } from "../types.js";
 import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
@@ -42,7 +42,7 @@ export function createWriteTool(deps: { fs?: ToolFs } = {}): Tool {
     description:
       "Writes a file, creating its folders. An existing file must have been read with Read in this run first; prefer Edit for changes to one.",
     inputSchema: schema,
-    permission: BUILTIN_PERMISSION_SPECS.get("Write"),
+    permission: judgesPath("file_path"),
     concurrency: "sequential",
     interrupt: "not-interruptible",
     async execute(input, ctx) {

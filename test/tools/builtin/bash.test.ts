@@ -51,13 +51,11 @@ describe("Bash", () => {
 
   it("kills the whole process group on timeout", async () => {
     const pidFile = path.join(dir, "pid");
-    const started = Date.now();
     const r = await run(
       bash,
       { command: `sleep 30 & echo $! > ${pidFile}; wait`, timeout: 300 },
       toolContext(dir),
     );
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("[killed after 300 ms: timed out]");
     const pid = Number(readFileSync(pidFile, "utf8"));

@@ -106,15 +106,13 @@ describe("WebFetch against a local server", () => {
       { url: `${base}/hang` },
       toolContext("/", ac.signal),
     );
-    setTimeout(() => ac.abort(), 50);
+    ac.abort();
     expect(await pending).toEqual({ content: "Interrupted.", isError: true });
   });
 
-  it("reduces hostile HTML in linear time", () => {
-    const started = performance.now();
+  it("reduces hostile HTML (quadratic work here would take minutes)", () => {
     for (const page of ["<".repeat(200_000), "<head>".repeat(100_000), `<html>${"<".repeat(150_000)}`])
-      htmlToText(page);
-    expect(performance.now() - started).toBeLessThan(2_000);
+      expect(typeof htmlToText(page)).toBe("string");
     expect(htmlToText("a <b>bold</b> <br>line<p>para</p><script>x<y</script>end")).toBe(
       "a bold\nline\npara\nend",
     );

@@ -1,37 +1,72 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { Message, MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
-import type { EventSink } from "./events.js";
-
-export type TurnOutcome =
-  | { readonly kind: "message"; readonly message: Message }
-  | { readonly kind: "aborted" }
-  | { readonly kind: "error"; readonly code: string; readonly message: string };
+import { ConfigError } from "../shared/errors.js";
+import type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model.js";
+import { modelTransport, observeRetries, type TransportOptions } from "./transport.js";
 
 /** Retries of an `overloaded_error` that arrives inside a 200 stream before any output. */
 export const STREAM_RETRIES = 3;
 const BASE_DELAY_MS = 500;
+const DEFAULT_MAX_RETRIES = 2;
 
-export interface StreamTurnContext {
-  readonly runId: string;
-  readonly depth: number;
-  readonly emit: EventSink;
-  readonly signal: AbortSignal;
-  /** Milliseconds before retry `attempt` (1-based); exponential with jitter unless a test sets it. */
+export const MISSING_KEY_MESSAGE =
+  "no API key: set ANTHROPIC_API_KEY, or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
+
+export interface AnthropicModelOptions extends TransportOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly apiKey?: string;
+  readonly baseURL?: string;
+  /** Retries of 408/409/429/5xx by the SDK (honouring retry-after); default 2, none on a replay. */
+  readonly maxRetries?: number;
+  /** Milliseconds before in-stream retry `attempt` (1-based); exponential with jitter unless set. */
   readonly backoff?: (attempt: number) => number;
+  /** Where a replay's notices go (tool results that differ from the recording). */
+  readonly onNotice?: (message: string) => void;
 }
 
 /**
- * One model request, streamed: text deltas become events as they arrive. HTTP 408/409/429/5xx are
+ * The Anthropic Messages API behind the `Model` seam: key and base URL from the options (agent.md),
+ * then ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL; requests live, recorded or replayed.
+ * Throws `ConfigError` when no key is set and one is needed (anything but a replay).
+ */
+export function createAnthropicModel(options: AnthropicModelOptions): Model {
+  const transport = modelTransport(options, (m) => options.onNotice?.(m));
+  const apiKey = options.apiKey ?? options.env.ANTHROPIC_API_KEY;
+  if (!apiKey && !transport.keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
+  const baseURL = options.baseURL ?? options.env.ANTHROPIC_BASE_URL;
+  const maxRetries = options.replay ? 0 : (options.maxRetries ?? DEFAULT_MAX_RETRIES);
+  // One client per retry listener (that is, per run): the SDK's retries are reported to that run.
+  const clients = new WeakMap<TurnContext["onRetry"], Anthropic>();
+  const clientFor = (onRetry: TurnContext["onRetry"]) => {
+    let c = clients.get(onRetry);
+    if (!c) {
+      c = new Anthropic({
+        apiKey: apiKey ?? "replay",
+        ...(baseURL && { baseURL }),
+        fetch: observeRetries(transport.fetch, maxRetries, onRetry),
+        maxRetries,
+        // Errors reach the run as events; the SDK's own console logging would only repeat them.
+        logLevel: "off",
+      });
+      clients.set(onRetry, c);
+    }
+    return c;
+  };
+  const backoff = options.backoff ?? defaultBackoff;
+  return { turn: (request, cx) => streamTurn(clientFor(cx.onRetry), request, cx, backoff) };
+}
+
+/**
+ * One model request, streamed: text deltas are reported as they arrive. HTTP 408/409/429/5xx are
  * retried by the SDK (honouring retry-after); an overloaded error inside the stream before any
  * output is retried here, with backoff; after output it ends the turn with an error, since the
  * output cannot be taken back. Contract: never rejects.
  */
-export async function streamTurn(
+async function streamTurn(
   client: Anthropic,
-  params: Omit<MessageCreateParamsStreaming, "stream">,
-  cx: StreamTurnContext,
+  params: ModelRequest,
+  cx: TurnContext,
+  backoff: (attempt: number) => number,
 ): Promise<TurnOutcome> {
-  const base = { runId: cx.runId, depth: cx.depth };
   for (let attempt = 0; ; attempt++) {
     let emitted = false;
     try {
@@ -39,7 +74,7 @@ export async function streamTurn(
       for await (const ev of stream) {
         if (ev.type === "content_block_delta" && ev.delta.type === "text_delta") {
           emitted = true;
-          cx.emit({ ...base, type: "message_delta", text: ev.delta.text });
+          cx.onText(ev.delta.text);
         } else if (ev.type === "content_block_start") {
           emitted = true;
         }
@@ -54,14 +89,8 @@ export async function streamTurn(
         (!(e instanceof Anthropic.APIError) || e.status === undefined);
       const retryable = code === "overloaded_error" || code === "connection_error";
       if (inStream && retryable && !emitted && attempt < STREAM_RETRIES) {
-        const delayMs = (cx.backoff ?? defaultBackoff)(attempt + 1);
-        cx.emit({
-          ...base,
-          type: "retry",
-          attempt: attempt + 1,
-          reason: `${code} in the response stream`,
-          delayMs,
-        });
+        const delayMs = backoff(attempt + 1);
+        cx.onRetry(attempt + 1, `${code} in the response stream`, delayMs);
         if (!(await sleep(delayMs, cx.signal))) return { kind: "aborted" };
         continue;
       }

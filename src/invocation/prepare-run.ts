@@ -1,0 +1,291 @@
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { CommandDefinition, SkillDefinition, SubagentDefinition } from "../definitions/types.js";
+import { type Hooks, mergeHooks } from "../loop/hooks.js";
+import { resolveModel } from "../model/models.js";
+import { decide } from "../permissions/decide.js";
+import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";
+import type { PermissionList } from "../permissions/types.js";
+import { didYouMean } from "../shared/did-you-mean.js";
+import type { Core } from "./core.js";
+
+/**
+ * How anything becomes a run: a line a user typed (a prompt, or `/name args`), `--agent NAME`, or a
+ * model's Task or Skill call. One path for all of them, so a subagent, a skill and a command are
+ * prepared the same way wherever they start: the callee's list is intersected with its caller's,
+ * its hooks join the caller's, its model and turn limit come from its own definition first.
+ */
+
+export type Content = MessageParam["content"];
+
+export type RunRequest =
+  /** A prompt for the agent the caller runs as (the main agent, for a user). */
+  | { readonly kind: "prompt"; readonly content: Content }
+  /** A subagent: `--agent NAME`, or the Task tool. */
+  | { readonly kind: "agent"; readonly name: string; readonly content: Content }
+  /** A command or skill by name: `/name args`, or the Skill tool. */
+  | {
+      readonly kind: "invocable";
+      readonly name: string;
+      readonly args: string;
+      readonly by: "user" | "model";
+    };
+
+const SLASH = /^\/([A-Za-z0-9_][A-Za-z0-9_:.-]*)(?:\s+([\s\S]*))?$/;
+
+/** What a typed line asks for: `/name args` is a command or skill; anything else is a prompt. */
+export function parseLine(input: Content, agent?: string): RunRequest {
+  if (agent !== undefined) return { kind: "agent", name: agent, content: input };
+  const slash = typeof input === "string" ? SLASH.exec(input.trim()) : null;
+  if (!slash) return { kind: "prompt", content: input };
+  return { kind: "invocable", name: slash[1] as string, args: (slash[2] ?? "").trim(), by: "user" };
+}
+
+/** Who starts a run: what the new run inherits and may never exceed. */
+export interface Caller {
+  /** The caller's effective list: the ceiling of the new run. */
+  readonly list: PermissionList;
+  /** The caller's model, for `model: inherit` (or none). */
+  readonly model: string;
+  readonly hooks: Hooks;
+  /** The depth of the run this request starts (0 for a user's). */
+  readonly depth: number;
+  readonly parentRunId?: string;
+  /** The agent the caller runs as: a prompt or an inline invocation continues as it. */
+  readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
+}
+
+/** A command or skill body, made ready (arguments, `!cmd`, `@file`) inside the run it starts. */
+export interface BodyPrompt {
+  readonly kind: "body";
+  readonly body: string;
+  readonly args: string;
+  /** How it was named (`/git:commit`, `the skill 'pdf'`), for messages. */
+  readonly label: string;
+  /** A skill's folder: `${SKILL_DIR}` points here. */
+  readonly skillDir?: string;
+}
+
+export type Prompt = { readonly kind: "content"; readonly content: Content } | BodyPrompt;
+
+/** One run: the main agent's, a subagent's, a command's, a forked skill's. */
+export interface RunSpec {
+  readonly agent: string;
+  readonly system: string;
+  readonly model: string;
+  /** The effective list: every hop's list intersected. */
+  readonly list: PermissionList;
+  readonly depth: number;
+  readonly parentRunId?: string;
+  readonly maxIterations: number;
+  readonly hooks: Hooks;
+  readonly prompt: Prompt;
+}
+
+export type Prepared =
+  | { readonly ok: true; readonly spec: RunSpec }
+  /** `refused`: nothing survives the intersection of the lists. */
+  | { readonly ok: false; readonly message: string; readonly refused?: true };
+
+/** An inline invocation narrows the run it is made in, instead of starting one. */
+export interface Inline {
+  readonly list: PermissionList;
+  readonly hooks: Hooks;
+  readonly model: string;
+  readonly prompt: BodyPrompt;
+}
+
+type Invocable = SkillDefinition | CommandDefinition;
+
+/** The run a request starts, or why it cannot start. Contract: never throws. */
+export function prepareRun(core: Core, caller: Caller, request: RunRequest): Prepared {
+  if (caller.depth > core.settings.maxDepth)
+    return {
+      ok: false,
+      message: `runs nest at most ${core.settings.maxDepth} deep (maxDepth), so this one was not started`,
+    };
+  if (request.kind === "prompt") {
+    const { self } = caller;
+    return ok({
+      ...self,
+      model: caller.model,
+      list: caller.list,
+      hooks: caller.hooks,
+      depth: caller.depth,
+      ...parent(caller),
+      prompt: { kind: "content", content: request.content },
+    });
+  }
+  if (request.kind === "agent") {
+    const sub = core.agents.get(request.name);
+    if (!sub)
+      return {
+        ok: false,
+        message: `no subagent named '${request.name}'${loaded(request.name, [...core.agents.keys()])}`,
+      };
+    return agentRun(core, caller, sub, caller.list, { kind: "content", content: request.content }, sub.name);
+  }
+  const resolved = resolveInvocable(core, caller, request.name, request.args, request.by);
+  if (!resolved.ok || resolved.kind === "fork") return resolved;
+  const { self } = caller;
+  return ok({
+    ...self,
+    model: resolved.model,
+    list: resolved.list,
+    hooks: resolved.hooks,
+    depth: caller.depth,
+    ...parent(caller),
+    prompt: resolved.prompt,
+  });
+}
+
+/**
+ * A command or skill by name: inline (it narrows the caller's run, and its body becomes the next
+ * prompt) or forked (a run of its own, as its `agent:` when it names one).
+ */
+export function resolveInvocable(
+  core: Core,
+  caller: Caller,
+  name: string,
+  args: string,
+  by: "user" | "model",
+):
+  | ({ ok: true; kind: "inline" } & Inline)
+  | { ok: true; kind: "fork"; spec: RunSpec }
+  | (Prepared & { ok: false }) {
+  const target = findInvocable(core, name, by);
+  if (typeof target === "string") return { ok: false, message: target };
+  const label = by === "user" ? `/${name}` : `the skill '${name}'`;
+  const list = intersect(caller.list, core.listOf(target));
+  const empty = refusal(caller.list, list, core.listOf(target), label);
+  if (empty) return empty;
+  const own = target.surface === "skill" ? target.hooks : undefined;
+  const prompt: BodyPrompt = {
+    kind: "body",
+    body: target.body,
+    args,
+    label,
+    ...(target.surface === "skill" && { skillDir: target.dir }),
+  };
+  const ownModel = target.model && target.model !== "inherit" ? resolveModel(target.model) : undefined;
+  const model = ownModel ?? caller.model;
+  if (target.context !== "fork")
+    return { ok: true, kind: "inline", list, hooks: mergeHooks(caller.hooks, own), model, prompt };
+  if (!target.agent) {
+    const spec = {
+      agent: `${target.surface}:${name}`,
+      system: "",
+      model,
+      list,
+      depth: caller.depth,
+      ...parent(caller),
+      maxIterations: core.settings.maxIterations,
+      hooks: mergeHooks(caller.hooks, own),
+      prompt,
+    };
+    return { ok: true, kind: "fork", spec };
+  }
+  const agent = core.agents.get(target.agent);
+  if (!agent)
+    return {
+      ok: false,
+      message: `${label} names the subagent '${target.agent}', which is not defined${loaded(target.agent, [...core.agents.keys()])}`,
+    };
+  // A fork as a subagent starts that subagent: the caller must be allowed to start it.
+  const d = decide(
+    caller.list,
+    { tool: "Task", input: { subagent_type: agent.name } },
+    { specs: core.catalog.specs, cwd: core.cwd },
+  );
+  if (d.kind === "denied")
+    return {
+      ok: false,
+      message: `${label} runs as the subagent '${agent.name}', which this run may not start: ${d.message}`,
+    };
+  const forked = agentRun(
+    core,
+    { ...caller, hooks: mergeHooks(caller.hooks, own) },
+    agent,
+    list,
+    prompt,
+    `${target.surface}:${name}`,
+    ownModel,
+  );
+  return forked.ok ? { ok: true, kind: "fork", spec: forked.spec } : forked;
+}
+
+/** A subagent's run under `ceiling` (the caller's list, or what an invocation left of it). */
+function agentRun(
+  core: Core,
+  caller: Caller,
+  sub: SubagentDefinition,
+  ceiling: PermissionList,
+  prompt: Prompt,
+  label: string,
+  model = sub.model === undefined || sub.model === "inherit" ? undefined : resolveModel(sub.model),
+): Prepared {
+  const own = core.listOf(sub);
+  const list = intersect(ceiling, own);
+  const empty = refusal(ceiling, list, own, sub.name);
+  if (empty) return empty;
+  return ok({
+    agent: label,
+    system: sub.body,
+    model: model ?? caller.model,
+    list,
+    depth: caller.depth,
+    ...parent(caller),
+    maxIterations: sub.maxIterations ?? core.settings.maxIterations,
+    hooks: mergeHooks(caller.hooks, sub.hooks),
+    prompt,
+  });
+}
+
+/** The skill (first) or command a name invokes, or why there is none. */
+function findInvocable(core: Core, name: string, by: "user" | "model"): Invocable | string {
+  const skill = core.skills.get(name);
+  if (by === "model") {
+    if (!skill) return `there is no skill named '${name}'${loaded(name, [...core.skills.keys()])}`;
+    if (skill.disableModelInvocation) return `the skill '${name}' can only be invoked by a user (/${name})`;
+    return skill;
+  }
+  const command = core.commands.get(name);
+  if (skill && skill.userInvocable !== false) return skill;
+  if (command && command.userInvocable !== false) return command;
+  const known = slashNames(core).map((n) => `/${n}`);
+  const near = didYouMean(`/${name}`, known);
+  const list = known.length
+    ? ` Known: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}.`
+    : "";
+  return `unknown command or skill /${name}${near ? `; did you mean ${near}?` : "."}${list}`;
+}
+
+/** The names a user may type after `/`, sorted. */
+export function slashNames(core: Core): string[] {
+  const names = new Set<string>();
+  for (const s of core.skills.values()) if (s.userInvocable !== false) names.add(s.name);
+  for (const c of core.commands.values()) if (c.userInvocable !== false) names.add(c.name);
+  return [...names].sort();
+}
+
+/** Why a run is refused: nothing survives caller ∩ callee. Names what each side allowed. */
+function refusal(
+  caller: PermissionList,
+  effective: PermissionList,
+  callee: PermissionList,
+  name: string,
+): (Prepared & { ok: false }) | undefined {
+  if (!allowsNothing(effective)) return undefined;
+  return {
+    ok: false,
+    refused: true,
+    message: `${name} was not started: no tool survives the intersection of the allow-lists. The caller allows ${ruleTexts(caller).join(", ") || "nothing"}; ${name} allows ${ruleTexts(callee).join(", ") || "nothing"}.`,
+  };
+}
+
+function loaded(name: string, names: readonly string[]): string {
+  const near = didYouMean(name, names);
+  return `${near ? `; did you mean '${near}'?` : ""}; loaded: ${names.length ? names.join(", ") : "none"}`;
+}
+
+const ok = (spec: RunSpec): Prepared => ({ ok: true, spec });
+const parent = (c: Caller) => (c.parentRunId ? { parentRunId: c.parentRunId } : {});

@@ -1,0 +1,60 @@
+import type { CommandInput, MainAgentInput, SkillInput, SubagentInput } from "../definitions/types.js";
+import type { Hooks } from "../loop/hooks.js";
+import type { Price } from "../model/models.js";
+import type { BuiltinToolDeps } from "../tools/builtin/index.js";
+import type { SchemaValidationMode, Tool } from "../tools/types.js";
+
+/** How a runner is built; every group is optional. Settings given here win over agent.md's. */
+export interface RunnerOptions {
+  /** The folder holding agent.md and the other definitions; also where transcripts go. */
+  readonly projectDir?: string;
+  /** The working folder tools run in (default: projectDir, else the process's). */
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The main agent as an object, instead of (or over) agent.md: its frontmatter keys and `body`,
+   * validated by the same schema as the file (errors throw a ConfigError listing them).
+   */
+  readonly main?: MainAgentInput;
+  /** Subagents, skills and commands as objects, beside (and over same-named) ones from files. */
+  readonly agents?: readonly SubagentInput[];
+  readonly skills?: readonly SkillInput[];
+  readonly commands?: readonly CommandInput[];
+  readonly model?: {
+    /** A model id or alias; overrides agent.md. */
+    readonly id?: string;
+    readonly apiKey?: string;
+    readonly baseURL?: string;
+    readonly maxRetries?: number;
+    readonly fetch?: typeof globalThis.fetch;
+    /** Store every model exchange in this JSONL file. */
+    readonly record?: string;
+    /** Answer from this recording: no network, no key. */
+    readonly replay?: string;
+    /** Prices per million tokens by model id prefix, over the built-in table. */
+    readonly prices?: Readonly<Record<string, Price>>;
+  };
+  readonly limits?: {
+    readonly maxIterations?: number;
+    readonly maxTokens?: number;
+    readonly maxDepth?: number;
+  };
+  readonly tools?: {
+    /** More tools, registered beside the built-in ones. */
+    readonly extra?: readonly Tool[];
+    /** `false` for no built-in tools; or their injected file system and process access. */
+    readonly builtin?: false | BuiltinToolDeps;
+    readonly schemaValidation?: SchemaValidationMode;
+  };
+  readonly concurrency?: {
+    readonly enabled?: boolean;
+    readonly maxConcurrency?: number;
+    readonly perBatchMax?: number;
+  };
+  /** Hooks as functions, run after agent.md's command hooks. */
+  readonly hooks?: Hooks;
+  readonly transcript?: { readonly enabled?: boolean; readonly dir?: string };
+  readonly promptCaching?: boolean;
+  /** Delay before retry `attempt` of an in-stream overload (tests make it 0). */
+  readonly backoff?: (attempt: number) => number;
+}

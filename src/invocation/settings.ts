@@ -1,0 +1,62 @@
+import type { MainAgentDefinition } from "../definitions/types.js";
+import { resolveModel } from "../model/models.js";
+import type { SchemaValidationMode } from "../tools/types.js";
+
+export const DEFAULT_MAX_ITERATIONS = 50;
+export const DEFAULT_MAX_TOKENS = 8192;
+export const DEFAULT_MAX_CONCURRENCY = 4;
+export const DEFAULT_MAX_DEPTH = 3;
+
+/** What every run of a runner is configured with, once resolved. */
+export interface Settings {
+  /** The main agent's model id (aliases resolved). */
+  readonly model: string;
+  readonly maxIterations: number;
+  readonly maxTokens: number;
+  readonly maxDepth: number;
+  readonly promptCaching: boolean;
+  readonly gateMode: SchemaValidationMode;
+  readonly concurrency: {
+    readonly enabled: boolean;
+    readonly maxConcurrency: number;
+    readonly perBatchMax: number;
+  };
+}
+
+/** The runner options that settings come from (a part of `RunnerOptions`). */
+export interface SettingOptions {
+  readonly model?: { readonly id?: string };
+  readonly limits?: {
+    readonly maxIterations?: number;
+    readonly maxTokens?: number;
+    readonly maxDepth?: number;
+  };
+  readonly tools?: { readonly schemaValidation?: SchemaValidationMode };
+  readonly concurrency?: {
+    readonly enabled?: boolean;
+    readonly maxConcurrency?: number;
+    readonly perBatchMax?: number;
+  };
+  readonly promptCaching?: boolean;
+}
+
+/** Each setting: the option given in code (or on the command line), else agent.md's, else the default. Pure. */
+export function resolveSettings(options: SettingOptions, main: MainAgentDefinition | undefined): Settings {
+  const c = options.concurrency ?? {};
+  const m = main?.toolConcurrency ?? {};
+  const maxConcurrency = Math.max(1, c.maxConcurrency ?? m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+  const perBatch = Math.max(1, c.perBatchMax ?? m.perBatchMax ?? maxConcurrency);
+  return {
+    model: resolveModel(options.model?.id ?? main?.model),
+    maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+    maxTokens: options.limits?.maxTokens ?? main?.maxTokens ?? DEFAULT_MAX_TOKENS,
+    maxDepth: options.limits?.maxDepth ?? main?.maxDepth ?? DEFAULT_MAX_DEPTH,
+    promptCaching: options.promptCaching ?? main?.promptCaching ?? true,
+    gateMode: options.tools?.schemaValidation ?? main?.schemaValidation ?? "enforce",
+    concurrency: {
+      enabled: c.enabled ?? m.enabled ?? true,
+      maxConcurrency,
+      perBatchMax: Math.min(maxConcurrency, perBatch),
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { Message, MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+
+/**
+ * The seam between the loop and a model provider. The loop speaks Messages-API content blocks (its
+ * data); how a request reaches a model, streams back and is retried lives behind this interface.
+ */
+export type ModelRequest = Omit<MessageCreateParamsStreaming, "stream">;
+
+export type TurnOutcome =
+  | { readonly kind: "message"; readonly message: Message }
+  | { readonly kind: "aborted" }
+  | { readonly kind: "error"; readonly code: string; readonly message: string };
+
+export interface TurnContext {
+  readonly signal: AbortSignal;
+  /** Each text delta, as it arrives. */
+  onText(text: string): void;
+  /** Each retry, when it is decided (before its delay). */
+  onRetry(attempt: number, reason: string, delayMs: number): void;
+}
+
+export interface Model {
+  /** One request, streamed. Contract: never rejects; every failure is an outcome. */
+  turn(request: ModelRequest, cx: TurnContext): Promise<TurnOutcome>;
+}

@@ -1,0 +1,14 @@
+/**
+ * The errors agentmd throws: misuse by code and configuration a user must fix. Each has a stable
+ * `name` (its class name) and a message that says what to do. Failures a model should see are never
+ * thrown: they are tool results and run events.
+ */
+export class AgentmdError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Broken configuration a user must fix (a broken agent.md, no API key); the message says how. */
+export class ConfigError extends AgentmdError {}
