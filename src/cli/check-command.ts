@@ -35,7 +35,7 @@ Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad
 /** Runs `agentmd check`; returns the exit code. */
 export function runCheck(options: CheckOptions, io: CliIo): number {
   const catalog = builtinCatalog();
-  const loaded = load(options.paths, io.cwd, catalog.names);
+  const loaded = load(options.paths, io.cwd, catalog.names, io.env.HOME);
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const patterns = loaded.definitions.flatMap((d) => patternDiagnostics(d, ctx));
   const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...patterns].sort(compareDiagnostics) };
@@ -52,8 +52,13 @@ export function runCheck(options: CheckOptions, io: CliIo): number {
   return 0;
 }
 
-function load(paths: readonly string[], cwd: string, toolNames: readonly string[]): LoadResult {
-  if (paths.length === 0) return loadProject(findProjectRoot(cwd), { toolNames });
+function load(
+  paths: readonly string[],
+  cwd: string,
+  toolNames: readonly string[],
+  home: string | undefined,
+): LoadResult {
+  if (paths.length === 0) return loadProject(findProjectRoot(cwd, home), { toolNames });
   const resolved = paths.map((p) => path.resolve(cwd, p));
   if (resolved.length === 1 && existsSync(path.join(resolved[0] as string, "agent.md"))) {
     return loadProject(resolved[0] as string, { toolNames });

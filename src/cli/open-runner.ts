@@ -22,7 +22,7 @@ export function openRunner(flags: RunnerFlags, io: CliIo): Runner | undefined {
   const cwd = path.resolve(io.cwd, flags.cwd ?? ".");
   try {
     return createRunner({
-      projectDir: findProjectRoot(cwd),
+      projectDir: findProjectRoot(cwd, io.env.HOME),
       cwd,
       env: io.env,
       model: {

@@ -34,7 +34,7 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 /** The REPL. Returns the exit code when the user leaves. */
 export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
-  const projectDir = findProjectRoot(cwd);
+  const projectDir = findProjectRoot(cwd, io.env.HOME);
   const runner = openRunner(options, io);
   if (!runner) return 1;
   const style = styleFor(io.stdout, io.env);

@@ -12,7 +12,7 @@ Continue one with 'agentmd run --resume ID'.`;
 
 /** Runs `agentmd sessions`; returns the exit code. */
 export function runSessions(args: { show?: string; json: boolean }, io: CliIo): number {
-  const dir = sessionsDir(findProjectRoot(io.cwd));
+  const dir = sessionsDir(findProjectRoot(io.cwd, io.env.HOME));
   if (args.show !== undefined) {
     let events: ReturnType<typeof readSessionEvents>;
     try {

@@ -9,7 +9,9 @@ import {
   formatChainReport,
   resolveChain,
 } from "../permissions/index.js";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { realPathOf } from "../tools/real-path.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
 
@@ -37,8 +39,8 @@ export interface ToolsOptions {
 }
 
 /** Runs `agentmd tools`; returns the exit code. */
-export function runTools(options: ToolsOptions, io: CliIo): number {
-  const root = findProjectRoot(io.cwd);
+export async function runTools(options: ToolsOptions, io: CliIo): Promise<number> {
+  const root = findProjectRoot(io.cwd, io.env.HOME);
   const catalog = builtinCatalog();
   const loaded = loadProject(root, { toolNames: catalog.names });
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
@@ -76,7 +78,11 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
       );
       return 2;
     }
-    const d = decide(effective, { tool: options.tryTool, input }, { specs: catalog.specs, cwd: io.cwd });
+    const d = decide(
+      effective,
+      { tool: options.tryTool, input },
+      { specs: catalog.specs, cwd: io.cwd, realPath: realPathOf },
+    );
     if (options.json) io.stdout.write(`${JSON.stringify(d)}\n`);
     else io.stdout.write(d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${d.message}\n`);
     return d.kind === "allowed" ? 0 : 3;

@@ -22,20 +22,29 @@ const MAX_DEPTH = 40;
 
 /**
  * The folder whose definitions a run uses: the nearest folder at or above `start` that holds
- * `agent.md` or a surface folder (`agents/`, `skills/`, `commands/`, `.claude/`), not looking
- * above a repository root (`.git`); `start` itself when none does.
+ * `agent.md` or `.claude/` (the home folder's `.claude/` is the user's, not a project); failing that,
+ * the nearest holding `.git`; failing that, `start` itself. A folder named `agents`, `skills` or
+ * `commands` on the way up is just a folder.
  */
-export function findProjectRoot(start: string): string {
-  let dir = path.resolve(start);
-  for (;;) {
-    if (PROJECT_MARKERS.some((m) => existsSync(path.join(dir, m)))) return dir;
+export function findProjectRoot(start: string, home?: string): string {
+  const first = path.resolve(start);
+  const user = home === undefined ? undefined : path.resolve(home);
+  const marked =
+    upwards(
+      first,
+      (dir) => isFile(path.join(dir, "agent.md")) || (dir !== user && isDir(path.join(dir, ".claude"))),
+    ) ?? upwards(first, (dir) => existsSync(path.join(dir, ".git")));
+  return marked ?? first;
+}
+
+function upwards(from: string, holds: (dir: string) => boolean): string | undefined {
+  for (let dir = from; ; ) {
+    if (holds(dir)) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir || existsSync(path.join(dir, ".git"))) return path.resolve(start);
+    if (parent === dir) return undefined;
     dir = parent;
   }
 }
-
-const PROJECT_MARKERS = ["agent.md", "agents", "skills", "commands", ".claude"];
 
 /**
  * The four surfaces of one project: `agent.md`, `agents/**\/*.md`, `skills/*\/SKILL.md`,

@@ -205,11 +205,14 @@ function normaliseHooks(value: unknown): HooksSetting | undefined {
     if (!Array.isArray(list)) continue;
     out[event] = list.flatMap((item: Record<string, unknown>) => {
       const matcher = typeof item.matcher === "string" ? item.matcher : ".*";
-      if (typeof item.command === "string") return [{ matcher, command: item.command }];
+      const entry = (h: Record<string, unknown>) => ({
+        matcher,
+        command: h.command as string,
+        ...(typeof h.timeout === "number" && { timeout: h.timeout }),
+      });
+      if (typeof item.command === "string") return [entry(item)];
       const inner = Array.isArray(item.hooks) ? (item.hooks as Record<string, unknown>[]) : [];
-      return inner
-        .filter((h) => typeof h.command === "string")
-        .map((h) => ({ matcher, command: h.command as string }));
+      return inner.filter((h) => typeof h.command === "string").map(entry);
     });
   }
   return out;

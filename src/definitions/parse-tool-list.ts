@@ -86,13 +86,7 @@ export function parseToolList(field: Field, sink: DiagnosticSink, known?: ToolNa
     }
   };
   if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) {
-    sink.add(
-      "info",
-      "empty-tool-list",
-      `'${field.key}' is empty: no restriction at this level (a caller's list still applies)`,
-      field.keyPos.line,
-      field.keyPos.column,
-    );
+    // Nothing to add: an empty list is still a list (see below).
   } else if (typeof value === "string") {
     addFromText(value, stringStart(field));
   } else if (Array.isArray(value)) {
@@ -121,6 +115,21 @@ export function parseToolList(field: Field, sink: DiagnosticSink, known?: ToolNa
       field.valuePos.column,
     );
     return null;
+  }
+  if (
+    entries.length === 0 &&
+    !sink.items.some((d) => d.severity === "error" && d.code === "tool-entry-syntax")
+  ) {
+    const deny = field.key === "disallowed-tools" || field.key === "disallowedTools";
+    sink.add(
+      deny ? "info" : "warning",
+      "empty-tool-list",
+      deny
+        ? `'${field.key}' is empty: it denies nothing`
+        : `'${field.key}' is empty, so this agent may use no tools at all (Task and Skill included); remove the key to take its caller's tools`,
+      field.keyPos.line,
+      field.keyPos.column,
+    );
   }
   return { key: field.key, entries, at };
 }

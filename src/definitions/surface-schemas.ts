@@ -17,11 +17,16 @@ const hookEntry: JsonSchema = {
   properties: {
     matcher: str,
     command: str,
+    timeout: { type: "number", exclusiveMinimum: 0 },
     hooks: {
       type: "array",
       items: {
         type: "object",
-        properties: { type: { enum: ["command"] }, command: str, timeout: { type: "number" } },
+        properties: {
+          type: { enum: ["command"] },
+          command: str,
+          timeout: { type: "number", exclusiveMinimum: 0 },
+        },
         required: ["command"],
       },
     },

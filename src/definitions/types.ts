@@ -44,6 +44,8 @@ export type ModelSetting = string;
 export interface HookEntry {
   readonly matcher: string;
   readonly command: string;
+  /** Seconds before the hook is stopped (a PreToolUse hook that times out blocks its call). */
+  readonly timeout?: number;
 }
 
 export interface HooksSetting {
@@ -147,6 +149,7 @@ export type ToolListInput = string | readonly string[];
 export interface HookEntryInput {
   readonly matcher?: string;
   readonly command?: string;
+  readonly timeout?: number;
   readonly hooks?: readonly {
     readonly type?: "command";
     readonly command: string;

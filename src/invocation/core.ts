@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
+import { findProjectRoot } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import type {
@@ -58,7 +59,10 @@ export interface Core {
  */
 export function createCore(options: RunnerOptions, notice: (message: string) => void): Core {
   const env = options.env ?? process.env;
-  const projectDir = path.resolve(options.projectDir ?? options.cwd ?? process.cwd());
+  const projectDir =
+    typeof options.projectDir === "string"
+      ? path.resolve(options.projectDir)
+      : findProjectRoot(options.cwd ?? process.cwd(), env.HOME);
   const builtin = options.tools?.builtin;
   const catalog = toolCatalog([
     ...(builtin === false ? [] : createBuiltinTools(builtin || {})),
@@ -83,7 +87,7 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   const lists = new WeakMap<Definition, PermissionList>();
   return {
     projectDir,
-    cwd: path.resolve(options.cwd ?? projectDir),
+    cwd: path.resolve(options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd())),
     env,
     definitions: definitions.all,
     diagnostics: definitions.diagnostics,
@@ -122,7 +126,7 @@ function bySurface<D extends Definition>(all: readonly Definition[], surface: Su
  */
 function loadDefinitions(options: RunnerOptions, root: string, toolNames: readonly string[]) {
   const loaded =
-    options.projectDir !== undefined
+    options.projectDir !== false
       ? loadProject(root, { toolNames })
       : { definitions: [], diagnostics: [], files: [] };
   const mainErrors = loaded.diagnostics.filter((d) => d.severity === "error" && d.surface === "main");

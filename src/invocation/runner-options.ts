@@ -6,8 +6,12 @@ import type { SchemaValidationMode, Tool } from "../tools/types.js";
 
 /** How a runner is built; every group is optional. Settings given here win over agent.md's. */
 export interface RunnerOptions {
-  /** The folder holding agent.md and the other definitions; also where transcripts go. */
-  readonly projectDir?: string;
+  /**
+   * The folder holding agent.md and the other definitions; also where transcripts go. Default: the
+   * project found from `cwd` as the CLI finds it (`findProjectRoot`); `false` loads no files (only
+   * the definitions given here).
+   */
+  readonly projectDir?: string | false;
   /** The working folder tools run in (default: projectDir, else the process's). */
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;

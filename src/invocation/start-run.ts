@@ -4,7 +4,7 @@ import type { EventSink, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
 import { runLoop } from "../loop/run-loop.js";
 import { ZERO_USAGE } from "../model/models.js";
-import { allowsNothing, offered, ruleTexts } from "../permissions/index.js";
+import { allowsNothing, judgesCommands, loadShellParser, offered, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { createReadRecord } from "../tools/read-record.js";
 import { createToolRegistry, type RegisteredTool } from "../tools/registry.js";
@@ -49,6 +49,8 @@ export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
 export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<RunResult> {
   const runId = newRunId();
   const base = { runId, depth: spec.depth };
+  // Loaded while the first request is on its way: the first Bash call is judged without waiting.
+  if (judgesCommands(spec.list, core.catalog.specs)) void loadShellParser();
   const logger: Logger = {
     debug: () => {},
     warn: (message) => io.emit({ ...base, type: "warning", message }),

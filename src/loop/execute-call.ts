@@ -1,7 +1,9 @@
 import type { ContentBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { Usage } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { PermissionList } from "../permissions/types.js";
+import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
 import type { Logger, ReadRecord, SchemaValidationMode, ToolResult } from "../tools/types.js";
@@ -87,7 +89,7 @@ async function settle(
   cx: CallContext,
 ): Promise<{ decision: CallDecision; result: ToolResult }> {
   const registered = cx.registry.get(use.name);
-  const judged = { specs: cx.registry.specs, cwd: cx.cwd };
+  const judged = { specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf };
   if (!registered) {
     const d = decide(cx.state.list, { tool: use.name, input: use.input }, judged);
     const message =
@@ -95,6 +97,8 @@ async function settle(
     return { decision: "denied", result: { content: message, isError: true } };
   }
   const tool = registered.tool;
+  // A command line is judged by the shell parser, loaded once (its first use waits for it).
+  if (tool.permission?.kind === "command") await loadShellParser();
   const prepared = prepareInput(registered, use.input);
   if (!prepared.ok) return { decision: "invalid", result: prepared.result };
   const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);
@@ -115,6 +119,15 @@ async function settle(
     { ...payload, hook_event_name: "PreToolUse" },
     hookCtx,
   );
+  if (pre.kind === "ask") {
+    return {
+      decision: "blocked-by-hook",
+      result: {
+        content: `A PreToolUse hook asks for a user's approval (${pre.message}), and no one can approve it in this run.`,
+        isError: true,
+      },
+    };
+  }
   if (pre.kind === "block") {
     return {
       decision: "blocked-by-hook",
@@ -127,6 +140,7 @@ async function settle(
     logger: cx.logger,
     readRecord: cx.readRecord,
     ...(cx.env && { env: cx.env }),
+    ...(tool.permission?.kind === "path" && { mayAccess: accessJudge(cx, tool.name, tool.permission.field) }),
   });
   const post = await runHooks(
     cx.state.hooks.PostToolUse,
@@ -141,6 +155,13 @@ async function settle(
     return { decision: "allowed", result: appendNote(result, `PostToolUse hook: ${post.message}`) };
   }
   return { decision: cx.signal.aborted && result.isError ? "interrupted" : "allowed", result };
+}
+
+/** The paths a call may touch beyond the one it names: judged as that tool's call on each, as it stands now. */
+function accessJudge(cx: CallContext, tool: string, field: string): (file: string) => boolean {
+  const judged = { specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf };
+  const list = cx.state.list;
+  return (file) => decide(list, { tool, input: { [field]: file } }, judged).kind === "allowed";
 }
 
 function appendNote(r: ToolResult, note: string): ToolResult {
