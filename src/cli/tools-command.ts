@@ -78,6 +78,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
       );
       return 2;
     }
+    await loadShellParser();
     const d = decide(
       effective,
       { tool: options.tryTool, input },
