@@ -1,5 +1,28 @@
 #!/usr/bin/env node
+import { closeSync, readFileSync } from "node:fs";
 import { killLiveProcessGroups, main } from "../dist/cli/main.js";
+
+/**
+ * The API key, when the `agentmd` launcher handed it over on a file descriptor (so that it is not
+ * in this process's initial environment, which commands it starts could read). Kept in the
+ * environment given to the CLI, never in process.env.
+ */
+function handedSecrets() {
+  const fd = Number(process.env.AGENTMD_SECRETS_FD);
+  delete process.env.AGENTMD_SECRETS_FD;
+  if (!Number.isInteger(fd) || fd < 3) return {};
+  const out = {};
+  try {
+    for (const line of readFileSync(fd, "utf8").split("\n")) {
+      const eq = line.indexOf("=");
+      if (eq > 0 && line.slice(eq + 1) !== "") out[line.slice(0, eq)] = line.slice(eq + 1);
+    }
+    closeSync(fd);
+  } catch {
+    // no secrets on that descriptor: the run says there is no key
+  }
+  return out;
+}
 
 // A reader that stops early (`agentmd … | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -20,7 +43,7 @@ for (const [signal, code] of [
 
 process.exitCode = await main(process.argv.slice(2), {
   cwd: process.cwd(),
-  env: process.env,
+  env: { ...process.env, ...handedSecrets() },
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,

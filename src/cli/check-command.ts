@@ -7,6 +7,7 @@ import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/t
 import { builtinCatalog } from "../invocation/tool-catalog.js";
 import { patternDiagnostics } from "../permissions/index.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
+import { printable } from "./render.js";
 
 export interface CheckOptions {
   readonly paths: readonly string[];
@@ -68,8 +69,8 @@ function load(
 
 export function formatDiagnostic(d: Diagnostic, cwd: string, style: Style): string {
   const colour = d.severity === "error" ? style.red : d.severity === "warning" ? style.yellow : style.cyan;
-  const where = `${displayPath(d.file, cwd)}:${d.line}:${d.column}`;
-  return `${style.bold(where)}: ${colour(d.severity)}: ${d.message} ${style.dim(`[${d.code}]`)}`;
+  const where = `${printable(displayPath(d.file, cwd), false)}:${d.line}:${d.column}`;
+  return `${style.bold(where)}: ${colour(d.severity)}: ${printable(d.message, false)} ${style.dim(`[${d.code}]`)}`;
 }
 
 function displayPath(file: string, cwd: string): string {

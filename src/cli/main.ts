@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { CliIo } from "./io.js";
+import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
 
 export type { CliIo } from "./io.js";
@@ -55,10 +56,10 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
     }
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.stderr.write(`agentmd: ${(e as Error).message}\nRun 'agentmd --help' for usage.\n`);
+      io.stderr.write(`agentmd: ${printable((e as Error).message)}\nRun 'agentmd --help' for usage.\n`);
       return 2;
     }
-    io.stderr.write(`agentmd: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    io.stderr.write(`agentmd: internal error: ${printable((e as Error).stack ?? String(e))}\n`);
     return 1;
   }
 }

@@ -4,6 +4,7 @@ import { createRunner, type Runner } from "../invocation/runner.js";
 import { ReplayFileError } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { CliIo } from "./io.js";
+import { printable } from "./render.js";
 
 export interface RunnerFlags {
   readonly model?: string;
@@ -34,7 +35,7 @@ export function openRunner(flags: RunnerFlags, io: CliIo): Runner | undefined {
     });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof ReplayFileError) {
-      io.stderr.write(`agentmd: ${e.message}\n`);
+      io.stderr.write(`agentmd: ${printable(e.message)}\n`);
       return undefined;
     }
     throw e;

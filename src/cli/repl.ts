@@ -8,7 +8,7 @@ import type { RunEvent } from "../loop/events.js";
 import { describeChain, formatChainReport, resolveChain } from "../permissions/index.js";
 import { type Style, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
-import { createTextRenderer, summary } from "./render.js";
+import { createTextRenderer, printable, summary } from "./render.js";
 import type { RunIo } from "./run-command.js";
 
 export const CHAT_HELP = `Usage: agentmd [chat] [--model M] [--record FILE | --replay FILE] [--cwd DIR]
@@ -184,7 +184,10 @@ function listing(runner: Runner, surface: "agent" | "skill" | "command", style: 
   const prefix = surface === "agent" ? "" : "/";
   return [
     style.bold(`${title}:`),
-    ...defs.map((d) => `  ${prefix}${d.name}${d.description ? style.dim(` — ${d.description}`) : ""}`),
+    ...defs.map(
+      (d) =>
+        `  ${prefix}${printable(d.name, false)}${d.description ? style.dim(` — ${printable(d.description, false)}`) : ""}`,
+    ),
   ].join("\n");
 }
 

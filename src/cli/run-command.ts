@@ -4,7 +4,7 @@ import { SessionError } from "../loop/transcript.js";
 import { loadRecording, recordedInput } from "../model/record-replay.js";
 import { type CliIo, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
-import { createTextRenderer, summary } from "./render.js";
+import { createTextRenderer, printable, summary } from "./render.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
 
@@ -83,7 +83,7 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     result = await handle.result();
   } catch (e) {
     if (e instanceof SessionError) {
-      io.stderr.write(`agentmd: ${e.message}\n`);
+      io.stderr.write(`agentmd: ${printable(e.message)}\n`);
       return 1;
     }
     throw e;

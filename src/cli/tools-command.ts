@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import path from "node:path";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import type { Definition } from "../definitions/types.js";
 import { builtinCatalog } from "../invocation/tool-catalog.js";
@@ -14,6 +15,7 @@ import { didYouMean } from "../shared/did-you-mean.js";
 import { realPathOf } from "../tools/real-path.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
+import { printable } from "./render.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
        agentmd tools [--chain HOPS] --try TOOL 'JSON_INPUT'
@@ -55,7 +57,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   }
   const chain = resolveChain(options.chain, loaded.definitions, ctx);
   if (!chain.ok) {
-    io.stderr.write(`agentmd tools: ${chain.error}\n`);
+    io.stderr.write(`agentmd tools: ${printable(chain.error, false)}\n`);
     for (const d of errors) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
     return 1;
   }
@@ -85,12 +87,23 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
       { specs: catalog.specs, cwd: io.cwd, realPath: realPathOf },
     );
     if (options.json) io.stdout.write(`${JSON.stringify(d)}\n`);
-    else io.stdout.write(d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${d.message}\n`);
+    else
+      io.stdout.write(
+        d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${printable(d.message, false)}\n`,
+      );
     return d.kind === "allowed" ? 0 : 3;
   }
   const report = describeChain(chain.hops, toolNamesOf(loaded.definitions, catalog.names));
-  if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout.write(`${formatChainReport(report, root).join("\n")}\n`);
+  const main = loaded.definitions.find((d) => d.surface === "main");
+  const project = { root, agentMd: main ? main.file : null };
+  if (options.json) io.stdout.write(`${JSON.stringify({ project, ...report }, null, 2)}\n`);
+  else {
+    const used = main
+      ? path.relative(root, main.file)
+      : "none (no agent.md: the main agent has no list of its own)";
+    const lines = [`project: ${root} (agent.md: ${used})`, ...formatChainReport(report, root)];
+    io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
+  }
   return report.allowsNothing ? 2 : 0;
 }
 

@@ -98,11 +98,8 @@ type Invocable = SkillDefinition | CommandDefinition;
 
 /** The run a request starts, or why it cannot start. Contract: never throws. */
 export function prepareRun(core: Core, caller: Caller, request: RunRequest): Prepared {
-  if (caller.depth > core.settings.maxDepth)
-    return {
-      ok: false,
-      message: `runs nest at most ${core.settings.maxDepth} deep (maxDepth), so this one was not started`,
-    };
+  const deep = tooDeep(core, caller);
+  if (deep) return deep;
   if (request.kind === "prompt") {
     const { self } = caller;
     return ok({
@@ -154,6 +151,8 @@ export function resolveInvocable(
   | (Prepared & { ok: false }) {
   const target = findInvocable(core, name, by);
   if (typeof target === "string") return { ok: false, message: target };
+  const deep = target.context === "fork" ? tooDeep(core, caller) : undefined;
+  if (deep) return deep;
   const label = by === "user" ? `/${name}` : `the skill '${name}'`;
   const list = intersect(caller.list, core.listOf(target));
   const empty = refusal(caller.list, list, core.listOf(target), label);
@@ -288,4 +287,13 @@ function loaded(name: string, names: readonly string[]): string {
 }
 
 const ok = (spec: RunSpec): Prepared => ({ ok: true, spec });
+
+/** Every nested run counts, a forked skill's as a subagent's: none deeper than maxDepth. */
+function tooDeep(core: Core, caller: Caller): (Prepared & { ok: false }) | undefined {
+  if (caller.depth <= core.settings.maxDepth) return undefined;
+  return {
+    ok: false,
+    message: `runs nest at most ${core.settings.maxDepth} deep (maxDepth), so this one was not started`,
+  };
+}
 const parent = (c: Caller) => (c.parentRunId ? { parentRunId: c.parentRunId } : {});

@@ -1,6 +1,7 @@
 import type { ContentBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { Usage } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
+import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { PermissionList } from "../permissions/types.js";
 import { realPathOf } from "../tools/real-path.js";
@@ -98,7 +99,8 @@ async function settle(
   }
   const tool = registered.tool;
   // A command line is judged by the shell parser, loaded once (its first use waits for it).
-  if (tool.permission?.kind === "command") await loadShellParser();
+  if (tool.permission?.kind === "command" && judgesCommands(cx.state.list, cx.registry.specs))
+    await loadShellParser();
   const prepared = prepareInput(registered, use.input);
   if (!prepared.ok) return { decision: "invalid", result: prepared.result };
   const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);

@@ -9,7 +9,7 @@ const BASE_DELAY_MS = 500;
 const DEFAULT_MAX_RETRIES = 2;
 
 export const MISSING_KEY_MESSAGE =
-  "no API key: set ANTHROPIC_API_KEY, or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
+  "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
 
 export interface AnthropicModelOptions extends TransportOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -30,8 +30,12 @@ export interface AnthropicModelOptions extends TransportOptions {
  */
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
   const transport = modelTransport(options, (m) => options.onNotice?.(m));
-  const apiKey = options.apiKey ?? options.env.ANTHROPIC_API_KEY;
-  if (!apiKey && !transport.keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
+  // The credential comes from the options or the environment given (never from process.env behind
+  // their back: the CLI hands the key over without putting it in its own environment).
+  const apiKey = options.apiKey ?? (options.env.ANTHROPIC_API_KEY || undefined);
+  const authToken = apiKey ? undefined : options.env.ANTHROPIC_AUTH_TOKEN || undefined;
+  if (!apiKey && !authToken && !transport.keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
+  const credential = authToken ? { authToken } : { apiKey: apiKey ?? "replay" };
   const baseURL = options.baseURL ?? options.env.ANTHROPIC_BASE_URL;
   const maxRetries = options.replay ? 0 : (options.maxRetries ?? DEFAULT_MAX_RETRIES);
   // One client per retry listener (that is, per run): the SDK's retries are reported to that run.
@@ -40,7 +44,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     let c = clients.get(onRetry);
     if (!c) {
       c = new Anthropic({
-        apiKey: apiKey ?? "replay",
+        ...credential,
         ...(baseURL && { baseURL }),
         fetch: observeRetries(transport.fetch, maxRetries, onRetry),
         maxRetries,

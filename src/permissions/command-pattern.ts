@@ -134,9 +134,13 @@ export function evadesDeny(words: readonly (string | null)[]): string | undefine
   if (program === null || program === undefined) return undefined;
   const name = baseName(program);
   if (RUNNERS.has(name)) return `'${name}' runs another command`;
+  if (name === "git") {
+    const opt = gitGlobals(words).risky;
+    return opt ? `'git ${opt}' can make git run another program` : undefined;
+  }
   const inline = Object.hasOwn(INTERPRETERS, name)
     ? INTERPRETERS[name]
-    : /^python3\.\d+$/.test(name)
+    : name.startsWith("python3.") && /^python3\.\d+$/.test(name)
       ? INTERPRETERS.python3
       : undefined;
   if (inline && words.slice(1).some((w) => w === null || inline.test(w)))
@@ -145,15 +149,11 @@ export function evadesDeny(words: readonly (string | null)[]): string | undefine
     return `'${name}' is given a program that runs commands`;
   if (name === "find" && words.some((w) => w === null || /^-(exec|execdir|ok|okdir)$/.test(w)))
     return "'find' runs another command";
-  if (name === "git") {
-    const opt = gitGlobals(words).risky;
-    if (opt) return `'git ${opt}' can make git run another program`;
-  }
   return undefined;
 }
 
 /** `time`, `nohup`, `env X=1`, `nice -n 5`, `timeout 10`, `command`, `exec`, `stdbuf -oL`: the command they run, read precisely. */
-export function unwrap(words: readonly (string | null)[]): (string | null)[] | undefined {
+export function unwrap(words: readonly (string | null)[]): readonly (string | null)[] | undefined {
   const name = words[0] ? baseName(words[0]) : undefined;
   let i = 1;
   const skipOptions = (withValue: RegExp = /.^/) => {
@@ -223,44 +223,47 @@ export function baseName(program: string): string {
 }
 
 /**
- * The forms of a command a deny pattern is tested against: its words without prefix assignments,
- * with the program's folder dropped, and for `git` without its options before the subcommand
- * (`git -C . push` is `git push`). A word that is not plain text where the pattern has one is
- * "cannot tell", and counts as caught.
+ * Whether a deny pattern catches a command (its words without prefix assignments): compared with
+ * the program's folder dropped, and for `git` without its options before the subcommand (`git -C .
+ * push` is `git push`). A word that is not plain text where the pattern has one is "unsure", and
+ * counts as caught; so does `prog --opt value sub` against `prog sub`, where an option's value
+ * cannot be told from a subcommand.
  */
-export function denyMatch(p: CommandPattern, part: ShellPart): "yes" | "no" | "unsure" {
-  const words = part.words.slice(part.assignments);
-  if (words.length === 0) return "no";
+export function denyMatch(p: CommandPattern, words: readonly (string | null)[]): "yes" | "no" | "unsure" {
   const program = words[0];
-  const forms: (string | null)[][] = [
-    [program === null || program === undefined ? null : baseName(program), ...words.slice(1)],
-  ];
-  const first = forms[0] as (string | null)[];
-  if (first[0] === "git") {
-    const { rest } = gitGlobals(first);
-    if (rest > 1) forms.push(["git", ...first.slice(rest)]);
+  if (program === undefined) return "no";
+  if (p.words.length === 0) return "yes";
+  const name = program === null ? null : baseName(program);
+  if (name !== null && name !== p.words[0]) return "no";
+  let m = matchFrom(p, name, words, 1);
+  if (m === "yes") return m;
+  if (name === "git") {
+    const { rest } = gitGlobals(words);
+    if (rest > 1) {
+      const g = matchFrom(p, name, words, rest);
+      if (g === "yes") return g;
+      if (g === "unsure") m = g;
+    }
   }
-  let unsure = false;
-  for (const form of forms) {
-    const m = matchLoosely(p, form);
-    if (m === "yes") return "yes";
-    if (m === "unsure") unsure = true;
+  if (m === "no" && p.words.length >= 2 && words[1]?.startsWith("-")) {
+    const later = words.slice(1);
+    if (p.words.slice(1).every((w) => later.includes(w))) return "unsure";
   }
-  // `prog --opt value sub` against a deny of `prog sub`: without knowing which option takes a value,
-  // the subcommand cannot be told from an option's value.
-  if (!unsure && p.words.length >= 2 && first[0] === p.words[0] && first[1]?.startsWith("-")) {
-    const later = first.slice(1);
-    if (p.words.slice(1).every((w) => later.includes(w))) unsure = true;
-  }
-  return unsure ? "unsure" : "no";
+  return m;
 }
 
-function matchLoosely(p: CommandPattern, words: readonly (string | null)[]): "yes" | "no" | "unsure" {
-  if (p.words.length === 0) return words.length > 0 ? "yes" : "no";
-  if (p.kind === "exact" ? words.length !== p.words.length : words.length < p.words.length) return "no";
-  let unsure = false;
-  for (let i = 0; i < p.words.length; i++) {
-    const w = words[i];
+/** The pattern against `program words[from…]`. */
+function matchFrom(
+  p: CommandPattern,
+  program: string | null,
+  words: readonly (string | null)[],
+  from: number,
+): "yes" | "no" | "unsure" {
+  const n = 1 + words.length - from;
+  if (p.kind === "exact" ? n !== p.words.length : n < p.words.length) return "no";
+  let unsure = program === null;
+  for (let i = 1; i < p.words.length; i++) {
+    const w = words[from + i - 1];
     if (w === null) unsure = true;
     else if (w !== p.words[i]) return "no";
   }

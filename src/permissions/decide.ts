@@ -332,7 +332,7 @@ function decideCommand(
       `${tool} call cannot be judged: its '${spec.field}' is missing, empty or not text, and ${scope}. ${NOT_RUN}`,
     );
   const script = parseShell(line);
-  const call = describe(tool, line);
+  const call = new LazyText(() => describe(tool, line));
   if (script.unreadable)
     return denied("cannot-judge", `${call} cannot be judged: ${script.unreadable}; ${scope}. ${NOT_RUN}`);
   const compound = script.parts.length > 1;
@@ -367,7 +367,20 @@ function decideCommand(
       );
     }
   }
-  return judgeWrites(list, view, script.writes, call, ctx);
+  return script.writes.length === 0 ? ALLOWED : judgeWrites(list, view, script.writes, String(call), ctx);
+}
+
+/** A sentence built only when a denial is written. */
+class LazyText {
+  #text: string | undefined;
+  readonly #make: () => string;
+  constructor(make: () => string) {
+    this.#make = make;
+  }
+  toString(): string {
+    this.#text ??= this.#make();
+    return this.#text;
+  }
 }
 
 /** A deny rule that catches the part (or its command under a wrapper), or why none can be ruled out. */
@@ -375,13 +388,13 @@ function denyVerdict(
   denies: readonly DenyRule[],
   p: ShellPart,
 ): { rule?: DenyRule; why?: string } | undefined {
-  let words: (string | null)[] | undefined = p.words.slice(p.assignments);
+  let words: readonly (string | null)[] | undefined =
+    p.assignments === 0 ? p.words : p.words.slice(p.assignments);
   for (let depth = 0; words && depth < 8; depth++) {
-    const form: ShellPart = { words, assignments: 0, source: p.source, heredoc: p.heredoc };
     for (const d of denies) {
       // A deny pattern that cannot be interpreted denies every call of its tool.
       if ((d.constraint as Constraint).kind !== "command") return { rule: d };
-      const m = denyMatch((d.constraint as Constraint).compiled as CommandPattern, form);
+      const m = denyMatch((d.constraint as Constraint).compiled as CommandPattern, words);
       if (m === "yes") return { rule: d };
       if (m === "unsure")
         return {

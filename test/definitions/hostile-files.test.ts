@@ -133,15 +133,19 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     ]);
   });
 
-  it.each(["tools:\n", "tools: []\n", 'tools: ""\n', 'tools: ","\n', 'tools: [""]\n', "allowed-tools: ' , '\n"])(
-    "reads an empty list (%j) as a list of nothing, with a warning",
-    (line) => {
-      const root = project({ "agents/e.md": agent("e", line) });
-      const r = loadProject(root);
-      expect(r.diagnostics.map((d) => `${d.code} ${d.severity}`)).toEqual(["empty-tool-list warning"]);
-      expect(r.definitions[0]?.allowedTools?.entries).toEqual([]);
-    },
-  );
+  it.each([
+    "tools:\n",
+    "tools: []\n",
+    'tools: ""\n',
+    'tools: ","\n',
+    'tools: [""]\n',
+    "allowed-tools: ' , '\n",
+  ])("reads an empty list (%j) as a list of nothing, with a warning", (line) => {
+    const root = project({ "agents/e.md": agent("e", line) });
+    const r = loadProject(root);
+    expect(r.diagnostics.map((d) => `${d.code} ${d.severity}`)).toEqual(["empty-tool-list warning"]);
+    expect(r.definitions[0]?.allowedTools?.entries).toEqual([]);
+  });
 
   it("rejects a tool list of the wrong type", () => {
     const root = project({ "agents/t.md": agent("t", "tools: 42\n") });

@@ -26,7 +26,7 @@ describe("arguments of /name invocations", () => {
     ["git log -- $ARGUMENTS", "a 'b c'", "git log -- a 'b c'"],
     ['echo "$(git log -1 -- $1)"', "'x; rm -rf ~'", "echo \"$(git log -1 -- 'x; rm -rf ~')\""],
     ['echo "a $(echo "$1")"', "'$(id)'", 'echo "a $(echo "\\$(id)")"'],
-    ["echo $'$1'", "\"it's\"", "echo $'it\\'s'"],
+    ["echo $'$1'", '"it\'s"', "echo $'it\\'s'"],
     ["echo `git log -- $1`", "'; id'", "echo `git log -- '; id'`"],
     ["cat <<EOF\n$1\nEOF", "'$(id)'", "cat <<EOF\n\\$(id)\nEOF"],
   ])("in a command line, %s with %s is quoted for where it stands", (command, args, expected) => {

@@ -289,13 +289,16 @@ describe("commands", () => {
     );
   });
 
-  it("shell-quotes arguments inside !`…`, also inside \"$( … )\": an argument never becomes shell syntax", async () => {
+  it('shell-quotes arguments inside !`…`, also inside "$( … )": an argument never becomes shell syntax', async () => {
     writeFiles(dir, {
-      "commands/echo.md": "---\nallowed-tools: Bash(git:*), Bash(echo:*)\n---\n!`echo \"$(git log -1 --format=%s -- $1)\"`\n",
+      "commands/echo.md":
+        '---\nallowed-tools: Bash(git:*), Bash(echo:*)\n---\n!`echo "$(git log -1 --format=%s -- $1)"`\n',
     });
     fake = await startFakeAnthropic([text("ok")]);
     await cli(["/echo '; touch pwned'"]);
-    const start = jsonLines((await cli(["/echo 'x; touch pwned'"])).stdout).find((e) => e.type === "tool_start") as {
+    const start = jsonLines((await cli(["/echo 'x; touch pwned'"])).stdout).find(
+      (e) => e.type === "tool_start",
+    ) as {
       input: { command: string };
     };
     expect(start.input.command).toBe(`echo "$(git log -1 --format=%s -- 'x; touch pwned')"`);

@@ -29,21 +29,42 @@ export interface ShellScript {
 /** An assignment word whose value is not plain text: `NAME=` then this (no shell word holds a NUL). */
 export const UNKNOWN_VALUE = "\0";
 
-/** Characters that make the shell do nothing but split words on spaces. */
-const PLAIN = /^[A-Za-z0-9_\-./:,@%+= ]+$/;
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+/** Characters that make the shell do nothing but split words on spaces (and the space itself). */
+const PLAIN = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:,@%+=")
+  PLAIN[c.charCodeAt(0)] = 1;
 
 /**
- * The common case without a parser: a line of plain words (no quotes, no expansion, no operator).
- * Undefined when the line needs the real parser.
+ * The common case without a parser: a line of plain words (no quotes, no expansion, no operator),
+ * read in one pass. Undefined when the line needs the real parser.
  */
 export function plainScript(line: string): ShellScript | undefined {
-  if (!PLAIN.test(line)) return undefined;
-  const words = line.split(" ").filter((w) => w !== "");
+  const words: string[] = [];
+  let start = -1;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) {
+      if (start >= 0) words.push(line.slice(start, i));
+      start = -1;
+    } else if (c > 127 || PLAIN[c] === 0) {
+      return undefined;
+    } else if (start < 0) {
+      start = i;
+    }
+  }
+  if (start >= 0) words.push(line.slice(start));
   if (words.length === 0) return { parts: [], writes: [] };
   let assignments = 0;
-  while (assignments < words.length && ASSIGNMENT.test(words[assignments] as string)) assignments++;
-  return { parts: [{ words, assignments, source: words.join(" "), heredoc: false }], writes: [] };
+  while (assignments < words.length && isAssignment(words[assignments] as string)) assignments++;
+  return { parts: [{ words, assignments, source: line.trim(), heredoc: false }], writes: [] };
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** `NAME=value`: a name of letters, digits and `_` (not starting with a digit), then `=`. */
+function isAssignment(word: string): boolean {
+  const eq = word.indexOf("=");
+  return eq > 0 && ASSIGNMENT.test(word);
 }
 
 /** A part's program: the first word after its assignments (`undefined` for assignments only). */
