@@ -20,6 +20,7 @@ export {
   offered,
   UNRESTRICTED,
 } from "./permission-list.js";
+export { mayOfferPrefix } from "./prefix-reach.js";
 export {
   domainRule,
   judgesCommand,
@@ -28,5 +29,5 @@ export {
   judgesUrl,
   subjectValue,
 } from "./subject-specs.js";
-export { canonicalToolName, covers, matcherText, toolMatcher } from "./tool-matcher.js";
+export { canonicalToolName, covers, isMcpServerName, matcherText, toolMatcher } from "./tool-matcher.js";
 export type * from "./types.js";
