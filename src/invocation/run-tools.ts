@@ -49,9 +49,16 @@ export async function runTools(
     mcp.deferred,
     external.toolSearch,
   );
+  // What registering them said (a tool renamed for the API, a schema that does not compile).
+  const said = (r: ToolRegistry) => r.warnings.filter((w) => !core.catalog.registry.warnings.includes(w));
   if (deferred.size === 0) {
     const offerAll = offerAllOf(withoutSearch);
-    return { registry: withoutSearch, offer: offerAll, offerAll, warnings: mcp.warnings };
+    return {
+      registry: withoutSearch,
+      offer: offerAll,
+      offerAll,
+      warnings: [...mcp.warnings, ...said(withoutSearch)],
+    };
   }
   const hidden = new Set(deferred);
   let registry = withoutSearch;
@@ -67,7 +74,7 @@ export async function runTools(
   );
   registry = build([...mcp.tools, search]);
   const offerAll = offerAllOf(registry);
-  const warnings = [...mcp.warnings];
+  const warnings = [...mcp.warnings, ...said(registry)];
   if (offered(spec.list, [TOOL_SEARCH]).length === 0)
     warnings.push(
       `${deferred.size} tool definitions are deferred (toolSearch), but this run's list does not allow ToolSearch, so the model cannot find them; allow ToolSearch, or set toolSearch: false`,

@@ -27,7 +27,9 @@ export function searchTools(
   }
   const words = q.toLowerCase().split(/\s+/).filter(Boolean);
   const required = words.filter((w) => w.startsWith("+") && w.length > 1).map((w) => w.slice(1));
-  const terms = words.map((w) => (w.startsWith("+") ? w.slice(1) : w)).filter(Boolean);
+  // Ranked by the other words; by the required ones when there are no others.
+  const others = words.filter((w) => !w.startsWith("+"));
+  const terms = others.length > 0 ? others : required;
   if (terms.length === 0) return [];
   const scored = candidates
     .map((c) => ({ c, score: score(c, terms, required) }))
