@@ -69,7 +69,8 @@ describe("deferred tools behind ToolSearch", () => {
     ]);
     await drain(open().run("go"));
     expect(toolsOf(fake, 0)).toEqual(["ToolSearch"]);
-    const description = (fake.requests[0]?.body.tools as { description: string }[])[0]?.description ?? "";
+    const sent = (fake.requests[0]?.body.tools ?? []) as { description: string }[];
+    const description = sent[0]?.description ?? "";
     expect(description).toContain("mcp__many__tool_199");
     expect(description).not.toContain("create_issue");
     expect(toolsOf(fake, 1)).toEqual(["ToolSearch", "mcp__many__tool_007", "mcp__many__tool_008"]);
