@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { killLiveProcessGroups, main } from "../dist/cli/main.js";
+import { killLiveMcpServers, killLiveProcessGroups, main } from "../dist/cli/main.js";
 
 // A reader that stops early (`agentmd … | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -11,6 +11,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // However agentmd ends, no command it started outlives it.
 process.on("exit", killLiveProcessGroups);
+process.on("exit", killLiveMcpServers);
 for (const [signal, code] of [
   ["SIGTERM", 143],
   ["SIGHUP", 129],

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import type { Definition } from "../definitions/types.js";
-import { builtinCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import {
   canonicalToolName,
   decide,
@@ -10,8 +10,11 @@ import {
   resolveChain,
 } from "../permissions/index.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { createBuiltinTools } from "../tools/builtin/index.js";
+import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
+import { mcpToolNames } from "./mcp-tool-names.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
        agentmd tools [--chain HOPS] --try TOOL 'JSON_INPUT'
@@ -37,9 +40,11 @@ export interface ToolsOptions {
 }
 
 /** Runs `agentmd tools`; returns the exit code. */
-export function runTools(options: ToolsOptions, io: CliIo): number {
+export async function runTools(options: ToolsOptions, io: CliIo): Promise<number> {
   const root = findProjectRoot(io.cwd);
-  const catalog = builtinCatalog();
+  // The project's custom tools are tools like the built-in ones; MCP tools are listed below.
+  const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const loaded = loadProject(root, { toolNames: catalog.names });
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
@@ -58,8 +63,18 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
     return 1;
   }
   const effective = chain.hops[chain.hops.length - 1]?.effective;
+  // MCP tool names are known only from their servers: those the chain's first hop could offer a
+  // tool of are started to list them (and stopped), and that is said.
+  const chainDefs = chain.hops.flatMap((h) => (h.definition ? [h.definition] : []));
+  const mcp = chain.hops[0]
+    ? await mcpToolNames(root, loaded.definitions, chainDefs, chain.hops[0].effective, io.env)
+    : { names: [], lines: [] };
   if (options.tryTool !== undefined && effective) {
-    const known = new Set([...toolNamesOf(loaded.definitions, catalog.names), ...catalog.names]);
+    const known = new Set([
+      ...toolNamesOf(loaded.definitions, catalog.names),
+      ...catalog.names,
+      ...mcp.names,
+    ]);
     if (!known.has(options.tryTool) && !options.tryTool.startsWith("mcp__")) {
       const near = didYouMean(options.tryTool, known);
       io.stderr.write(
@@ -81,9 +96,15 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
     else io.stdout.write(d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${d.message}\n`);
     return d.kind === "allowed" ? 0 : 3;
   }
-  const report = describeChain(chain.hops, toolNamesOf(loaded.definitions, catalog.names));
-  if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout.write(`${formatChainReport(report, root).join("\n")}\n`);
+  const report = describeChain(chain.hops, [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names]);
+  if (options.json) io.stdout.write(`${JSON.stringify({ ...report, mcpServers: mcp.lines }, null, 2)}\n`);
+  else {
+    if (mcp.lines.length > 0)
+      io.stdout.write(
+        `started MCP servers to list their tools (then stopped them): ${mcp.lines.join("; ")}\n`,
+      );
+    io.stdout.write(`${formatChainReport(report, root).join("\n")}\n`);
+  }
   return report.allowsNothing ? 2 : 0;
 }
 
