@@ -120,10 +120,11 @@ export function isTool(v: unknown): v is Tool {
   );
 }
 
-/** This package's entry point (`dist/index.js`, or `src/index.ts` when run from source). */
+/** This package's entry point: `dist/index.js` (built beside this file, or beside `src/` when run from source). */
 function selfEntry(): string {
-  const js = fileURLToPath(new URL("../../index.js", import.meta.url));
-  return existsSync(js) ? js : js.replace(/\.js$/, ".ts");
+  const candidates = ["../../index.js", "../../../dist/index.js", "../../index.ts"];
+  const paths = candidates.map((c) => fileURLToPath(new URL(c, import.meta.url)));
+  return paths.find((p) => existsSync(p)) ?? (paths[0] as string);
 }
 
 const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? "";
