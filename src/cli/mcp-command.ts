@@ -17,7 +17,7 @@ tools as mcp__server__tool (and its prompts as /mcp__server__prompt). Every
 server is stopped again before the command ends.
 
   --json             machine-readable output
-  --timeout SECONDS  how long a server may take to start (default 60)
+  --timeout SECONDS  how long a server may take to start (default 30)
 
 Example:
   agentmd mcp list
@@ -53,7 +53,8 @@ export async function runMcpList(options: McpListOptions, io: CliIo): Promise<nu
     ...loaded.definitions.flatMap((d) => servers.inlineOf(d)),
   ];
   const hub = createMcpHub({
-    timeoutMs: options.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS,
+    timeoutMs: DEFAULT_MCP_TIMEOUT_MS,
+    ...(options.timeoutMs !== undefined && { startTimeoutMs: options.timeoutMs }),
     cwd: root,
     env: io.env,
   });

@@ -62,8 +62,10 @@ export interface RunnerOptions {
     readonly servers?: Readonly<Record<string, McpServerConfigInput>>;
     /** Read `.mcp.json` in the project folder (default true). */
     readonly mcpJson?: boolean;
-    /** Milliseconds a server may take to start or to answer one call (default 60,000). */
+    /** Milliseconds a server may take to answer one call (default 60,000; agent.md `mcpTimeout`). */
     readonly timeoutMs?: number;
+    /** Milliseconds a server may take to start and list its tools (default 30,000). */
+    readonly startTimeoutMs?: number;
   };
   readonly concurrency?: {
     readonly enabled?: boolean;

@@ -22,6 +22,8 @@ export interface ExternalToolOptions {
     /** Read the project's `.mcp.json` (default true, when a project folder is given). */
     readonly mcpJson?: boolean;
     readonly timeoutMs?: number;
+    /** Milliseconds a server may take to start and list its tools (default 30,000). */
+    readonly startTimeoutMs?: number;
   };
   readonly tools?: { readonly toolSearch?: "auto" | `auto:${number}` | boolean };
 }
@@ -48,7 +50,12 @@ export function createExternalTools(input: {
     ...(options.mcp?.servers && { servers: options.mcp.servers }),
   });
   return {
-    hub: createMcpHub({ timeoutMs, cwd: input.projectDir ?? input.cwd, env: input.env }),
+    hub: createMcpHub({
+      timeoutMs,
+      ...(options.mcp?.startTimeoutMs !== undefined && { startTimeoutMs: options.mcp.startTimeoutMs }),
+      cwd: input.projectDir ?? input.cwd,
+      env: input.env,
+    }),
     servers,
     toolSearch: parseToolSearch(options.tools?.toolSearch ?? main?.toolSearch),
     timeoutMs,

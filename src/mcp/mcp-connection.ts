@@ -33,13 +33,17 @@ export type Started = { ok: true; listing: ServerListing } | { ok: false; messag
 export type CallOutcome = { ok: true; result: CallToolResult } | { ok: false; message: string };
 
 export interface ConnectionContext {
-  /** Milliseconds a server may take to start, or to answer one request. */
+  /** Milliseconds a server may take to answer one call (`mcpTimeout`). */
   readonly timeoutMs: number;
+  /** Milliseconds a server may take to start and list what it offers (default 30 s). */
+  readonly startTimeoutMs?: number;
   /** Where a stdio server runs when its definition names no `cwd` (the project). */
   readonly cwd: string;
   /** `${VAR}` values, and the environment a stdio server inherits (a few safe names of it). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
+
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 /** The names of the runner's environment a stdio server inherits; its own `env` adds to them. */
 const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
@@ -62,6 +66,10 @@ export class McpConnection {
     private readonly cx: ConnectionContext,
   ) {}
 
+  get #startTimeout(): number {
+    return this.cx.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  }
+
   get status(): ServerStatus {
     return this.#status;
   }
@@ -81,14 +89,21 @@ export class McpConnection {
     if (!started.ok) return { ok: false, message: started.message };
     const client = this.#client;
     if (!client) return { ok: false, message: this.#lostMessage() };
+    // One signal per call: the SDK keeps its listener on the signal it is given, and a run's signal
+    // lives for many calls.
+    const call = new AbortController();
+    const abort = () => call.abort();
+    signal.addEventListener("abort", abort, { once: true });
     try {
       const result = (await client.callTool({ name, arguments: args }, undefined, {
         timeout: this.cx.timeoutMs,
-        signal,
+        signal: call.signal,
       })) as CallToolResult;
       return { ok: true, result };
     } catch (e) {
       return { ok: false, message: await this.#failedCall(client, e, signal) };
+    } finally {
+      signal.removeEventListener("abort", abort);
     }
   }
 
@@ -140,7 +155,7 @@ export class McpConnection {
     client.onclose = () => this.#onClose(client);
     client.onerror = () => {};
     try {
-      await client.connect(transport, { timeout: this.cx.timeoutMs });
+      await client.connect(transport, { timeout: this.#startTimeout });
       const pid = (transport as { pid?: number | null }).pid;
       if (typeof pid === "number") rememberLiveServer(pid, client);
       const listing = await this.#list(client);
@@ -179,13 +194,15 @@ export class McpConnection {
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.cx.timeoutMs });
+      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.#startTimeout });
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
     const prompts: McpPrompt[] = [];
     if (client.getServerCapabilities()?.prompts) {
-      const page = await client.listPrompts(undefined, { timeout: this.cx.timeoutMs }).catch(() => undefined);
+      const page = await client
+        .listPrompts(undefined, { timeout: this.#startTimeout })
+        .catch(() => undefined);
       prompts.push(...(page?.prompts ?? []));
     }
     return { tools, prompts };
