@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { closeSync, readFileSync } from "node:fs";
-import { killLiveProcessGroups, main } from "../dist/cli/main.js";
+import { killLiveMcpServers, killLiveProcessGroups, main } from "../dist/cli/main.js";
 
 /**
  * The API key, when the `agentmd` launcher handed it over on a file descriptor (so that it is not
@@ -34,6 +34,7 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // However agentmd ends, no command it started outlives it.
 process.on("exit", killLiveProcessGroups);
+process.on("exit", killLiveMcpServers);
 for (const [signal, code] of [
   ["SIGTERM", 143],
   ["SIGHUP", 129],

@@ -4,8 +4,12 @@ import path from "node:path";
 import { compareDiagnostics } from "../definitions/diagnostics.js";
 import { findProjectRoot, loadPaths, loadProject } from "../definitions/index.js";
 import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
-import { builtinCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { projectServers } from "../mcp/project-servers.js";
+import { toolSearchDiagnostics } from "../mcp/tool-search-check.js";
 import { patternDiagnostics } from "../permissions/index.js";
+import { createBuiltinTools } from "../tools/builtin/index.js";
+import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
 import { printable } from "./render.js";
 
@@ -34,12 +38,25 @@ Options:
 Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad usage.`;
 
 /** Runs `agentmd check`; returns the exit code. */
-export function runCheck(options: CheckOptions, io: CliIo): number {
-  const catalog = builtinCatalog();
+export async function runCheck(options: CheckOptions, io: CliIo): Promise<number> {
+  // A project also has its custom tools (tools/), which lists may name, and its .mcp.json.
+  const project = projectRootOf(options.paths, io.cwd, io.env.HOME);
+  const custom = project
+    ? await loadCustomTools(project, { reserved: builtinCatalog().names })
+    : { tools: [], diagnostics: [] };
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const loaded = load(options.paths, io.cwd, catalog.names, io.env.HOME);
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const patterns = loaded.definitions.flatMap((d) => patternDiagnostics(d, ctx));
-  const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...patterns].sort(compareDiagnostics) };
+  const servers = project ? projectServers(project, loaded.definitions) : undefined;
+  const extra = [
+    ...custom.diagnostics,
+    ...(servers ? [...servers.diagnostics, ...toolSearchDiagnostics(loaded.definitions, servers, ctx)] : []),
+  ];
+  const result = {
+    ...loaded,
+    diagnostics: [...loaded.diagnostics, ...patterns, ...extra].sort(compareDiagnostics),
+  };
   const counts = countSeverities(result.diagnostics);
   if (options.json) {
     io.stdout.write(`${JSON.stringify(toReport(result, io.cwd), null, 2)}\n`);
@@ -51,6 +68,13 @@ export function runCheck(options: CheckOptions, io: CliIo): number {
   if (counts.error > 0) return 1;
   if (options.strict && counts.warning > 0) return 1;
   return 0;
+}
+
+/** The project folder `check` looks at, when it checks a project (not loose files). */
+function projectRootOf(paths: readonly string[], cwd: string, home: string | undefined): string | undefined {
+  if (paths.length === 0) return findProjectRoot(cwd, home);
+  const one = paths.length === 1 ? path.resolve(cwd, paths[0] as string) : undefined;
+  return one && existsSync(path.join(one, "agent.md")) ? one : undefined;
 }
 
 function load(

@@ -15,6 +15,7 @@ Commands:
   run [PROMPT]       run the main agent once on PROMPT, or '/name args' for a command or skill
   check [PATH…]      load and validate agent.md, agents/, skills/ and commands/
   tools              show what a run may do at the end of a chain of hops, or judge one call
+  mcp list           list the MCP servers, their status and their tools
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one
 
@@ -51,6 +52,11 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await check(rest, io);
       case "tools":
         return await tools(rest, io);
+      case "mcp": {
+        // MCP servers (issue 15): the command lives in mcp-command.ts, loaded only when used.
+        const { runMcpCommand } = await import("./mcp-command.js");
+        return await runMcpCommand(rest, io, (m) => new UsageError(m));
+      }
       default:
         throw new UsageError(`unknown command '${command}'`);
     }
@@ -229,4 +235,5 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   return runSessions({ show: id, json: values.json }, io);
 }
 
+export { killLiveMcpServers } from "../mcp/live-servers.js";
 export { killLiveProcessGroups } from "../tools/builtin/bash.js";

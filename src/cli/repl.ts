@@ -35,7 +35,7 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
   const projectDir = findProjectRoot(cwd, io.env.HOME);
-  const runner = openRunner(options, io);
+  const runner = await openRunner(options, io);
   if (!runner) return 1;
   const style = styleFor(io.stdout, io.env);
   const tty = io.stdout.isTTY === true && io.stdin?.isTTY === true;
@@ -116,6 +116,8 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   } finally {
     unhook?.();
     rl.close();
+    // MCP servers the runs started stop with the conversation.
+    await runner.close();
   }
   if (session)
     io.stdout.write(`${style.dim(`session ${session} (agentmd run --resume ${session} to go on)`)}\n`);

@@ -57,7 +57,7 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     io.stderr.write("agentmd run: no prompt: give one as an argument or on standard input\n");
     return 2;
   }
-  const runner = openRunner(options, io);
+  const runner = await openRunner(options, io);
   if (!runner) return 1;
   const controller = new AbortController();
   let interrupts = 0;
@@ -89,6 +89,8 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     throw e;
   } finally {
     unhook?.();
+    // MCP servers the run started stop with it (their open pipes would keep the process alive).
+    await runner.close();
   }
   if (options.output === "json") {
     const { messages: _messages, ...rest } = result;

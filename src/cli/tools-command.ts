@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import type { Definition } from "../definitions/types.js";
-import { builtinCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import {
   canonicalToolName,
   decide,
@@ -12,9 +12,12 @@ import {
 } from "../permissions/index.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { createBuiltinTools } from "../tools/builtin/index.js";
+import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { realPathOf } from "../tools/real-path.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
+import { mcpToolNames } from "./mcp-tool-names.js";
 import { printable } from "./render.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
@@ -43,7 +46,9 @@ export interface ToolsOptions {
 /** Runs `agentmd tools`; returns the exit code. */
 export async function runTools(options: ToolsOptions, io: CliIo): Promise<number> {
   const root = findProjectRoot(io.cwd, io.env.HOME);
-  const catalog = builtinCatalog();
+  // The project's custom tools are tools like the built-in ones; MCP tools are listed below.
+  const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const loaded = loadProject(root, { toolNames: catalog.names });
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
@@ -62,8 +67,18 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     return 1;
   }
   const effective = chain.hops[chain.hops.length - 1]?.effective;
+  // MCP tool names are known only from their servers: those the chain's first hop could offer a
+  // tool of are started to list them (and stopped), and that is said.
+  const chainDefs = chain.hops.flatMap((h) => (h.definition ? [h.definition] : []));
+  const mcp = chain.hops[0]
+    ? await mcpToolNames(root, loaded.definitions, chainDefs, chain.hops[0].effective, io.env)
+    : { names: [], lines: [] };
   if (options.tryTool !== undefined && effective) {
-    const known = new Set([...toolNamesOf(loaded.definitions, catalog.names), ...catalog.names]);
+    const known = new Set([
+      ...toolNamesOf(loaded.definitions, catalog.names),
+      ...catalog.names,
+      ...mcp.names,
+    ]);
     if (!known.has(options.tryTool) && !options.tryTool.startsWith("mcp__")) {
       const near = didYouMean(options.tryTool, known);
       io.stderr.write(
@@ -93,15 +108,19 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
       );
     return d.kind === "allowed" ? 0 : 3;
   }
-  const report = describeChain(chain.hops, toolNamesOf(loaded.definitions, catalog.names));
+  const report = describeChain(chain.hops, [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names]);
   const main = loaded.definitions.find((d) => d.surface === "main");
   const project = { root, agentMd: main ? main.file : null };
-  if (options.json) io.stdout.write(`${JSON.stringify({ project, ...report }, null, 2)}\n`);
+  if (options.json)
+    io.stdout.write(`${JSON.stringify({ project, ...report, mcpServers: mcp.lines }, null, 2)}\n`);
   else {
     const used = main
       ? path.relative(root, main.file)
       : "none (no agent.md: the main agent has no list of its own)";
-    const lines = [`project: ${root} (agent.md: ${used})`, ...formatChainReport(report, root)];
+    const lines = [`project: ${root} (agent.md: ${used})`];
+    if (mcp.lines.length > 0)
+      lines.push(`started MCP servers to list their tools (then stopped them): ${mcp.lines.join("; ")}`);
+    lines.push(...formatChainReport(report, root));
     io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
   }
   return report.allowsNothing ? 2 : 0;

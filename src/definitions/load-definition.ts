@@ -3,6 +3,7 @@ import { checkFields } from "./check-fields.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import type { Discovered } from "./discover.js";
 import { readFrontmatter } from "./frontmatter.js";
+import { readMcpServersField } from "./mcp-servers.js";
 import { readSource } from "./read-source.js";
 import type { ToolNames } from "./tool-names.js";
 import type {
@@ -67,6 +68,11 @@ export function loadDefinitionFile(
   }
   const checked = checkFields(fm.fields, surface, sink, options.known);
   if (!checked.ok) return fail();
+  // MCP servers (agent.md and subagents): a broken definition is an error, like any other value.
+  const mcpField =
+    surface === "main" || surface === "agent" ? fm.fields.find((f) => f.key === "mcpServers") : undefined;
+  const mcpServers = mcpField ? readMcpServersField(mcpField, sink) : undefined;
+  if (sink.hasErrors) return fail();
   const v = checked.values;
   const common = {
     file,
@@ -95,6 +101,9 @@ export function loadDefinitionFile(
         ...optional("baseUrl", asString(v.baseUrl)),
         ...optional("toolConcurrency", normaliseConcurrency(v.toolConcurrency)),
         ...optional("hooks", hooks),
+        ...optional("mcpServers", mcpServers),
+        ...optional("mcpTimeout", asNumber(v.mcpTimeout)),
+        ...optional("toolSearch", typeof v.toolSearch === "boolean" ? v.toolSearch : asString(v.toolSearch)),
       } satisfies MainAgentDefinition;
       break;
     case "agent":
@@ -105,6 +114,7 @@ export function loadDefinitionFile(
         description: v.description as string,
         ...optional("maxIterations", asNumber(v.maxIterations ?? v.maxTurns)),
         ...optional("hooks", hooks),
+        ...optional("mcpServers", mcpServers),
       } satisfies SubagentDefinition;
       break;
     case "skill": {

@@ -49,6 +49,9 @@ const lists: Record<string, JsonSchema> = {
   disallowedTools: anyValue,
 };
 
+// MCP servers: a list of names and one-key maps, or a map; entries are checked by readMcpServersField.
+const mcpServers: JsonSchema = { type: ["array", "object"] };
+
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
   "disable-model-invocation": bool,
@@ -78,6 +81,11 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       },
       hooks,
       baseUrl: { type: "string", pattern: "^https?://" },
+      mcpServers,
+      // Seconds an MCP server may take to start or to answer one call.
+      mcpTimeout: { type: "number", exclusiveMinimum: 0 },
+      // When tool definitions are left out for ToolSearch: auto (over 10% of the context), auto:N (N%), true, false.
+      toolSearch: { type: ["string", "boolean"], pattern: "^auto(:[0-9]{1,2})?$" },
     },
   },
   agent: {
@@ -90,6 +98,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       maxIterations: positiveInt,
       maxTurns: positiveInt,
       hooks,
+      mcpServers,
     },
     required: ["name", "description"],
   },
@@ -142,7 +151,6 @@ export const FOREIGN_KEYS = new Set([
   "permissionMode",
   "effort",
   "skills",
-  "mcpServers",
   "memory",
   "background",
   "isolation",

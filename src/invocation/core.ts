@@ -14,6 +14,7 @@ import type {
   Surface,
 } from "../definitions/types.js";
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
+import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
 import { createAnthropicModel } from "../model/anthropic.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
@@ -48,6 +49,8 @@ export interface Core {
   /** agent.md's hooks, then those given in code. */
   readonly hooks: Hooks;
   readonly prices?: Readonly<Record<string, Price>>;
+  /** MCP servers (started per run, as needed) and when tool definitions are deferred to ToolSearch. */
+  readonly external: ExternalTools;
   /** A definition's own allow and deny lists, compiled (once). */
   listOf(def: Definition): PermissionList;
 }
@@ -85,9 +88,21 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   });
   const home = env.HOME ?? homedir();
   const lists = new WeakMap<Definition, PermissionList>();
+  const cwd = path.resolve(
+    options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
+  );
+  const external = createExternalTools({
+    options,
+    main,
+    definitions: definitions.all,
+    projectDir: options.projectDir !== undefined ? projectDir : undefined,
+    cwd,
+    env,
+  });
   return {
     projectDir,
-    cwd: path.resolve(options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd())),
+    cwd,
+    external,
     env,
     definitions: definitions.all,
     diagnostics: definitions.diagnostics,

@@ -1,5 +1,10 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import type { CommandDefinition, SkillDefinition, SubagentDefinition } from "../definitions/types.js";
+import type {
+  CommandDefinition,
+  Definition,
+  SkillDefinition,
+  SubagentDefinition,
+} from "../definitions/types.js";
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
 import { resolveModel } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
@@ -50,6 +55,8 @@ export interface Caller {
   /** The depth of the run this request starts (0 for a user's). */
   readonly depth: number;
   readonly parentRunId?: string;
+  /** The subagents whose inline MCP servers the caller may reach (its own and its ancestors'). */
+  readonly mcpScope?: readonly Definition[];
   /** The agent the caller runs as: a prompt or an inline invocation continues as it. */
   readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
 }
@@ -79,6 +86,11 @@ export interface RunSpec {
   readonly maxIterations: number;
   readonly hooks: Hooks;
   readonly prompt: Prompt;
+  /**
+   * The subagents whose inline MCP servers this run may reach: a subagent's run adds its own to its
+   * caller's, so they live for its runs and its children's (each still bounded by its list).
+   */
+  readonly mcpScope?: readonly Definition[];
 }
 
 export type Prepared =
@@ -233,6 +245,7 @@ function agentRun(
     list,
     depth: caller.depth,
     ...parent(caller),
+    mcpScope: [...(caller.mcpScope ?? []), sub],
     maxIterations: sub.maxIterations ?? core.settings.maxIterations,
     hooks: mergeHooks(caller.hooks, sub.hooks),
     prompt,
@@ -296,4 +309,9 @@ function tooDeep(core: Core, caller: Caller): (Prepared & { ok: false }) | undef
     message: `runs nest at most ${core.settings.maxDepth} deep (maxDepth), so this one was not started`,
   };
 }
-const parent = (c: Caller) => (c.parentRunId ? { parentRunId: c.parentRunId } : {});
+
+// What every run inherits from its caller: its parent's id, and the inline MCP servers it may reach.
+const parent = (c: Caller) => ({
+  ...(c.parentRunId && { parentRunId: c.parentRunId }),
+  ...(c.mcpScope && { mcpScope: c.mcpScope }),
+});

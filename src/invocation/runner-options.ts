@@ -1,4 +1,10 @@
-import type { CommandInput, MainAgentInput, SkillInput, SubagentInput } from "../definitions/types.js";
+import type {
+  CommandInput,
+  MainAgentInput,
+  McpServerConfigInput,
+  SkillInput,
+  SubagentInput,
+} from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { Price } from "../model/models.js";
 import type { BuiltinToolDeps } from "../tools/builtin/index.js";
@@ -49,6 +55,21 @@ export interface RunnerOptions {
     /** `false` for no built-in tools; or their injected file system and process access. */
     readonly builtin?: false | BuiltinToolDeps;
     readonly schemaValidation?: SchemaValidationMode;
+    /**
+     * When tool definitions are left out of requests until ToolSearch finds them: `auto` (when
+     * they would take over 10% of the context; the default), `auto:N` (N%), true (always), false.
+     */
+    readonly toolSearch?: "auto" | `auto:${number}` | boolean;
+  };
+  readonly mcp?: {
+    /** Servers beside the project's `.mcp.json`, as it writes them; a same name wins over it. */
+    readonly servers?: Readonly<Record<string, McpServerConfigInput>>;
+    /** Read `.mcp.json` in the project folder (default true). */
+    readonly mcpJson?: boolean;
+    /** Milliseconds a server may take to answer one call (default 60,000; agent.md `mcpTimeout`). */
+    readonly timeoutMs?: number;
+    /** Milliseconds a server may take to start and list its tools (default 30,000). */
+    readonly startTimeoutMs?: number;
   };
   readonly concurrency?: {
     readonly enabled?: boolean;

@@ -13,7 +13,15 @@ import { recordInput } from "../model/record-replay.js";
 import { UNRESTRICTED } from "../permissions/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type Core, createCore } from "./core.js";
-import { type Caller, type Content, parseLine, prepareRun, slashNames } from "./prepare-run.js";
+import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
+import {
+  type Caller,
+  type Content,
+  parseLine,
+  prepareRun,
+  type RunRequest,
+  slashNames,
+} from "./prepare-run.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { endBeforeStart, newRunId, type RunIo, startRun } from "./start-run.js";
 
@@ -53,6 +61,8 @@ export interface Runner {
   invoke(line: string, options?: RunOptions): RunHandle;
   /** The names a user may type after `/`, for completion and `/help`. */
   slashNames(): string[];
+  /** Stops the MCP servers the runs started (a later run would start them again). */
+  close(): Promise<void>;
 }
 
 /**
@@ -90,6 +100,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
+    close: () => core.external.hub.close(),
   };
 }
 
@@ -104,18 +115,44 @@ async function runLine(
   if (options.model?.record && typeof input === "string") recordInput(options.model.record, input);
   for (const message of core.catalog.registry.warnings)
     out.emit({ runId: "", depth: 0, type: "warning", message });
+  // .mcp.json and mcpServers problems: those servers are missing, the rest of the run is not.
+  for (const d of core.external.servers.diagnostics)
+    if (d.severity !== "info")
+      out.emit({
+        runId: "",
+        depth: 0,
+        type: "warning",
+        message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
+      });
   const history: MessageParam[] = runOptions.resume
     ? conversationOf(
         readSessionEvents(options.transcript?.dir ?? sessionsDir(core.projectDir), runOptions.resume),
       )
     : [];
-  const request = parseLine(input, runOptions.agent);
+  let request: RunRequest = parseLine(input, runOptions.agent);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
     ...out,
     history,
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
+  // `/mcp__server__prompt args` is an MCP prompt, unless a command or skill has that very name.
+  if (
+    request.kind === "invocable" &&
+    isMcpPromptName(request.name) &&
+    !core.commands.has(request.name) &&
+    !core.skills.has(request.name)
+  ) {
+    const p = await mcpPrompt(core, userCaller(core).list, request.name, request.args);
+    if (!p.ok)
+      return endBeforeStart(
+        { runId: newRunId(), depth: 0, emit: io.emit, sessionId: io.sessionId, messages: history },
+        "error",
+        "invocation_failed",
+        p.message,
+      );
+    request = { kind: "prompt", content: p.content };
+  }
   const prepared = prepareRun(core, userCaller(core), request);
   if (prepared.ok) return startRun(core, prepared.spec, io);
   const ended = { runId: newRunId(), depth: 0, emit: io.emit, sessionId: io.sessionId, messages: history };

@@ -37,6 +37,11 @@ export interface RunState {
   list: PermissionList;
   hooks: Hooks;
   readonly meter: { usage: Usage; costUsd: number };
+  /**
+   * Bumped when the tools a request shows change while the list does not (ToolSearch revealed
+   * deferred tools); the loop then asks `offer` again. Absent: never changes.
+   */
+  offerVersion?: number;
 }
 
 export interface ToolUse {

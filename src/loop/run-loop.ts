@@ -49,6 +49,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   let outcome: RunOutcome = "done";
   let note: string | undefined;
   let toolsFor: PermissionList | undefined;
+  let toolsVersion: number | undefined;
   let apiTools: ApiTool[] = [];
   const turnContext = {
     signal: call.signal,
@@ -57,8 +58,10 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
       call.emit({ ...base, type: "retry", attempt, reason, delayMs }),
   };
   for (;;) {
-    if (toolsFor !== call.state.list) {
+    // The tools shown change when the list narrows, or when ToolSearch reveals deferred ones.
+    if (toolsFor !== call.state.list || toolsVersion !== call.state.offerVersion) {
       toolsFor = call.state.list;
+      toolsVersion = call.state.offerVersion;
       apiTools = toApiTools(cfg.offer(toolsFor), cfg.promptCaching);
     }
     if (turns >= cfg.maxIterations) {

@@ -21,6 +21,7 @@ export {
   offered,
   UNRESTRICTED,
 } from "./permission-list.js";
+export { mayOfferPrefix } from "./prefix-reach.js";
 export { loadShellParser, parseShell, shellParserLoaded } from "./shell/parse-shell.js";
 export type { ShellPart, ShellScript } from "./shell/shell-script.js";
 export {
@@ -31,5 +32,5 @@ export {
   judgesUrl,
   subjectValue,
 } from "./subject-specs.js";
-export { canonicalToolName, covers, matcherText, toolMatcher } from "./tool-matcher.js";
+export { canonicalToolName, covers, isMcpServerName, matcherText, toolMatcher } from "./tool-matcher.js";
 export type * from "./types.js";

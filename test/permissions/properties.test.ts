@@ -6,6 +6,7 @@ import {
   type EntryInput,
   intersect,
   loadShellParser,
+  mayOfferPrefix,
   offered,
   type PermissionList,
   pathSubject,
@@ -26,6 +27,8 @@ const TOOLS = [
   "mcp__a__x",
   "mcp__a__y",
   "mcp__b__z",
+  "mcp__ab__x",
+  "mcp__a__x__y",
 ];
 const PATTERNS: Record<string, string[]> = {
   Bash: [
@@ -120,7 +123,10 @@ const FIELD: Record<string, string> = {
 const entryArb: fc.Arbitrary<EntryInput> = fc
   .oneof(
     { weight: 5, arbitrary: fc.constantFrom(...TOOLS) },
-    { weight: 1, arbitrary: fc.constantFrom("*", "mcp__a__*") },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom("*", "mcp__a__*", "mcp__a", "mcp__b", "mcp__ab", "mcp__a__x__*"),
+    },
   )
   .chain((name) => {
     const patterns = PATTERNS[name];
@@ -288,6 +294,29 @@ describe("path subjects", () => {
         else expect(real === "/tmp" || real.startsWith("/tmp/")).toBe(false);
       }),
       { numRuns: 5000 },
+    );
+  });
+});
+
+describe("which MCP servers a run starts", () => {
+  const prefixArb = fc.constantFrom("mcp__a__", "mcp__b__", "mcp__ab__");
+
+  it("a server is started whenever the list offers one of its tools (never missed)", () => {
+    fc.assert(
+      fc.property(listArb, prefixArb, (l, prefix) => {
+        const some = offered(l, TOOLS).some((t) => t.startsWith(prefix));
+        if (some) expect(mayOfferPrefix(l, prefix)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it("a server that a caller would not start is not started below it either", () => {
+    fc.assert(
+      fc.property(listArb, listArb, prefixArb, (a, b, prefix) => {
+        if (!mayOfferPrefix(a, prefix)) expect(mayOfferPrefix(intersect(a, b), prefix)).toBe(false);
+      }),
+      RUNS,
     );
   });
 });
