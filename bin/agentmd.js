@@ -35,12 +35,26 @@ for (const stream of [process.stdout, process.stderr]) {
 // However agentmd ends, no command it started outlives it.
 process.on("exit", killLiveProcessGroups);
 process.on("exit", killLiveMcpServers);
-for (const [signal, code] of [
-  ["SIGTERM", 143],
-  ["SIGHUP", 129],
-]) {
-  process.on(signal, () => process.exit(code));
+// Commands that start nothing keep the default: a signal ends them at once, even mid-work.
+const command = process.argv[2];
+if (!["check", "init", "sessions", "help", "--help", "-h", "--version", "-v"].includes(command)) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ]) {
+    process.on(signal, () => process.exit(code));
+  }
 }
+
+// A command whose work can never finish (a promise nothing will settle) must not end in silence.
+let finished = false;
+process.on("beforeExit", () => {
+  if (finished) return;
+  process.stderr.write(
+    "agentmd: internal error: the command stopped before it finished (nothing was left that could finish it)\n",
+  );
+  process.exit(70);
+});
 
 process.exitCode = await main(process.argv.slice(2), {
   cwd: process.cwd(),
@@ -53,3 +67,4 @@ process.exitCode = await main(process.argv.slice(2), {
     return () => process.off("SIGINT", handler);
   },
 });
+finished = true;

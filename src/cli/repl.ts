@@ -61,6 +61,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     `${style.bold("agentmd")} ${style.dim(`— ${main?.name ?? "main"} in ${projectDir}; /help for commands`)}\n`,
   );
   let session: string | undefined;
+  let written = false;
   let current: AbortController | undefined;
   let lastInterrupt = 0;
   const onInterrupt = () => {
@@ -108,6 +109,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
         }
         spinner?.stop();
         const result = await handle.result();
+        written = result.transcript !== undefined;
         io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
         current = undefined;
       }
@@ -119,7 +121,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     // MCP servers the runs started stop with the conversation.
     await runner.close();
   }
-  if (session)
+  if (session && written)
     io.stdout.write(`${style.dim(`session ${session} (agentmd run --resume ${session} to go on)`)}\n`);
   return 0;
 }

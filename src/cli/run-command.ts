@@ -97,9 +97,11 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     io.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
   } else if (options.output === "text") {
     io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
-    io.stdout.write(
-      `${style.dim(`session ${result.sessionId} (resume with --resume ${result.sessionId})`)}\n`,
-    );
+    // Only a session whose transcript was written can be continued.
+    if (result.transcript)
+      io.stdout.write(
+        `${style.dim(`session ${result.sessionId} (resume with --resume ${result.sessionId})`)}\n`,
+      );
   }
   return exitCode(result);
 }

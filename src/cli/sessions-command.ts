@@ -1,5 +1,5 @@
 import { findProjectRoot } from "../definitions/discover.js";
-import { listSessions, readSessionEvents, SessionError, sessionsDir } from "../loop/transcript.js";
+import { listSessions, readSession, SessionError, sessionsDir } from "../loop/transcript.js";
 import { type CliIo, styleFor } from "./io.js";
 import { createTextRenderer, printable } from "./render.js";
 
@@ -14,9 +14,14 @@ Continue one with 'agentmd run --resume ID'.`;
 export function runSessions(args: { show?: string; json: boolean }, io: CliIo): number {
   const dir = sessionsDir(findProjectRoot(io.cwd, io.env.HOME));
   if (args.show !== undefined) {
-    let events: ReturnType<typeof readSessionEvents>;
+    let events: ReturnType<typeof readSession>["events"];
     try {
-      events = readSessionEvents(dir, args.show);
+      const read = readSession(dir, args.show);
+      events = read.events;
+      if (read.skipped > 0)
+        io.stderr.write(
+          `agentmd sessions: ${read.skipped} line(s) of this session could not be read and were skipped\n`,
+        );
     } catch (e) {
       if (e instanceof SessionError) {
         io.stderr.write(`agentmd sessions: ${printable(e.message, false)}\n`);

@@ -99,6 +99,7 @@ export function loadDefinitionFile(
         ...optional("schemaValidation", v.schemaValidation as MainAgentDefinition["schemaValidation"]),
         ...optional("promptCaching", asBoolean(v.promptCaching)),
         ...optional("baseUrl", asString(v.baseUrl)),
+        ...optional("idleTimeoutMs", asNumber(v.idleTimeoutMs)),
         ...optional("toolConcurrency", normaliseConcurrency(v.toolConcurrency)),
         ...optional("hooks", hooks),
         ...optional("mcpServers", mcpServers),

@@ -30,6 +30,9 @@ export function splitToolList(text: string): { raw: string; offset: number }[] {
   return out;
 }
 
+/** Far above any real list (the longest of ~2,000 public files has 20 entries). */
+const MAX_ENTRIES = 1000;
+
 const ENTRY = /^(?<name>[^()\s,]*)(?:\((?<pattern>.*)\))?$/s;
 /** What the Messages API accepts as a tool name; `*` is allowed for `mcp__server__*` and `*`. */
 const TOOL_NAME = /^[A-Za-z0-9_*-]{1,128}$/;
@@ -76,14 +79,11 @@ export function parseEntry(raw: string): EntrySyntax {
  */
 export function parseToolList(field: Field, sink: DiagnosticSink, known?: ToolNames): ToolList | null {
   const at = sink.pos(field.valuePos.line, field.valuePos.column);
-  const entries: ToolEntry[] = [];
+  const pieces: { raw: string; pos: Pos }[] = [];
   const value = field.value;
   const addFromText = (text: string, pos: Pos) => {
-    for (const piece of splitToolList(text)) {
-      const column = pos.column + piece.offset;
-      const entry = checkEntry(piece.raw, { line: pos.line, column }, sink, known);
-      if (entry) entries.push(entry);
-    }
+    for (const piece of splitToolList(text))
+      pieces.push({ raw: piece.raw, pos: { line: pos.line, column: pos.column + piece.offset } });
   };
   if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) {
     // Nothing to add: an empty list is still a list (see below).
@@ -115,6 +115,21 @@ export function parseToolList(field: Field, sink: DiagnosticSink, known?: ToolNa
       field.valuePos.column,
     );
     return null;
+  }
+  if (pieces.length > MAX_ENTRIES) {
+    sink.add(
+      "error",
+      "tool-list-too-long",
+      `'${field.key}' holds ${pieces.length} entries; agentmd reads at most ${MAX_ENTRIES}`,
+      field.keyPos.line,
+      field.keyPos.column,
+    );
+    return null;
+  }
+  const entries: ToolEntry[] = [];
+  for (const p of pieces) {
+    const entry = checkEntry(p.raw, p.pos, sink, known);
+    if (entry) entries.push(entry);
   }
   if (
     entries.length === 0 &&

@@ -81,6 +81,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       },
       hooks,
       baseUrl: { type: "string", pattern: "^https?://" },
+      idleTimeoutMs: positiveInt,
       mcpServers,
       // Seconds an MCP server may take to start or to answer one call.
       mcpTimeout: { type: "number", exclusiveMinimum: 0 },

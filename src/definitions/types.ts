@@ -90,6 +90,8 @@ export interface MainAgentDefinition extends DefinitionBase {
   };
   readonly hooks?: HooksSetting;
   readonly baseUrl?: string;
+  /** How long a model response may stay silent (ms) before it is given up and retried. */
+  readonly idleTimeoutMs?: number;
   /** MCP servers of the whole project (beside `.mcp.json`'s), or `.mcp.json` servers by name. */
   readonly mcpServers?: readonly McpServerRef[];
   /** Seconds an MCP server may take to start or to answer one call. */
@@ -206,6 +208,7 @@ export interface MainAgentInput extends CommonInput {
     | { readonly enabled?: boolean; readonly maxConcurrency?: number; readonly perBatchMax?: number };
   readonly hooks?: HooksInput;
   readonly baseUrl?: string;
+  readonly idleTimeoutMs?: number;
   readonly mcpServers?: McpServersInput;
   readonly mcpTimeout?: number;
   readonly toolSearch?: "auto" | `auto:${number}` | boolean;

@@ -73,13 +73,14 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   ]);
   const definitions = loadDefinitions(options, projectDir, catalog.names);
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
-  const settings = resolveSettings(options, main);
+  const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
   const model = createAnthropicModel({
     env,
     ...(m.apiKey && { apiKey: m.apiKey }),
     ...((m.baseURL ?? main?.baseUrl) && { baseURL: m.baseURL ?? main?.baseUrl }),
     ...(m.maxRetries !== undefined && { maxRetries: m.maxRetries }),
+    ...(settings.idleTimeoutMs !== undefined && { idleTimeoutMs: settings.idleTimeoutMs }),
     ...(m.fetch && { fetch: m.fetch }),
     ...(m.record && { record: m.record }),
     ...(m.replay && { replay: m.replay }),

@@ -35,7 +35,10 @@ export interface RunnerOptions {
     readonly id?: string;
     readonly apiKey?: string;
     readonly baseURL?: string;
+    /** Retries of a request that failed before any output (429, 5xx, a reset, a silence); default 2. */
     readonly maxRetries?: number;
+    /** How long a response may stay silent before it is given up and retried; default 120 s (or ANTHROPIC_TIMEOUT_MS). */
+    readonly idleTimeoutMs?: number;
     readonly fetch?: typeof globalThis.fetch;
     /** Store every model exchange in this JSONL file. */
     readonly record?: string;

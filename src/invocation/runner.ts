@@ -4,9 +4,10 @@ import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import {
   conversationOf,
+  lockSession,
   newSessionId,
   openTranscript,
-  readSessionEvents,
+  readSession,
   sessionsDir,
 } from "../loop/transcript.js";
 import { recordInput } from "../model/record-replay.js";
@@ -76,20 +77,30 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? newSessionId();
     const events = new EventStream<RunEvent>();
-    const transcript =
-      options.transcript?.enabled === false
-        ? undefined
-        : openTranscript(options.transcript?.dir ?? sessionsDir(core.projectDir), sessionId, (message) =>
-            events.push({ runId: "", depth: 0, type: "warning", message }),
-          );
-    const emit: EventSink = (event) => {
-      transcript?.write(event);
-      events.push(event);
-    };
-    notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
+    const dir = options.transcript?.dir ?? sessionsDir(core.projectDir);
+    const keep = options.transcript?.enabled !== false;
     // The run starts on the next tick, so that a reader that starts at once sees all of it.
     const done = Promise.resolve()
-      .then(() => runLine(core, options, input, runOptions, { sessionId, emit }))
+      .then(async () => {
+        // One run at a time continues a session: a second is refused before it writes anything.
+        const release = keep && runOptions.resume ? lockSession(dir, sessionId) : undefined;
+        try {
+          const transcript = keep
+            ? openTranscript(dir, sessionId, (message) =>
+                events.push({ runId: "", depth: 0, type: "warning", message }),
+              )
+            : undefined;
+          const emit: EventSink = (event) => {
+            transcript?.write(event);
+            events.push(event);
+          };
+          notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
+          const result = await runLine(core, options, input, runOptions, { sessionId, emit, dir });
+          return transcript?.intact ? { ...result, transcript: transcript.file } : result;
+        } finally {
+          release?.();
+        }
+      })
       .finally(() => events.end());
     return { sessionId, result: () => done, [Symbol.asyncIterator]: () => events[Symbol.asyncIterator]() };
   };
@@ -110,7 +121,7 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: { sessionId: string; emit: EventSink },
+  out: { sessionId: string; emit: EventSink; dir: string },
 ): Promise<RunResult> {
   if (options.model?.record && typeof input === "string") recordInput(options.model.record, input);
   for (const message of core.catalog.registry.warnings)
@@ -124,15 +135,12 @@ async function runLine(
         type: "warning",
         message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
       });
-  const history: MessageParam[] = runOptions.resume
-    ? conversationOf(
-        readSessionEvents(options.transcript?.dir ?? sessionsDir(core.projectDir), runOptions.resume),
-      )
-    : [];
+  const history = runOptions.resume ? resumed(out.dir, runOptions.resume, out.emit) : [];
   let request: RunRequest = parseLine(input, runOptions.agent);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
-    ...out,
+    sessionId: out.sessionId,
+    emit: out.emit,
     history,
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
@@ -159,6 +167,19 @@ async function runLine(
   return prepared.refused
     ? endBeforeStart(ended, "refused", "refused_by_permissions", prepared.message)
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
+}
+
+/** A session's conversation, to continue it; damaged lines of its transcript are skipped, and said. */
+function resumed(dir: string, id: string, emit: EventSink): MessageParam[] {
+  const { events, skipped } = readSession(dir, id);
+  if (skipped > 0)
+    emit({
+      runId: "",
+      depth: 0,
+      type: "warning",
+      message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
+    });
+  return conversationOf(events);
 }
 
 /** A user at the top: the main agent's list is the ceiling of everything they start. */

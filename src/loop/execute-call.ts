@@ -48,6 +48,8 @@ export interface ToolUse {
   readonly id: string;
   readonly name: string;
   readonly input: unknown;
+  /** The input as the model sent it, when it was not one complete JSON object: never executed. */
+  readonly invalidInput?: string;
 }
 
 export interface CallOutcome {
@@ -94,6 +96,16 @@ async function settle(
   use: ToolUse,
   cx: CallContext,
 ): Promise<{ decision: CallDecision; result: ToolResult }> {
+  if (use.invalidInput !== undefined) {
+    const shown = use.invalidInput === "" ? "nothing" : `'${use.invalidInput}'`;
+    return {
+      decision: "invalid",
+      result: {
+        content: `The input of this ${use.name} call is not complete JSON (got ${shown}), so it was not executed. Send the call again with its input as one JSON object.`,
+        isError: true,
+      },
+    };
+  }
   const registered = cx.registry.get(use.name);
   const judged = { specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf };
   if (!registered) {

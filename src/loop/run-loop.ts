@@ -91,8 +91,18 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost });
     const content = toParams(msg.content);
     call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
-    const uses = content.filter(
-      (b): b is ContentBlockParam & ToolUse & { type: "tool_use" } => b.type === "tool_use",
+    const invalid = turn.invalidInputs;
+    const uses: ToolUse[] = content.flatMap((b) =>
+      b.type === "tool_use"
+        ? [
+            {
+              id: b.id,
+              name: b.name,
+              input: b.input,
+              ...(invalid?.has(b.id) && { invalidInput: invalid.get(b.id) }),
+            },
+          ]
+        : [],
     );
     if (content.length > 0) messages.push({ role: "assistant", content });
     const stop = msg.stop_reason;

@@ -114,7 +114,7 @@ describe("agentmd run (built CLI, fake server)", () => {
     const bad = await runBinAsync(["run", "x"], { cwd: dir, env: env() });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(
-      "error: the model API answered with invalid_request_error: bad request here",
+      `error: the model API at ${fake.url} answered HTTP 400 (invalid_request_error): bad request here`,
     );
     writeFiles(dir, { "agent.md": "---\nallowed-tools: NoSuchTool\n---\nx\n" });
     const refused = await runBinAsync(["run", "x"], { cwd: dir, env: env() });
