@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { compareDiagnostics } from "../definitions/diagnostics.js";
+import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadPaths, loadProject } from "../definitions/index.js";
 import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
 import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
@@ -83,7 +84,7 @@ function load(
   toolNames: readonly string[],
   home: string | undefined,
 ): LoadResult {
-  if (paths.length === 0) return loadProject(findProjectRoot(cwd, home), { toolNames });
+  if (paths.length === 0) return loadProject(findProjectRoot(cwd, home), { toolNames, ...userDirOf(home) });
   const resolved = paths.map((p) => path.resolve(cwd, p));
   if (resolved.length === 1 && existsSync(path.join(resolved[0] as string, "agent.md"))) {
     return loadProject(resolved[0] as string, { toolNames });

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { builtinCatalog } from "../invocation/tool-catalog.js";
 import { DEFAULT_MCP_TIMEOUT_MS } from "../mcp/external-tools.js";
@@ -43,7 +44,7 @@ interface ServerReport {
 /** Runs `agentmd mcp list`; returns the exit code. */
 export async function runMcpList(options: McpListOptions, io: CliIo): Promise<number> {
   const root = findProjectRoot(io.cwd, io.env.HOME);
-  const loaded = loadProject(root, { toolNames: builtinCatalog().names });
+  const loaded = loadProject(root, { toolNames: builtinCatalog().names, ...userDirOf(io.env.HOME) });
   const servers = projectServers(root, loaded.definitions);
   const style = styleFor(io.stdout, io.env);
   for (const d of servers.diagnostics)

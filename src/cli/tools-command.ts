@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import path from "node:path";
+import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import type { Definition } from "../definitions/types.js";
 import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
@@ -49,7 +50,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   // The project's custom tools are tools like the built-in ones; MCP tools are listed below.
   const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
   const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
-  const loaded = loadProject(root, { toolNames: catalog.names });
+  const loaded = loadProject(root, { toolNames: catalog.names, ...userDirOf(io.env.HOME) });
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
   const style = styleFor(io.stderr, io.env);

@@ -10,6 +10,8 @@ export interface Discovered {
   readonly root: string;
   /** The surface folder the file was found under (`…/commands` names commands by path). */
   readonly base: string;
+  /** Found in the user's own folder (`~/.claude/`): a project definition of the same name wins. */
+  readonly user?: true;
 }
 
 export interface Discovery {
@@ -26,6 +28,11 @@ const MAX_DEPTH = 40;
  * the nearest holding `.git`; failing that, `start` itself. A folder named `agents`, `skills` or
  * `commands` on the way up is just a folder.
  */
+/** The user's own folder of definitions and settings: `~/.claude`, when a home folder is known. */
+export function userClaudeDir(home: string | undefined): string | undefined {
+  return home ? path.join(home, ".claude") : undefined;
+}
+
 export function findProjectRoot(start: string, home?: string): string {
   const first = path.resolve(start);
   const user = home === undefined ? undefined : path.resolve(home);
@@ -50,10 +57,15 @@ function upwards(from: string, holds: (dir: string) => boolean): string | undefi
  * The four surfaces of one project: `agent.md`, `agents/**\/*.md`, `skills/*\/SKILL.md`,
  * `commands/**\/*.md`, and the same under `.claude/`.
  */
-export function discoverProject(root: string): Discovery {
+export function discoverProject(root: string, userDir?: string): Discovery {
   const abs = path.resolve(root);
   const found: Discovered[] = [];
   const diagnostics: Diagnostic[] = [];
+  const user = userDir === undefined ? undefined : path.resolve(userDir);
+  // The user's definitions first: a project's own of the same name take their place.
+  if (user !== undefined && user !== path.join(abs, ".claude") && isDir(user)) {
+    for (const d of surfaceFolders(user, abs, diagnostics, user)) found.push({ ...d, user: true });
+  }
   const main = path.join(abs, "agent.md");
   if (isFile(main)) found.push({ file: main, surface: "main", root: abs, base: abs });
   else if (existsSync(main))
@@ -66,22 +78,30 @@ export function discoverProject(root: string): Discovery {
       surface: "main",
       message: "agent.md is not a file (a folder?); the main agent cannot be loaded",
     });
-  for (const home of [abs, path.join(abs, ".claude")]) {
-    const agents = path.join(home, "agents");
-    for (const file of walkMarkdown(agents, diagnostics, abs))
-      found.push({ file, surface: "agent", root: abs, base: agents });
-    const commands = path.join(home, "commands");
-    for (const file of walkMarkdown(commands, diagnostics, abs)) {
-      found.push({ file, surface: "command", root: abs, base: commands });
-    }
-    const skills = path.join(home, "skills");
-    for (const entry of listDir(skills)) {
-      const skillFile = path.join(skills, entry.name, "SKILL.md");
-      // Whatever SKILL.md is (a file, a pipe), the loader says; a skill folder without one is not a skill.
-      if (existsSync(skillFile)) found.push({ file: skillFile, surface: "skill", root: abs, base: skills });
-    }
-  }
+  for (const home of [abs, path.join(abs, ".claude")])
+    found.push(...surfaceFolders(home, abs, diagnostics, abs));
   return { found, diagnostics };
+}
+
+/**
+ * `agents/`, `commands/` and `skills/*\/SKILL.md` below `home`, for the project at `root`;
+ * symlinked folders are followed only inside `bound`.
+ */
+function surfaceFolders(home: string, root: string, diagnostics: Diagnostic[], bound: string): Discovered[] {
+  const found: Discovered[] = [];
+  const agents = path.join(home, "agents");
+  for (const file of walkMarkdown(agents, diagnostics, bound))
+    found.push({ file, surface: "agent", root, base: agents });
+  const commands = path.join(home, "commands");
+  for (const file of walkMarkdown(commands, diagnostics, bound))
+    found.push({ file, surface: "command", root, base: commands });
+  const skills = path.join(home, "skills");
+  for (const entry of listDir(skills)) {
+    const skillFile = path.join(skills, entry.name, "SKILL.md");
+    // Whatever SKILL.md is (a file, a pipe), the loader says; a skill folder without one is not a skill.
+    if (existsSync(skillFile)) found.push({ file: skillFile, surface: "skill", root, base: skills });
+  }
+  return found;
 }
 
 /**
@@ -258,4 +278,11 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** `{ userDir }` for load options: `~/.claude` of `home`, or the folder given; nothing without either. */
+export function userDirOf(home: string | undefined, given?: string | false): { userDir?: string } {
+  if (given === false) return {};
+  const dir = given ?? userClaudeDir(home);
+  return dir ? { userDir: dir } : {};
 }

@@ -1,4 +1,12 @@
-export { classify, type Discovered, discoverPaths, discoverProject, findProjectRoot } from "./discover.js";
+export {
+  classify,
+  type Discovered,
+  discoverPaths,
+  discoverProject,
+  findProjectRoot,
+  userClaudeDir,
+  userDirOf,
+} from "./discover.js";
 export { type DefinitionInput, definitionFromObject, type FromObjectResult } from "./from-object.js";
 export { loadPaths, loadProject } from "./load.js";
 export { loadDefinitionFile } from "./load-definition.js";

@@ -24,7 +24,9 @@ export interface LoadedFile {
   readonly diagnostics: Diagnostic[];
 }
 
-const DOC_NAME = /^(readme|changelog|contributing|license|licence|code_of_conduct|security)([._-].*)?\.md$/i;
+/** The only names a file without frontmatter is taken for documentation by (a definition with frontmatter never is). */
+const DOC_NAME =
+  /^(readme|changelog|changes|contributing|license|licence|code_of_conduct|security|authors|notice)\.md$/i;
 const MAX_SKILL_DESCRIPTION = 1024;
 const MAX_COMPATIBILITY = 500;
 
@@ -49,13 +51,13 @@ export function loadDefinitionFile(
     );
     return { outcome: "documentation", diagnostics: sink.items };
   };
-  if ((surface === "agent" || surface === "command") && DOC_NAME.test(path.basename(file))) {
-    return documentation("a README-like file in a definitions folder");
-  }
   const source = options.text ?? readSource(file, sink);
   if (source === null) return fail();
   const fm = readFrontmatter(source, sink);
   if (fm.failed) return fail();
+  if (!fm.present && (surface === "agent" || surface === "command") && DOC_NAME.test(path.basename(file))) {
+    return documentation("a README-like file without frontmatter in a definitions folder");
+  }
   if (!fm.present && surface === "agent") {
     const later = /^\s*\n---[ \t]*\r?\n/.test(source)
       ? " on line 1 (a '---' block further down is body text)"
@@ -208,7 +210,7 @@ function normaliseConcurrency(value: unknown): MainAgentDefinition["toolConcurre
 }
 
 /** Accepts both `{ matcher, command }` and Claude Code's `{ matcher, hooks: [{ type, command }] }`. */
-function normaliseHooks(value: unknown): HooksSetting | undefined {
+export function normaliseHooks(value: unknown): HooksSetting | undefined {
   if (value === undefined || value === null || typeof value !== "object") return undefined;
   const out: Record<string, HookEntry[]> = {};
   for (const event of ["PreToolUse", "PostToolUse"] as const) {

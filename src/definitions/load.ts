@@ -1,13 +1,13 @@
 import path from "node:path";
 import { compareDiagnostics } from "./diagnostics.js";
-import { type Discovered, type Discovery, discoverPaths, discoverProject } from "./discover.js";
+import { type Discovery, discoverPaths, discoverProject } from "./discover.js";
 import { loadDefinitionFile } from "./load-definition.js";
 import { type ToolNames, toolNames } from "./tool-names.js";
 import type { Definition, Diagnostic, FileReport, LoadOptions, LoadResult } from "./types.js";
 
 /** Loads the definitions of one project folder (see `discoverProject`). Contract: never throws. */
 export function loadProject(root: string, options: LoadOptions = {}): LoadResult {
-  return loadDiscovered(discoverProject(root), known(options));
+  return loadDiscovered(discoverProject(root, options.userDir), known(options));
 }
 
 /** Loads whatever files and folders are given (see `discoverPaths`). Contract: never throws. */
@@ -20,53 +20,62 @@ export function known(options: LoadOptions): ToolNames | undefined {
 }
 
 function loadDiscovered(discovery: Discovery, names: ToolNames | undefined): LoadResult {
-  const definitions: Definition[] = [];
+  const definitions = new Map<string, Definition>();
   const diagnostics: Diagnostic[] = [...discovery.diagnostics];
   const files: FileReport[] = [];
-  const owners = new Map<string, Definition>();
+  const userFile = new Set(discovery.found.filter((f) => f.user).map((f) => f.file));
   for (const found of discovery.found) {
     const loaded = loadDefinitionFile(found, names ? { known: names } : {});
     diagnostics.push(...loaded.diagnostics);
     let outcome = loaded.outcome;
     const def = loaded.definition;
     if (def) {
-      const owner = claimName(owners, found, def);
-      if (owner) {
+      const key = `${found.root}\0${def.surface}\0${def.surface === "main" ? "" : def.name}`;
+      const owner = definitions.get(key);
+      if (owner && userFile.has(owner.file) && !found.user) {
+        // A project's definition takes the place of the user's of the same name.
+        diagnostics.push(shadowed(owner, def));
+        definitions.set(key, def);
+      } else if (owner) {
         outcome = "failed";
-        diagnostics.push({
-          file: def.file,
-          line: 1,
-          column: 1,
-          severity: "error",
-          code: "duplicate-name",
-          surface: def.surface,
-          message: `${def.surface === "main" ? "a second main agent" : `${SURFACE_NOUN[def.surface]} '${def.name}'`} is also defined in ${path.relative(found.root, owner.file)}; names must be unique on a surface, so this one is not loaded`,
-        });
+        diagnostics.push(duplicate(def, owner, found.root));
       } else {
-        definitions.push(def);
+        definitions.set(key, def);
       }
     }
     files.push({ file: found.file, surface: found.surface, outcome });
   }
-  diagnostics.push(...shadowedCommands(definitions));
+  const all = [...definitions.values()];
+  diagnostics.push(...shadowedCommands(all));
   diagnostics.sort(compareDiagnostics);
-  return { definitions, diagnostics, files };
+  return { definitions: all, diagnostics, files };
+}
+
+function shadowed(user: Definition, project: Definition): Diagnostic {
+  return {
+    file: user.file,
+    line: 1,
+    column: 1,
+    severity: "info",
+    code: "shadowed-by-project",
+    surface: user.surface,
+    message: `the project's ${SURFACE_NOUN[user.surface]} '${user.name}' (${project.file}) takes the place of this one`,
+  };
+}
+
+function duplicate(def: Definition, owner: Definition, root: string): Diagnostic {
+  return {
+    file: def.file,
+    line: 1,
+    column: 1,
+    severity: "error",
+    code: "duplicate-name",
+    surface: def.surface,
+    message: `${def.surface === "main" ? "a second main agent" : `${SURFACE_NOUN[def.surface]} '${def.name}'`} is also defined in ${path.relative(root, owner.file)}; names must be unique on a surface, so this one is not loaded`,
+  };
 }
 
 const SURFACE_NOUN = { main: "main agent", agent: "subagent", skill: "skill", command: "command" } as const;
-
-/** Registers `def` under its project, surface and name; returns the earlier owner of that name. */
-function claimName(
-  owners: Map<string, Definition>,
-  found: Discovered,
-  def: Definition,
-): Definition | undefined {
-  const key = `${found.root}\0${def.surface}\0${def.surface === "main" ? "" : def.name}`;
-  const owner = owners.get(key);
-  if (owner) return owner;
-  owners.set(key, def);
-  return undefined;
-}
 
 /** A skill and a command with one name: `/name` runs the skill, so the command is said to be shadowed. */
 function shadowedCommands(definitions: readonly Definition[]): Diagnostic[] {

@@ -155,7 +155,7 @@ function stringStart(field: Field): Pos {
   return quoted ? { line: field.valuePos.line, column: field.valuePos.column + 1 } : field.valuePos;
 }
 
-function checkEntry(
+export function checkEntry(
   raw: string,
   pos: Pos,
   sink: DiagnosticSink,

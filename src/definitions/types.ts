@@ -154,6 +154,11 @@ export interface LoadOptions {
    * them, names are kept as written and not checked.
    */
   readonly toolNames?: readonly string[];
+  /**
+   * The user's own definitions folder (`~/.claude`), read before the project's: a project
+   * definition of the same name takes the place of a user's (an info diagnostic says so).
+   */
+  readonly userDir?: string;
 }
 
 /** A tool list as written in code: a comma-separated string or a list of entries. */

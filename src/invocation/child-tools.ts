@@ -20,20 +20,10 @@ export function createTaskTool(parent: ParentRun): Tool | undefined {
   return {
     name: "Task",
     description: `Starts a subagent on a task and returns its final answer. The subagent works on its own, with its own tools (never more than yours), and sees only the prompt you give it, so include everything it needs.\n\nSubagents:\n${listing}`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        description: { type: "string", description: "A short (3-5 word) description of the task." },
-        prompt: { type: "string", description: "The task for the subagent, complete in itself." },
-        subagent_type: {
-          type: "string",
-          enum: allowed.map((a) => a.name),
-          description: "Which subagent to start.",
-        },
-      },
-      required: ["description", "prompt", "subagent_type"],
-      additionalProperties: false,
-    },
+    // The model is shown the names it may start; a name that is not one is answered by prepareRun
+    // ("no subagent named X; loaded: …"), which an enum error in the gate would not say as well.
+    inputSchema: taskSchema(),
+    apiSchema: taskSchema(allowed.map((a) => a.name)),
     permission: TASK_PERMISSION,
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
@@ -48,6 +38,23 @@ export function createTaskTool(parent: ParentRun): Tool | undefined {
         };
         return startChild(parent, prepareRun(parent.core, callerOf(parent), request), ctx.signal);
       }),
+  };
+}
+
+function taskSchema(names?: readonly string[]): Tool["inputSchema"] {
+  return {
+    type: "object",
+    properties: {
+      description: { type: "string", description: "A short (3-5 word) description of the task." },
+      prompt: { type: "string", description: "The task for the subagent, complete in itself." },
+      subagent_type: {
+        type: "string",
+        ...(names && { enum: [...names] }),
+        description: "Which subagent to start.",
+      },
+    },
+    required: ["description", "prompt", "subagent_type"],
+    additionalProperties: false,
   };
 }
 

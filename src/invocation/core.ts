@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
-import { findProjectRoot } from "../definitions/discover.js";
+import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import type {
@@ -71,7 +71,12 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     ...(builtin === false ? [] : createBuiltinTools(builtin || {})),
     ...(options.tools?.extra ?? []),
   ]);
-  const definitions = loadDefinitions(options, projectDir, catalog.names);
+  const definitions = loadDefinitions(
+    options,
+    projectDir,
+    catalog.names,
+    userDirOf(env.HOME, options.userDir),
+  );
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
@@ -140,10 +145,18 @@ function bySurface<D extends Definition>(all: readonly Definition[], surface: Su
  * win over same-named files. A main agent that does not load is an error: running without its list
  * would run unrestricted.
  */
-function loadDefinitions(options: RunnerOptions, root: string, toolNames: readonly string[]) {
+function loadDefinitions(
+  options: RunnerOptions,
+  root: string,
+  toolNames: readonly string[],
+  user: { userDir?: string },
+) {
   const loaded =
     options.projectDir !== false
-      ? loadProject(root, { toolNames })
+      ? loadProject(root, {
+          toolNames,
+          ...user,
+        })
       : { definitions: [], diagnostics: [], files: [] };
   const mainErrors = loaded.diagnostics.filter((d) => d.severity === "error" && d.surface === "main");
   if (mainErrors.length > 0 && !options.main) {

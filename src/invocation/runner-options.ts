@@ -22,6 +22,11 @@ export interface RunnerOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
+   * The user's own definitions (and settings) folder; default `~/.claude` of `env.HOME`. Its
+   * subagents, skills and commands load beside the project's, which win a name; `false`: none.
+   */
+  readonly userDir?: string | false;
+  /**
    * The main agent as an object, instead of (or over) agent.md: its frontmatter keys and `body`,
    * validated by the same schema as the file (errors throw a ConfigError listing them).
    */

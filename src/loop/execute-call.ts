@@ -1,15 +1,16 @@
 import type { ContentBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { Usage } from "../model/models.js";
+import type { Approval } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
 import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
-import type { PermissionList } from "../permissions/types.js";
+import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
-import type { Logger, ReadRecord, SchemaValidationMode, ToolResult } from "../tools/types.js";
+import type { Logger, ReadRecord, SchemaValidationMode, Tool, ToolResult } from "../tools/types.js";
 import type { CallDecision, EventSink } from "./events.js";
-import { type Hooks, runHooks } from "./hooks.js";
+import { type HookOutcome, type Hooks, runHooks } from "./hooks.js";
 
 /** What every call of one run is executed in. */
 export interface CallContext {
@@ -26,6 +27,36 @@ export interface CallContext {
   readonly sessionId: string;
   readonly depth: number;
   readonly emit: EventSink;
+  /** The agent the run runs as, for approval prompts. */
+  readonly agent?: string;
+  /** The approval tier of the session; absent: every call the lists allow runs. */
+  readonly approval?: CallApproval;
+}
+
+/** A call that needs a user's consent, as a prompt shows it. */
+export interface ApprovalRequest {
+  readonly call: ToolCall;
+  /** Why it asks: not pre-approved, a rule or a hook asks. */
+  readonly reason: string;
+  /** Which agent makes the call (a subagent's calls are asked for too). */
+  readonly agent: string;
+  readonly depth: number;
+}
+
+export type ApprovalAnswer =
+  | { readonly kind: "once" }
+  /** This call, and calls like it (`sessionRuleFor`), for the rest of the session. */
+  | { readonly kind: "session" }
+  | { readonly kind: "deny"; readonly reason?: string };
+
+/** The session's approval tier, as the executor uses it (built by the invocation layer). */
+export interface CallApproval {
+  check(call: ToolCall, ctx: DecideContext): Approval;
+  /** Asks a user; undefined when no one can be asked (`agentmd run`). */
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer | undefined>;
+  allowForSession(call: ToolCall): void;
+  /** The refusal when no one can be asked: what to write where, to allow such calls. */
+  howToAllow(call: ToolCall, reason: string): string;
 }
 
 /**
@@ -92,42 +123,20 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
   return { block: toResultBlock(use.id, result), decision, result };
 }
 
-async function settle(
-  use: ToolUse,
-  cx: CallContext,
-): Promise<{ decision: CallDecision; result: ToolResult }> {
-  if (use.invalidInput !== undefined) {
-    const shown = use.invalidInput === "" ? "nothing" : `'${use.invalidInput}'`;
-    return {
-      decision: "invalid",
-      result: {
-        content: `The input of this ${use.name} call is not complete JSON (got ${shown}), so it was not executed. Send the call again with its input as one JSON object.`,
-        isError: true,
-      },
-    };
-  }
-  const registered = cx.registry.get(use.name);
-  const judged = { specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf };
-  if (!registered) {
-    const d = decide(cx.state.list, { tool: use.name, input: use.input }, judged);
-    const message =
-      d.kind === "denied" ? d.message : `${use.name} is not allowed in this run. The tool was not executed.`;
-    return { decision: "denied", result: { content: message, isError: true } };
-  }
-  const tool = registered.tool;
-  // A command line is judged by the shell parser, loaded once (its first use waits for it).
-  if (tool.permission?.kind === "command" && judgesCommands(cx.state.list, cx.registry.specs))
-    await loadShellParser();
-  const prepared = prepareInput(registered, use.input);
-  if (!prepared.ok) return { decision: "invalid", result: prepared.result };
-  const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);
-  if (d.kind === "denied") return { decision: "denied", result: { content: d.message, isError: true } };
-  const gate = checkInput(tool, prepared.input, cx.gateMode, cx.logger);
-  if (!gate.ok) return { decision: "invalid", result: { content: gate.message, isError: true } };
-  if (cx.signal.aborted) return { decision: "interrupted", result: { content: INTERRUPTED, isError: true } };
+type Settled = { decision: CallDecision; result: ToolResult };
+const refuse = (decision: CallDecision, content: string): Settled => ({
+  decision,
+  result: { content, isError: true },
+});
+
+async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
+  const admitted = await admit(use, cx);
+  if ("decision" in admitted) return admitted;
+  const { tool, input } = admitted;
+  if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   const payload = {
     tool_name: tool.name,
-    tool_input: gate.input,
+    tool_input: input,
     run_id: cx.runId,
     session_id: cx.sessionId,
     cwd: cx.cwd,
@@ -138,22 +147,12 @@ async function settle(
     { ...payload, hook_event_name: "PreToolUse" },
     hookCtx,
   );
-  if (pre.kind === "ask") {
-    return {
-      decision: "blocked-by-hook",
-      result: {
-        content: `A PreToolUse hook asks for a user's approval (${pre.message}), and no one can approve it in this run.`,
-        isError: true,
-      },
-    };
-  }
-  if (pre.kind === "block") {
-    return {
-      decision: "blocked-by-hook",
-      result: { content: `Blocked by a PreToolUse hook: ${pre.message}`, isError: true },
-    };
-  }
-  const result = await executeTool(tool, gate.input, {
+  if (pre.kind === "block") return refuse("blocked-by-hook", `Blocked by a PreToolUse hook: ${pre.message}`);
+  const consent = await consentTo(tool, input, cx, pre);
+  if (consent) return consent;
+  // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
+  if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
+  const result = await executeTool(tool, input, {
     cwd: cx.cwd,
     signal: cx.signal,
     logger: cx.logger,
@@ -170,11 +169,80 @@ async function settle(
     },
     hookCtx,
   );
-  if (post.kind === "block") {
+  if (post.kind === "block")
     return { decision: "allowed", result: appendNote(result, `PostToolUse hook: ${post.message}`) };
-  }
   return { decision: cx.signal.aborted && result.isError ? "interrupted" : "allowed", result };
 }
+
+/** The tool and its checked input, or why the call goes no further: unknown, denied, or invalid input. */
+async function admit(
+  use: ToolUse,
+  cx: CallContext,
+): Promise<Settled | { tool: Tool; input: Readonly<Record<string, unknown>> }> {
+  if (use.invalidInput !== undefined) {
+    const shown = use.invalidInput === "" ? "nothing" : `'${use.invalidInput}'`;
+    return refuse(
+      "invalid",
+      `The input of this ${use.name} call is not complete JSON (got ${shown}), so it was not executed. Send the call again with its input as one JSON object.`,
+    );
+  }
+  const registered = cx.registry.get(use.name);
+  const judged = judgeContext(cx);
+  if (!registered) {
+    const d = decide(cx.state.list, { tool: use.name, input: use.input }, judged);
+    return refuse(
+      "denied",
+      d.kind === "denied" ? d.message : `${use.name} is not allowed in this run. The tool was not executed.`,
+    );
+  }
+  const tool = registered.tool;
+  // A command line is judged by the shell parser, loaded once (its first use waits for it).
+  if (tool.permission?.kind === "command" && judgesCommands(cx.state.list, cx.registry.specs))
+    await loadShellParser();
+  const prepared = prepareInput(registered, use.input);
+  if (!prepared.ok) return { decision: "invalid", result: prepared.result };
+  const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);
+  if (d.kind === "denied") return refuse("denied", d.message);
+  const gate = checkInput(tool, prepared.input, cx.gateMode, cx.logger);
+  if (!gate.ok) return refuse("invalid", gate.message);
+  return { tool, input: gate.input };
+}
+
+/**
+ * A user's consent, where the call needs it: the approval tier asks (not pre-approved, or a rule
+ * or a hook asks), and someone answers; with no one to ask, the call is denied with how to allow
+ * it. Undefined: the call may run.
+ */
+async function consentTo(
+  tool: Tool,
+  input: Readonly<Record<string, unknown>>,
+  cx: CallContext,
+  pre: HookOutcome,
+): Promise<Settled | undefined> {
+  const approval = cx.approval;
+  if (!approval || pre.kind === "allow") return undefined;
+  const call = { tool: tool.name, input };
+  const verdict = approval.check(call, judgeContext(cx));
+  if (verdict.kind === "denied") return refuse("denied", verdict.message);
+  if (verdict.kind === "allowed" && pre.kind !== "ask") return undefined;
+  const reason =
+    pre.kind === "ask"
+      ? `a PreToolUse hook asks: ${pre.message}`
+      : verdict.kind === "ask"
+        ? verdict.reason
+        : "";
+  const answer = await approval.ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth });
+  if (answer === undefined) return refuse("denied", approval.howToAllow(call, reason));
+  if (answer.kind === "deny")
+    return refuse(
+      "denied",
+      `A user denied this ${tool.name} call${answer.reason ? `: ${answer.reason}` : ""}. The tool was not executed.`,
+    );
+  if (answer.kind === "session") approval.allowForSession(call);
+  return undefined;
+}
+
+const judgeContext = (cx: CallContext) => ({ specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf });
 
 /** The paths a call may touch beyond the one it names: judged as that tool's call on each, as it stands now. */
 function accessJudge(cx: CallContext, tool: string, field: string): (file: string) => boolean {

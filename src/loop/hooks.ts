@@ -26,12 +26,15 @@ export interface CommandHook {
 
 export interface FunctionHook {
   readonly matcher?: string;
-  /** Return `{ block: "why" }` to stop the call (or `{ ask: "why" }` to ask a user); the sentence is what the model is told. */
+  /**
+   * Return `{ block: "why" }` to stop the call, `{ ask: "why" }` to ask a user, `{ allow: true }` to
+   * spare the user the question (never beyond the allow-lists); the sentence is what the model is told.
+   */
   run(payload: HookPayload): HookReply | Promise<HookReply>;
 }
 
 /** Nothing to continue, `{ block }` to stop the call, `{ ask }` to have a user approve it. */
-export type HookReply = undefined | { block?: string; ask?: string };
+export type HookReply = undefined | { block?: string; ask?: string; allow?: boolean };
 
 export type Hook = CommandHook | FunctionHook;
 
@@ -43,7 +46,9 @@ export interface Hooks {
 export type HookOutcome =
   | { readonly kind: "continue" }
   | { readonly kind: "block"; readonly message: string }
-  | { readonly kind: "ask"; readonly message: string };
+  | { readonly kind: "ask"; readonly message: string }
+  /** A hook approved the call: no approval is asked for (the allow-lists still judged it first). */
+  | { readonly kind: "allow" };
 
 const CONTINUE: HookOutcome = { kind: "continue" };
 export const HOOK_TIMEOUT_S = 60;
@@ -81,11 +86,17 @@ export async function runHooks(
   ctx: { readonly logger: Logger; readonly env?: Readonly<Record<string, string | undefined>> },
 ): Promise<HookOutcome> {
   const pre = payload.hook_event_name === "PreToolUse";
+  let allowed = false;
   for (const hook of hooks ?? []) {
     if (!matches(hook.matcher, payload.tool_name)) continue;
     const outcome =
       "run" in hook ? await runFunctionHook(hook, payload) : await commandOutcome(hook, payload, ctx.env);
     if (outcome.kind === "continue") continue;
+    // An approval does not stop the hooks after it: any of them may still block.
+    if (outcome.kind === "allow") {
+      allowed = true;
+      continue;
+    }
     if (outcome.kind === "failed") {
       if (pre)
         return { kind: "block", message: `${outcome.message}; a PreToolUse hook that fails blocks the call` };
@@ -94,7 +105,7 @@ export async function runHooks(
     }
     return outcome;
   }
-  return CONTINUE;
+  return allowed && pre ? { kind: "allow" } : CONTINUE;
 }
 
 type Outcome = HookOutcome | { readonly kind: "failed"; readonly message: string };
@@ -104,6 +115,7 @@ async function runFunctionHook(hook: FunctionHook, payload: HookPayload): Promis
     const r = await hook.run(payload);
     if (r && typeof r.block === "string") return { kind: "block", message: r.block };
     if (r && typeof r.ask === "string") return { kind: "ask", message: r.ask };
+    if (r?.allow === true) return { kind: "allow" };
     return CONTINUE;
   } catch (e) {
     return { kind: "failed", message: `hook failed: ${(e as Error).message}` };
@@ -151,6 +163,7 @@ function jsonOutcome(stdout: string, name: string): Outcome {
     return { kind: "block", message: reason || `blocked by ${name}` };
   if (decision === "ask") return { kind: "ask", message: reason || `${name} asks for a user's approval` };
   if (reply.continue === false) return { kind: "block", message: reason || `${name} stopped the call` };
+  if (decision === "allow" || decision === "approve") return { kind: "allow" };
   return CONTINUE;
 }
 

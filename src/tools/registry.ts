@@ -47,7 +47,7 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
     const apiName = sanitiseToolName(tool.name, apiNames);
     if (apiName !== tool.name) warnings.push(`tool '${tool.name}' is sent to the API as '${apiName}'`);
     apiNames.add(apiName);
-    let apiSchema: Readonly<Record<string, unknown>> = tool.inputSchema;
+    let apiSchema: Readonly<Record<string, unknown>> = tool.apiSchema ?? tool.inputSchema;
     let keys: KeyMap | null = null;
     if (!tool.ownsSchema) {
       let s = sanitised.get(tool);

@@ -36,15 +36,24 @@ const RANGE_KEYWORDS = new Set([
 const compiled = new WeakMap<Tool, { validate: ValidateFunction | null; problem?: string }>();
 let ajv: Ajv | undefined;
 
-/** Compiles a tool's gate once. Returns why it could not be compiled, if it could not. */
+/** Validators by schema text: tools made per run (Task, Skill) share one compiled gate. */
+const bySchema = new Map<string, { validate: ValidateFunction | null; problem?: string }>();
+
+/** Compiles a tool's gate once (once per distinct schema). Returns why it could not be compiled, if it could not. */
 export function prepareGate(tool: Tool): string | undefined {
   let entry = compiled.get(tool);
   if (!entry) {
-    ajv ??= new Ajv({ allErrors: true, strict: false, verbose: true, validateSchema: false });
-    try {
-      entry = { validate: ajv.compile(shapeOnly(tool.inputSchema) as object) };
-    } catch (e) {
-      entry = { validate: null, problem: (e as Error).message };
+    const shape = shapeOnly(tool.inputSchema) as object;
+    const key = tool.ownsSchema ? JSON.stringify(shape) : undefined;
+    entry = key === undefined ? undefined : bySchema.get(key);
+    if (!entry) {
+      ajv ??= new Ajv({ allErrors: true, strict: false, verbose: true, validateSchema: false });
+      try {
+        entry = { validate: ajv.compile(shape) };
+      } catch (e) {
+        entry = { validate: null, problem: (e as Error).message };
+      }
+      if (key !== undefined && bySchema.size < 256) bySchema.set(key, entry);
     }
     compiled.set(tool, entry);
   }

@@ -70,6 +70,11 @@ export interface Tool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchemaObject;
+  /**
+   * What the model is shown, when it says more than the gate checks (Task shows an enum of the
+   * subagents it may start, and says itself, better than an enum error, when a name is not one).
+   */
+  readonly apiSchema?: JsonSchemaObject;
   readonly permission?: ToolPermissionSpec;
   readonly concurrency: Concurrency;
   /**

@@ -56,10 +56,10 @@ describe("the public corpus", () => {
     expectHonestOutcomes(result);
     expect(tally(result)).toEqual({
       files: 1130,
-      agents: [460, 36, 35],
+      agents: [471, 37, 23],
       skills: [231, 2],
-      commands: [343, 3, 20],
-      severities: [42, 484, 135],
+      commands: [350, 3, 13],
+      severities: [43, 492, 118],
     });
     const codes = new Map<string, number>();
     for (const d of result.diagnostics) codes.set(d.code, (codes.get(d.code) ?? 0) + 1);
@@ -69,18 +69,18 @@ describe("the public corpus", () => {
         "colon-in-file-name": 16,
         "command-name-ignored": 5,
         "command-shadowed-by-skill": 1,
-        "documentation": 55,
+        "documentation": 36,
         "dollar-zero": 3,
-        "duplicate-name": 36,
+        "duplicate-name": 37,
         "empty-tool-list": 1,
-        "foreign-key": 75,
+        "foreign-key": 77,
         "invalid-tool-name": 2,
         "skill-name": 2,
         "skill-name-folder": 7,
         "template-placeholder": 3,
         "tool-list-type": 1,
         "tool-name-case": 105,
-        "tool-not-provided": 312,
+        "tool-not-provided": 320,
         "unknown-key": 2,
         "unknown-tool": 25,
         "yaml-recovered": 9,

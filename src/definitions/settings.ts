@@ -1,0 +1,223 @@
+import path from "node:path";
+import { didYouMean } from "../shared/did-you-mean.js";
+import { DiagnosticSink } from "./diagnostics.js";
+import { type JsonFile, readJsonFile } from "./json-file.js";
+import { normaliseHooks } from "./load-definition.js";
+import { checkEntry } from "./parse-tool-list.js";
+import type { ToolNames } from "./tool-names.js";
+import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
+
+/** Claude Code's permission modes (`permissions.defaultMode`, `--permission-mode`). */
+export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+/** `.claude/settings.json` and its kin, merged as Claude Code merges them. */
+export interface ClaudeSettings {
+  /** Calls pre-approved: they run without asking (never beyond agent.md's list). */
+  readonly allow: readonly ToolEntry[];
+  /** Calls denied at every hop. */
+  readonly deny: readonly ToolEntry[];
+  /** Calls that need a user's approval each time (unless allowed for the session). */
+  readonly ask: readonly ToolEntry[];
+  readonly defaultMode?: PermissionMode;
+  /** Folders beside the project that count as working folders (absolute). */
+  readonly additionalDirectories: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly hooks?: HooksSetting;
+  /** The files that were read, most general first. */
+  readonly files: readonly string[];
+}
+
+export const NO_SETTINGS: ClaudeSettings = {
+  allow: [],
+  deny: [],
+  ask: [],
+  additionalDirectories: [],
+  env: {},
+  files: [],
+};
+
+/** Claude Code keys agentmd accepts and does not act on. */
+const IGNORED_KEYS = new Set(
+  "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy model outputStyle disableAllHooks statusLine enableAllProjectMcpServers enabledMcpjsonServers disabledMcpjsonServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
+    " ",
+  ),
+);
+const PERMISSION_KEYS = [
+  "allow",
+  "deny",
+  "ask",
+  "defaultMode",
+  "additionalDirectories",
+  "disableBypassPermissionsMode",
+];
+
+/**
+ * The settings of a project: `~/.claude/settings.json` (the user's), `.claude/settings.json` (the
+ * project's) and `.claude/settings.local.json` (the user's for this project), in that order of
+ * precedence: rules of all three apply; the most specific file's `defaultMode` and `env` values
+ * win. A file that cannot be read as settings is an error diagnostic at its line: a run must not
+ * go on without the rules it holds. Contract: never throws.
+ */
+export function loadSettings(
+  root: string,
+  userDir: string | undefined,
+  known?: ToolNames,
+): { readonly settings: ClaudeSettings; readonly diagnostics: readonly Diagnostic[] } {
+  const files = [
+    ...(userDir ? [path.join(userDir, "settings.json")] : []),
+    path.join(root, ".claude", "settings.json"),
+    path.join(root, ".claude", "settings.local.json"),
+  ];
+  const diagnostics: Diagnostic[] = [];
+  let merged: ClaudeSettings = NO_SETTINGS;
+  const seen = new Set<string>();
+  for (const file of files) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const read = readJsonFile(file);
+    if (read.kind === "missing") continue;
+    const sink = new DiagnosticSink(file, undefined);
+    if (read.kind === "bad") {
+      sink.add("error", "settings-json", `${path.basename(file)} ${read.message}`, read.line, read.column);
+    } else {
+      const one = checkSettings(read.json, sink, root, known);
+      merged = merge(merged, { ...one, files: [file] });
+    }
+    diagnostics.push(...sink.items);
+  }
+  return { settings: merged, diagnostics };
+}
+
+function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
+  const hooks =
+    a.hooks || b.hooks
+      ? {
+          PreToolUse: [...(a.hooks?.PreToolUse ?? []), ...(b.hooks?.PreToolUse ?? [])],
+          PostToolUse: [...(a.hooks?.PostToolUse ?? []), ...(b.hooks?.PostToolUse ?? [])],
+        }
+      : undefined;
+  const mode = b.defaultMode ?? a.defaultMode;
+  return {
+    allow: [...a.allow, ...b.allow],
+    deny: [...a.deny, ...b.deny],
+    ask: [...a.ask, ...b.ask],
+    ...(mode && { defaultMode: mode }),
+    additionalDirectories: [...a.additionalDirectories, ...b.additionalDirectories],
+    env: { ...a.env, ...b.env },
+    ...(hooks && { hooks }),
+    files: [...a.files, ...b.files],
+  };
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** One settings file, checked key by key. */
+function checkSettings(
+  json: JsonFile,
+  sink: DiagnosticSink,
+  root: string,
+  known?: ToolNames,
+): Omit<ClaudeSettings, "files"> {
+  const at = (keys: (string | number)[]) => sink.at(json.locate(keys));
+  const value = json.value;
+  if (!isRecord(value)) {
+    sink.add("error", "settings-type", "settings must be a JSON object");
+    return NO_SETTINGS;
+  }
+  for (const key of Object.keys(value)) {
+    if (key === "permissions" || key === "env" || key === "hooks" || IGNORED_KEYS.has(key)) continue;
+    const near = didYouMean(key, ["permissions", "env", "hooks"]);
+    at([key])(
+      near ? "error" : "warning",
+      "settings-key",
+      near
+        ? `unknown key '${key}'; did you mean '${near}'? Settings that are not read would not apply, so this file is not used`
+        : `unknown key '${key}' is ignored`,
+    );
+  }
+  const permissions = value.permissions;
+  const perms = isRecord(permissions) ? permissions : {};
+  if (permissions !== undefined && !isRecord(permissions))
+    at(["permissions"])("error", "settings-type", "'permissions' must be an object");
+  for (const key of Object.keys(perms)) {
+    if (PERMISSION_KEYS.includes(key)) continue;
+    const near =
+      didYouMean(key, ["allow", "deny", "ask"]) ??
+      (/^(allow|deny|ask)/i.test(key) ? key.replace(/^(allow|deny|ask).*/i, "$1").toLowerCase() : undefined);
+    at(["permissions", key])(
+      near ? "error" : "warning",
+      "settings-key",
+      near
+        ? `unknown key 'permissions.${key}'; did you mean '${near}'? A misspelled rule list would run unrestricted, so this file is not used`
+        : `unknown key 'permissions.${key}' is ignored`,
+    );
+  }
+  const rules = (name: "allow" | "deny" | "ask") =>
+    entries(perms[name], ["permissions", name], json, sink, known);
+  const mode = perms.defaultMode;
+  if (mode !== undefined && !(PERMISSION_MODES as readonly unknown[]).includes(mode))
+    at(["permissions", "defaultMode"])(
+      "error",
+      "settings-value",
+      `'permissions.defaultMode' must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(mode)}`,
+    );
+  const dirs = strings(perms.additionalDirectories, ["permissions", "additionalDirectories"], json, sink).map(
+    (d) => path.resolve(root, d),
+  );
+  const env: Record<string, string> = {};
+  if (value.env !== undefined) {
+    if (!isRecord(value.env)) at(["env"])("error", "settings-type", "'env' must be an object of strings");
+    else
+      for (const [k, v] of Object.entries(value.env)) {
+        if (typeof v === "string") env[k] = v;
+        else at(["env", k])("error", "settings-type", `'env.${k}' must be a string`);
+      }
+  }
+  const hooks = normaliseHooks(value.hooks);
+  return {
+    allow: rules("allow"),
+    deny: rules("deny"),
+    ask: rules("ask"),
+    ...(typeof mode === "string" &&
+      (PERMISSION_MODES as readonly string[]).includes(mode) && { defaultMode: mode as PermissionMode }),
+    additionalDirectories: dirs,
+    env,
+    ...(hooks && { hooks }),
+  };
+}
+
+function strings(v: unknown, keys: string[], json: JsonFile, sink: DiagnosticSink): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) {
+    sink.at(json.locate(keys))("error", "settings-type", `'${keys.join(".")}' must be a list of strings`);
+    return [];
+  }
+  return v.flatMap((item, i) => {
+    if (typeof item === "string") return [item];
+    sink.at(json.locate([...keys, i]))(
+      "error",
+      "settings-type",
+      `'${keys.join(".")}' item ${i + 1} must be a string`,
+    );
+    return [];
+  });
+}
+
+/** A rule list: each string one entry, `Tool` or `Tool(pattern)`, checked as list entries are. */
+function entries(
+  v: unknown,
+  keys: string[],
+  json: JsonFile,
+  sink: DiagnosticSink,
+  known?: ToolNames,
+): ToolEntry[] {
+  const out: ToolEntry[] = [];
+  strings(v, keys, json, sink).forEach((raw, i) => {
+    const pos = json.locate([...keys, i]);
+    const entry = checkEntry(raw.trim(), { line: pos.line, column: pos.column + 1 }, sink, known);
+    if (entry) out.push(entry);
+  });
+  return out;
+}

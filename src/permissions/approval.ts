@@ -1,0 +1,135 @@
+import { decide } from "./decide.js";
+import { pathSubject } from "./path-pattern.js";
+import { subjectValue } from "./subject-specs.js";
+import { canonicalToolName } from "./tool-matcher.js";
+import type { DecideContext, PermissionList, ToolCall } from "./types.js";
+
+/** Claude Code's permission modes. */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
+
+/**
+ * Whether a call the allow-lists permit may run without asking: Claude Code's approval tier. The
+ * lists are the ceiling, judged first (`decide`); this only ever turns an allowed call into one
+ * that asks (or, in plan mode, into a refusal): it never allows what the lists deny.
+ */
+export interface ApprovalPolicy {
+  readonly mode: PermissionMode;
+  /**
+   * Calls pre-approved (`permissions.allow`, `--allowedTools`). `null`: every call the lists allow
+   * is (an agent.md's list is its author's approval).
+   */
+  readonly preApproved: PermissionList | null;
+  /** Calls that ask each time (`permissions.ask`), even when pre-approved. */
+  readonly ask: PermissionList | null;
+  /** The project and `additionalDirectories`: reading (and, with acceptEdits, editing) inside them needs no asking. */
+  readonly workingDirs: readonly string[];
+}
+
+export type Approval =
+  | { readonly kind: "allowed" }
+  | { readonly kind: "ask"; readonly reason: string }
+  | { readonly kind: "denied"; readonly message: string };
+
+/** Tools that only read or plan: they run without asking in the default mode (Claude Code's set). */
+const READ_ONLY_TOOLS = new Set([
+  "Read",
+  "Glob",
+  "Grep",
+  "LS",
+  "TodoWrite",
+  "Task",
+  "Skill",
+  "ToolSearch",
+  "BashOutput",
+  "NotebookRead",
+]);
+const EDIT_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
+
+const ALLOWED: Approval = { kind: "allowed" };
+
+/**
+ * The approval of one call the lists allow. `extra`: what a user allowed for the session.
+ * `readOnlyCommand` tells a Bash call that only reads (plan mode runs those). Pure.
+ */
+export function approve(
+  policy: ApprovalPolicy,
+  call: ToolCall,
+  ctx: DecideContext,
+  extra: readonly PermissionList[] = [],
+  readOnlyCommand: (input: unknown) => boolean = () => false,
+): Approval {
+  const tool = canonicalToolName(call.tool);
+  if (policy.mode === "bypassPermissions") return ALLOWED;
+  if (policy.mode === "plan") {
+    if (READ_ONLY_TOOLS.has(tool) || (tool === "Bash" && readOnlyCommand(call.input))) return ALLOWED;
+    return {
+      kind: "denied",
+      message: `${tool} is not run in plan mode, which only reads and plans. The tool was not executed.`,
+    };
+  }
+  const hits = (list: PermissionList | null) =>
+    list !== null &&
+    list.rules !== null &&
+    list.rules.length > 0 &&
+    decide(list, call, ctx).kind === "allowed";
+  if (hits(policy.ask)) return { kind: "ask", reason: "a permissions.ask rule asks for it" };
+  if (policy.preApproved === null || hits(policy.preApproved) || extra.some(hits)) return ALLOWED;
+  const inside = insideWorkingDirs(policy, call, ctx);
+  if (READ_ONLY_TOOLS.has(tool) && inside) return ALLOWED;
+  if (policy.mode === "acceptEdits" && EDIT_TOOLS.has(tool) && inside) return ALLOWED;
+  return {
+    kind: "ask",
+    reason: READ_ONLY_TOOLS.has(tool) ? "it reads outside the working folders" : "it is not pre-approved",
+  };
+}
+
+/** Whether the path a call names lies in a working folder (a call without a path: yes). */
+function insideWorkingDirs(policy: ApprovalPolicy, call: ToolCall, ctx: DecideContext): boolean {
+  const spec = ctx.specs.get(canonicalToolName(call.tool));
+  if (spec?.kind !== "path") return true;
+  const input =
+    typeof call.input === "object" && call.input !== null ? (call.input as Record<string, unknown>) : {};
+  const p = pathSubject(subjectValue(spec, input, ctx.cwd), ctx.cwd);
+  if (p === undefined) return false;
+  const real = ctx.realPath ? ctx.realPath(p) : p;
+  const within = (x: string) => policy.workingDirs.some((d) => x === d || x.startsWith(`${d}/`));
+  return within(p) && within(real);
+}
+
+/**
+ * The rule a user allows for the rest of a session when they answer "always": the command's
+ * program (and subcommand) for Bash, the whole tool otherwise.
+ */
+export function sessionRuleFor(call: ToolCall): string {
+  const tool = canonicalToolName(call.tool);
+  if (tool !== "Bash") return tool;
+  const command =
+    typeof call.input === "object" && call.input !== null
+      ? String((call.input as { command?: unknown }).command ?? "")
+      : "";
+  const words = command.trim().split(/\s+/).filter(Boolean);
+  const head =
+    words[1] !== undefined && /^[a-z][\w-]*$/.test(words[1]) && SUBCOMMANDS.has(words[0] ?? "")
+      ? words.slice(0, 2)
+      : words.slice(0, 1);
+  return head.length > 0 && head.every((w) => /^[\w./-]+$/.test(w)) ? `Bash(${head.join(" ")}:*)` : "Bash";
+}
+
+const SUBCOMMANDS = new Set([
+  "git",
+  "npm",
+  "npx",
+  "pnpm",
+  "yarn",
+  "cargo",
+  "go",
+  "docker",
+  "kubectl",
+  "make",
+  "pip",
+  "uv",
+  "poetry",
+  "gh",
+  "bun",
+  "deno",
+]);
