@@ -3,11 +3,12 @@ import type { Definition, Diagnostic } from "../definitions/types.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import {
+  checkSessionId,
   conversationOf,
+  fileTranscripts,
   newSessionId,
-  openTranscript,
-  readSessionEvents,
   sessionsDir,
+  type TranscriptStore,
 } from "../loop/transcript.js";
 import { recordInput } from "../model/record-replay.js";
 import { UNRESTRICTED } from "../permissions/index.js";
@@ -29,6 +30,14 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Continue this session: its conversation is sent again, and its transcript extended. */
   readonly resume?: string;
+  /**
+   * With `resume`: pick up a run that was interrupted (a crash, Ctrl-C, a killed worker) where its
+   * transcript ends. When its conversation ends with a user turn (the prompt, or tool results), it
+   * goes on from there and `input` is not sent again; otherwise `input` starts a new turn.
+   */
+  readonly continue?: boolean;
+  /** The id of a new session (default: a fresh one), for a caller that must find it again. */
+  readonly sessionId?: string;
   /** Run this subagent instead of the main agent (its list is the main agent's ∩ its own). */
   readonly agent?: string;
 }
@@ -63,15 +72,15 @@ export interface Runner {
 export function createRunner(options: RunnerOptions = {}): Runner {
   let notice: (message: string) => void = () => {};
   const core = createCore(options, (m) => notice(m));
+  const store =
+    options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   const run: Runner["run"] = (input, runOptions = {}) => {
-    const sessionId = runOptions.resume ?? newSessionId();
+    const sessionId = checkSessionId(runOptions.resume ?? runOptions.sessionId ?? newSessionId());
     const events = new EventStream<RunEvent>();
     const transcript =
       options.transcript?.enabled === false
         ? undefined
-        : openTranscript(options.transcript?.dir ?? sessionsDir(core.projectDir), sessionId, (message) =>
-            events.push({ runId: "", depth: 0, type: "warning", message }),
-          );
+        : store.open(sessionId, (message) => events.push({ runId: "", depth: 0, type: "warning", message }));
     const emit: EventSink = (event) => {
       transcript?.write(event);
       events.push(event);
@@ -79,7 +88,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
     // The run starts on the next tick, so that a reader that starts at once sees all of it.
     const done = Promise.resolve()
-      .then(() => runLine(core, options, input, runOptions, { sessionId, emit }))
+      .then(() => runLine(core, store, options, input, runOptions, { sessionId, emit }))
       .finally(() => events.end());
     return { sessionId, result: () => done, [Symbol.asyncIterator]: () => events[Symbol.asyncIterator]() };
   };
@@ -96,6 +105,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
 /** A typed line (or `--agent`) as a run of the main agent's project: prepared, then started. */
 async function runLine(
   core: Core,
+  store: TranscriptStore,
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
@@ -105,15 +115,14 @@ async function runLine(
   for (const message of core.catalog.registry.warnings)
     out.emit({ runId: "", depth: 0, type: "warning", message });
   const history: MessageParam[] = runOptions.resume
-    ? conversationOf(
-        readSessionEvents(options.transcript?.dir ?? sessionsDir(core.projectDir), runOptions.resume),
-      )
+    ? conversationOf(await store.read(runOptions.resume))
     : [];
   const request = parseLine(input, runOptions.agent);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
     ...out,
     history,
+    ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
   const prepared = prepareRun(core, userCaller(core), request);

@@ -21,14 +21,37 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export class SessionError extends AgentmdError {}
 
-export function sessionFile(dir: string, id: string): string {
+/** Throws `SessionError` unless `id` can name a session (it is a file name, so a narrow one). */
+export function checkSessionId(id: string): string {
   if (!SESSION_ID.test(id) || id.includes("..")) throw new SessionError(`'${id}' is not a session id`);
-  return path.join(dir, `${id}.jsonl`);
+  return id;
+}
+
+export function sessionFile(dir: string, id: string): string {
+  return path.join(dir, `${checkSessionId(id)}.jsonl`);
 }
 
 export interface Transcript {
   readonly file: string;
   write(event: RunEvent): void;
+}
+
+/**
+ * Where a runner keeps its sessions' events: a folder of JSONL files unless told otherwise (a worker
+ * keeps them in Redis, where the next worker finds them). Contract: `open(id).write` never throws
+ * and keeps the order of the events; `read(id)` throws `SessionError` when there is no session `id`.
+ */
+export interface TranscriptStore {
+  open(id: string, onError: (message: string) => void): { write(event: RunEvent): void };
+  read(id: string): readonly RunEvent[] | Promise<readonly RunEvent[]>;
+}
+
+/** The default store: `<dir>/<id>.jsonl`, each event appended as it happens. */
+export function fileTranscripts(dir: string): TranscriptStore {
+  return {
+    open: (id, onError) => openTranscript(dir, id, onError),
+    read: (id) => readSessionEvents(dir, id),
+  };
 }
 
 /**
