@@ -36,19 +36,26 @@ export function shownUrl(url: string): string {
 export async function connectRedis(url: string): Promise<Redis> {
   checkRedisUrl(url);
   let ready = false;
+  let failure = "";
   const redis = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: null,
     retryStrategy: (times) => (ready ? Math.min(times * 200, 2000) : null),
+    // A connection that never opened has nothing to wait for when it is let go.
+    disconnectTimeout: 200,
   });
   // Errors while reconnecting are retried; the commands waiting on them report what matters.
-  redis.on("error", () => {});
+  redis.on("error", (e: Error) => {
+    failure ||= e.message;
+  });
   try {
     await redis.connect();
     ready = true;
   } catch (e) {
     redis.disconnect();
-    throw new RedisUnavailableError(`cannot reach Redis at ${shownUrl(url)}: ${(e as Error).message}`);
+    throw new RedisUnavailableError(
+      `cannot reach Redis at ${shownUrl(url)}: ${failure || (e as Error).message}`,
+    );
   }
   return redis;
 }

@@ -7,6 +7,13 @@
  * The gate sees the responses through a `fetch` it wraps, given to the runner as `model.fetch`; the
  * SDK still does the retrying (and waits retry-after itself), each of its attempts passing the gate.
  */
+/**
+ * Retries of a rate-limited (or overloaded) request for a run of a batch, each after the wait the
+ * API asks for: many runs share one limit, and one that gives up after the default two retries
+ * fails work that only had to wait its turn.
+ */
+export const BATCH_MAX_RETRIES = 10;
+
 export interface RateGate {
   /** A `fetch` that waits while the gate is shut, and reports each response to it. */
   wrap(inner?: typeof globalThis.fetch): typeof globalThis.fetch;

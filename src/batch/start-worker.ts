@@ -10,7 +10,7 @@ import { bullConnection, connectRedis } from "./connect-redis.js";
 import { jobDataOf } from "./job-data.js";
 import { projectVersion } from "./project-version.js";
 import { queueKeys } from "./queue-keys.js";
-import { createRateGate } from "./rate-gate.js";
+import { BATCH_MAX_RETRIES, createRateGate } from "./rate-gate.js";
 import { type DurableTranscripts, redisTranscripts } from "./redis-transcripts.js";
 import { recordResult } from "./results-store.js";
 import { runItem } from "./run-item.js";
@@ -79,7 +79,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
         projectDir: o.projectDir,
         cwd,
         env: o.env,
-        model: { fetch },
+        model: { fetch, maxRetries: BATCH_MAX_RETRIES },
         transcript: { store: transcripts },
       });
       runners.set(cwd, r);

@@ -7,7 +7,7 @@ import { type BatchResult, failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
 import { duration, type Progress, progressLine } from "../batch/progress.js";
 import { DEFAULT_QUEUE } from "../batch/queue-keys.js";
-import { createRateGate } from "../batch/rate-gate.js";
+import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
 import { runBatch } from "../batch/run-batch.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { createRunner, type Runner } from "../invocation/runner.js";
@@ -127,7 +127,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
         projectDir: o.projectDir,
         cwd,
         env: io.env,
-        model: { fetch, ...(o.model !== undefined && { id: o.model }) },
+        model: { fetch, maxRetries: BATCH_MAX_RETRIES, ...(o.model !== undefined && { id: o.model }) },
       });
       runners.set(cwd, r);
     }
