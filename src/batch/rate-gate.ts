@@ -1,8 +1,9 @@
 /**
  * One gate for the model requests of every run of a process, so that a rate limit seen by one run
  * slows them all: a 429 (or 529) halves how many runs go at once and, when it says `retry-after`,
- * holds every new request until then; a streak of answers as long as the current limit adds one
- * back (additive increase, multiplicative decrease, as TCP does).
+ * holds every new request until then; a streak of answers (to requests sent since the last decrease)
+ * as long as the current limit adds one back (additive increase, multiplicative decrease, as TCP
+ * does).
  *
  * The gate sees the responses through a `fetch` it wraps, given to the runner as `model.fetch`; the
  * SDK still does the retrying (and waits retry-after itself), each of its attempts passing the gate.
@@ -80,7 +81,7 @@ export function createRateGate(options: RateGateOptions): RateGate {
         limit = Math.max(1, Math.floor(limit / 2));
       }
       options.onChange?.(gate);
-    } else if (res.ok && limit < max && ++streak >= limit) {
+    } else if (res.ok && sentIn === epoch && limit < max && ++streak >= limit) {
       streak = 0;
       limit++;
       options.onChange?.(gate);

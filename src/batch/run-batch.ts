@@ -76,6 +76,7 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
   };
   const finish = (result: BatchResult) => {
     progress = withResult(progress, result);
+    report();
     o.onResult(result);
   };
 

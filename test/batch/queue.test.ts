@@ -146,6 +146,30 @@ describe.runIf(hasRedis)(
       }
     });
 
+    it("a worker stopped with Ctrl-C finishes its running runs and leaves the rest on the queue", async () => {
+      fake = await startFakeAnthropic(answers(12, 100));
+      writeFiles(dir, { "twelve.jsonl": batchLines(ids(12)) });
+      const enq = await runBinAsync(["enqueue", "twelve.jsonl", "--redis", redis.url], {
+        cwd: dir,
+        env: env(),
+      });
+      expect(JSON.parse(enq.stdout)).toMatchObject({ added: 12 });
+      const w = startWorkerProcess(dir, 2);
+      await until(
+        "a first result",
+        async () => (await redis.client.hlen("agentmd:agentmd:results:twelve")) >= 1,
+      );
+      w.child?.kill("SIGINT");
+      const r = await w.done;
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain("finishing the running runs");
+      const stored = await redis.client.hlen("agentmd:agentmd:results:twelve");
+      expect(lines(r.stdout)).toHaveLength(stored);
+      expect(stored).toBeLessThan(12);
+      expect(await redis.client.llen("bull:agentmd:wait")).toBe(12 - stored);
+      expect(await redis.client.llen("bull:agentmd:active")).toBe(0);
+    });
+
     it("says why when Redis cannot be reached, and exits 1", async () => {
       fake = await startFakeAnthropic([]);
       const r = await runBinAsync(["worker", "--redis", "redis://127.0.0.1:1"], { cwd: dir, env: env() });

@@ -86,6 +86,31 @@ describe("the rate gate", () => {
     expect(Math.min(...limits)).toBe(2);
   });
 
+  it("counts toward a raise only the answers to requests sent after the last decrease", async () => {
+    const gate = createRateGate({ max: 2 });
+    const statuses = [429, 200];
+    const releases: (() => void)[] = [];
+    const fetch = gate.wrap(async () => {
+      const status = statuses.shift() ?? 200;
+      await new Promise<void>((r) => releases.push(r));
+      return new Response("{}", { status });
+    });
+    const limited = fetch("u");
+    const older = fetch("u");
+    await flush();
+    releases[0]?.();
+    await limited;
+    expect(gate.limit).toBe(1);
+    releases[1]?.();
+    await older;
+    expect(gate.limit).toBe(1);
+    const newer = fetch("u");
+    await flush();
+    releases[2]?.();
+    await newer;
+    expect(gate.limit).toBe(2);
+  });
+
   it("never goes below one run, and treats 529 as a rate limit too", async () => {
     const gate = createRateGate({ max: 2 });
     for (let i = 0; i < 3; i++) await gate.wrap(answer(529))("u");
