@@ -4,7 +4,7 @@ import type { BatchResult } from "../../src/batch/batch-result.js";
 import { batchSessionId } from "../../src/batch/batch-session-id.js";
 import type { RunEvent } from "../../src/loop/events.js";
 import { answers, batchLines, freshStarts, ids, restartedAfterProgress } from "../support/batch-script.js";
-import { type CliRun, runBinAsync } from "../support/cli.js";
+import { type CliRun, runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
@@ -95,21 +95,13 @@ describe.runIf(hasRedis)(
       expect(events[0]).toMatchObject({ type: "run_start" });
       expect(events.at(-1)).toMatchObject({ type: "run_end", outcome: "done", text: "answer to r3" });
 
-      const again = await runBinAsync(["enqueue", "ten.jsonl", "--redis", redis.url], {
-        cwd: dir,
-        env: env(),
-      });
+      const again = await runCli(["enqueue", "ten.jsonl", "--redis", redis.url], { cwd: dir });
       expect(again.code).toBe(0);
-      expect(JSON.parse(again.stdout)).toMatchObject({ batch: "ten", added: 0, finished: 10 });
-      const collected = await runBinAsync(["batch", "ten.jsonl", "--redis", redis.url, "--wait"], {
-        cwd: dir,
-        env: env(),
-      });
-      expect(lines(collected.stdout)).toHaveLength(10);
+      expect(JSON.parse(again.stdout)).toMatchObject({ batch: "ten", added: 0, queued: 0, finished: 10 });
       expect(fake.requests).toHaveLength(20);
     });
 
-    it("a worker whose project differs refuses the job; --wait reports it and exits 1; re-enqueued, it runs", async () => {
+    it("a worker whose project differs refuses the job; --wait reports it and exits 1; enqueued again, it is queued anew", async () => {
       fake = await startFakeAnthropic(answers(1));
       const { dir: other, cleanup: done } = tempDir();
       try {
@@ -130,17 +122,13 @@ describe.runIf(hasRedis)(
           /refused by .*: the job was made for project version sha256:\w+, and this worker's project is sha256:\w+/,
         );
         expect(fake.requests).toHaveLength(0);
-        // The same definitions, now: the failed job is queued anew and runs.
-        writeFiles(other, { "agent.md": "---\nallowed-tools: Read\n---\nBe brief.\n" });
+        // Enqueued again (once the definitions agree, say), the failed job goes back on the queue.
         w.child?.kill("SIGTERM");
         await w.done;
-        startWorkerProcess(other);
-        const again = await runBinAsync(["batch", "one.jsonl", "--redis", redis.url, "--wait"], {
-          cwd: dir,
-          env: env(),
-        });
-        expect(again.code).toBe(0);
-        expect(lines(again.stdout)[0]).toMatchObject({ id: "x", outcome: "done" });
+        const again = await runCli(["enqueue", "one.jsonl", "--redis", redis.url], { cwd: dir });
+        expect(JSON.parse(again.stdout)).toMatchObject({ added: 1, queued: 0, finished: 0 });
+        expect(await redis.client.llen("bull:agentmd:wait")).toBe(1);
+        expect(await redis.client.zcard("bull:agentmd:failed")).toBe(0);
       } finally {
         done();
       }
@@ -149,10 +137,7 @@ describe.runIf(hasRedis)(
     it("a worker stopped with Ctrl-C finishes its running runs and leaves the rest on the queue", async () => {
       fake = await startFakeAnthropic(answers(12, 100));
       writeFiles(dir, { "twelve.jsonl": batchLines(ids(12)) });
-      const enq = await runBinAsync(["enqueue", "twelve.jsonl", "--redis", redis.url], {
-        cwd: dir,
-        env: env(),
-      });
+      const enq = await runCli(["enqueue", "twelve.jsonl", "--redis", redis.url], { cwd: dir });
       expect(JSON.parse(enq.stdout)).toMatchObject({ added: 12 });
       const w = startWorkerProcess(dir, 2);
       await until(
@@ -172,11 +157,11 @@ describe.runIf(hasRedis)(
 
     it("says why when Redis cannot be reached, and exits 1", async () => {
       fake = await startFakeAnthropic([]);
-      const r = await runBinAsync(["worker", "--redis", "redis://127.0.0.1:1"], { cwd: dir, env: env() });
+      const r = await runCli(["worker", "--redis", "redis://127.0.0.1:1"], { cwd: dir, env: env() });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("agentmd: cannot reach Redis at redis://127.0.0.1:1");
       writeFiles(dir, { "one.jsonl": batchLines(["x"]) });
-      const e = await runBinAsync(["enqueue", "one.jsonl", "--redis", "http://x"], { cwd: dir, env: env() });
+      const e = await runCli(["enqueue", "one.jsonl", "--redis", "http://x"], { cwd: dir });
       expect(e.code).toBe(1);
       expect(e.stderr).toContain("is not a redis:// or rediss:// URL");
     });

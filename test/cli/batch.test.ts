@@ -97,7 +97,7 @@ describe("agentmd batch (built CLI, fake server)", () => {
     expect(fake.requests.slice(askedBefore).filter((q) => done.has(itemOf(q) ?? ""))).toEqual([]);
   });
 
-  it("reports a failed run in its line and exits 1; a third invocation asks the model nothing", async () => {
+  it("reports a failed run in its line and exits 1; run again, it asks the model nothing", async () => {
     fake = await startFakeAnthropic([]);
     fake.push((req) =>
       itemOf(req) === "bad"
@@ -112,13 +112,13 @@ describe("agentmd batch (built CLI, fake server)", () => {
     writeFiles(dir, {
       "two.jsonl": `${JSON.stringify({ id: "bad", prompt: itemPrompt("bad") })}\n${JSON.stringify({ id: "ok", prompt: itemPrompt("ok") })}\n`,
     });
-    const r = await runBinAsync(["batch", "two.jsonl"], { cwd: dir, env: env() });
+    const r = await runCli(["batch", "two.jsonl"], { cwd: dir, env: env() });
     expect(r.code).toBe(1);
     const bad = lines(r.stdout).find((l) => l.id === "bad");
     expect(bad).toMatchObject({ outcome: "error" });
     expect(bad?.message).toContain("bad request here");
     const asked = fake.requests.length;
-    const again = await runBinAsync(["batch", "two.jsonl"], { cwd: dir, env: env() });
+    const again = await runCli(["batch", "two.jsonl"], { cwd: dir, env: env() });
     expect(again.code).toBe(1);
     expect(lines(again.stdout).every((l) => l.skipped)).toBe(true);
     expect(fake.requests.length).toBe(asked);
