@@ -4,7 +4,9 @@ import type { RunEvent, RunResult } from "../loop/events.js";
 import { SessionError, type TranscriptStore } from "../loop/transcript.js";
 import type { BatchItem } from "./batch-item.js";
 import type { BatchResult } from "./batch-result.js";
-import { sessionState } from "./session-state.js";
+import { type SessionState, sessionState } from "./session-state.js";
+
+type SessionEnd = Extract<SessionState, { kind: "finished" }>["result"];
 
 /** How one item went: finished (now or before), or interrupted (its transcript says where). */
 export type ItemRun =
@@ -32,8 +34,10 @@ export async function runItem(
   options: RunItemOptions,
 ): Promise<ItemRun> {
   const state = sessionState(await eventsOf(store, sessionId));
-  if (state.kind === "finished" && !(options.retryFailed && state.result.outcome !== "done"))
+  if (state.kind === "finished" && !(options.retryFailed && state.result.outcome !== "done")) {
+    if (state.unclosed) closeSession(store, sessionId, state.unclosed.runId, state.result);
     return { kind: "finished", result: { id: item.id, sessionId, ...state.result }, ran: false };
+  }
   const fresh = state.kind === "new";
   const handle = runner.run(inputOf(item), {
     signal: options.signal,
@@ -51,6 +55,14 @@ export function inputOf(item: BatchItem): Content {
   const { kind, text } = item.input;
   if (kind === "line" || !text.trimStart().startsWith("/")) return text;
   return [{ type: "text", text }];
+}
+
+/** Writes the end of a run that had answered but was cut off before its end was written. */
+function closeSession(store: TranscriptStore, id: string, runId: string, r: SessionEnd): void {
+  const { outcome, text, turns, usage, costUsd } = r;
+  store
+    .open(id, () => {})
+    .write({ runId, depth: 0, type: "run_end", outcome, text, turns, usage, costUsd, ms: 0 });
 }
 
 async function eventsOf(store: TranscriptStore, id: string): Promise<readonly RunEvent[]> {

@@ -14,7 +14,12 @@ type Ended = Omit<BatchResult, "id" | "sessionId" | "skipped" | "worker">;
 export type SessionState =
   | { readonly kind: "new" }
   | { readonly kind: "interrupted" }
-  | { readonly kind: "finished"; readonly result: Ended };
+  | {
+      readonly kind: "finished";
+      readonly result: Ended;
+      /** The run's end was never written (see `answeredBeforeItsEnd`): the run to close. */
+      readonly unclosed?: { readonly runId: string };
+    };
 
 export function sessionState(events: readonly RunEvent[]): SessionState {
   const top = events.filter((e) => e.depth === 0);
@@ -65,5 +70,6 @@ function answeredBeforeItsEnd(top: readonly RunEvent[]): SessionState | undefine
   return {
     kind: "finished",
     result: { outcome: "done", text, turns: ends.length, usage, costUsd, resumed: true },
+    unclosed: { runId: lastEnd.runId },
   };
 }

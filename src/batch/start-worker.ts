@@ -123,6 +123,11 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     maxStalledCount: 10,
   });
   worker.on("error", (e) => o.onNotice?.(`queue error: ${e.message}`));
+  // A job whose lock could not be renewed may be running on another worker by now: stop ours, so
+  // that one run of it goes on (its transcript says where), not two.
+  worker.on("lockRenewalFailed", (jobIds) => {
+    for (const id of jobIds) worker?.cancelJob(id, "the job's lock was lost");
+  });
   worker.on("failed", (job, e) => {
     if (e instanceof UnrecoverableError || e.name === "UnrecoverableError")
       o.onNotice?.(`job ${job?.id ?? "?"} failed: ${e.message}`);

@@ -206,7 +206,10 @@ describe.runIf(hasRedis)(
       for (const id of ids(N)) {
         const top = (await transcriptOf("many", id)).filter((e) => e.depth === 0);
         const end = top.findIndex((e) => e.type === "run_end" && e.outcome !== "aborted");
-        expect(end, id).toBeGreaterThan(0);
+        expect(
+          end,
+          `${id}: ${JSON.stringify(top.map((e) => (e.type === "run_end" ? `end:${e.outcome}` : e.type)))} ${JSON.stringify(out.find((l) => l.id === id))}`,
+        ).toBeGreaterThan(0);
         expect(
           top.slice(end + 1).filter((e) => e.type === "run_start"),
           `${id} was started again after it finished`,

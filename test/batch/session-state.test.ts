@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runItem } from "../../src/batch/run-item.js";
 import { sessionState } from "../../src/batch/session-state.js";
 import { createRunner } from "../../src/invocation/runner.js";
 import type { RunEvent } from "../../src/loop/events.js";
+import type { TranscriptStore } from "../../src/loop/transcript.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { drain } from "../support/runs.js";
@@ -60,7 +62,25 @@ describe("where a session stands, from its transcript", () => {
     expect(sessionState(cut)).toEqual({
       kind: "finished",
       result: expect.objectContaining({ outcome: "done", text: "the answer", turns: 2, resumed: true }),
+      unclosed: { runId: expect.stringMatching(/^run-/) },
     });
+  });
+
+  it("closes such a run's transcript when its item comes up again, asking the model nothing", async () => {
+    const events = await realRun();
+    const asked = fake.requests.length;
+    const kept = new Map([["s", upTo(events, "message_end", 2)]]);
+    const store: TranscriptStore = {
+      open: (id) => ({ write: (e) => kept.set(id, [...(kept.get(id) ?? []), e]) }),
+      read: (id) => kept.get(id) ?? [],
+    };
+    const runner = createRunner({ cwd: dir, env: {}, model: { apiKey: "k", baseURL: fake.url } });
+    const item = { id: "a", input: { kind: "prompt" as const, text: "go" } };
+    const run = await runItem(runner, store, item, "s", { signal: new AbortController().signal });
+    expect(run).toMatchObject({ kind: "finished", ran: false, result: { id: "a", text: "the answer" } });
+    expect(kept.get("s")?.at(-1)).toMatchObject({ type: "run_end", outcome: "done", text: "the answer" });
+    expect(sessionState(kept.get("s") ?? [])).not.toHaveProperty("unclosed");
+    expect(fake.requests.length).toBe(asked);
   });
 
   it("continues an aborted run, and one started again after its end was aborted", async () => {
