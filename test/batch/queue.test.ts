@@ -1,8 +1,12 @@
 import type { ChildProcess } from "node:child_process";
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/batch/batch-result.js";
 import { batchSessionId } from "../../src/batch/batch-session-id.js";
+import { startWorker } from "../../src/batch/start-worker.js";
 import type { RunEvent } from "../../src/loop/events.js";
+import { readSessionEvents } from "../../src/loop/transcript.js";
 import { answers, batchLines, freshStarts, ids, restartedAfterProgress } from "../support/batch-script.js";
 import { type CliRun, runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
@@ -153,6 +157,36 @@ describe.runIf(hasRedis)(
       expect(stored).toBeLessThan(12);
       expect(await redis.client.llen("bull:agentmd:wait")).toBe(12 - stored);
       expect(await redis.client.llen("bull:agentmd:active")).toBe(0);
+    });
+
+    it("a worker in this process keeps transcripts in a shared folder with --transcripts", async () => {
+      fake = await startFakeAnthropic(answers(3));
+      writeFiles(dir, { "three.jsonl": batchLines(ids(3)) });
+      const shared = path.join(dir, "shared");
+      const worker = await startWorker({
+        redisUrl: redis.url,
+        queue: "agentmd",
+        concurrency: 2,
+        projectDir: dir,
+        env: env(),
+        lockDurationMs: 3000,
+        transcriptsDir: shared,
+      });
+      try {
+        const r = await runCli(["batch", "three.jsonl", "--redis", redis.url, "--wait"], { cwd: dir });
+        expect(r.code).toBe(0);
+        expect(lines(r.stdout).map((l) => l.worker)).toEqual(Array(3).fill(worker.name));
+      } finally {
+        await worker.close();
+      }
+      expect(readdirSync(shared).sort()).toEqual(
+        ids(3)
+          .map((id) => `${batchSessionId("three", id)}.jsonl`)
+          .sort(),
+      );
+      const events = readSessionEvents(shared, batchSessionId("three", "r1"));
+      expect(events.at(-1)).toMatchObject({ type: "run_end", outcome: "done", text: "answer to r1" });
+      expect(await redis.client.keys("agentmd:agentmd:transcript:*")).toEqual([]);
     });
 
     it("says why when Redis cannot be reached, and exits 1", async () => {

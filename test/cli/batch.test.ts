@@ -140,6 +140,16 @@ describe("agentmd batch (built CLI, fake server)", () => {
     expect(help.stdout).toMatch(/Example:\n {2}agentmd batch /);
     const wrong = await runCli(["batch", "bad.jsonl", "--wait"], { cwd: dir });
     expect(wrong.code).toBe(2);
+    for (const [command, flag] of [
+      ["worker", "--lock-duration MS"],
+      ["enqueue", "--batch-id NAME"],
+    ] as const) {
+      const h = await runCli([command, "--help"], { cwd: dir });
+      expect(h.stdout).toContain(flag);
+      expect(h.stdout).toMatch(new RegExp(`Example:\n {2}.*agentmd ${command} `));
+    }
+    const top = await runCli(["--help"], { cwd: dir });
+    expect(top.stdout).toMatch(/batch FILE\.jsonl .*\n {2}worker .*\n {2}enqueue FILE\.jsonl/);
   });
 
   it("reads the items from standard input with -", async () => {
