@@ -1,9 +1,7 @@
 import { hostname } from "node:os";
-import path from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
-import { createRunner, type Runner } from "../invocation/runner.js";
+import type { Runner } from "../invocation/runner.js";
 import { fileTranscripts } from "../loop/transcript.js";
-import type { BatchItem } from "./batch-item.js";
 import type { BatchResult } from "./batch-result.js";
 import { batchSessionId } from "./batch-session-id.js";
 import { bullConnection, connectRedis } from "./connect-redis.js";
@@ -14,6 +12,7 @@ import { BATCH_MAX_RETRIES, createRateGate } from "./rate-gate.js";
 import { type DurableTranscripts, redisTranscripts } from "./redis-transcripts.js";
 import { recordResult } from "./results-store.js";
 import { runItem } from "./run-item.js";
+import { runnersByFolder } from "./runners-by-folder.js";
 
 export interface StartWorkerOptions {
   readonly redisUrl: string;
@@ -70,22 +69,11 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     await transcripts.flushed();
     return globalThis.fetch(input, init);
   });
-  const runners = new Map<string, Runner>();
-  const runnerFor = (item: Pick<BatchItem, "cwd">) => {
-    const cwd = path.resolve(o.projectDir, item.cwd ?? ".");
-    let r = runners.get(cwd);
-    if (!r) {
-      r = createRunner({
-        projectDir: o.projectDir,
-        cwd,
-        env: o.env,
-        model: { fetch, maxRetries: BATCH_MAX_RETRIES },
-        transcript: { store: transcripts },
-      });
-      runners.set(cwd, r);
-    }
-    return r;
-  };
+  const runnerFor = runnersByFolder(o.projectDir, {
+    env: o.env,
+    model: { fetch, maxRetries: BATCH_MAX_RETRIES },
+    transcript: { store: transcripts },
+  });
   try {
     runnerFor({});
   } catch (e) {
@@ -101,7 +89,14 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
         `refused by ${name}: the job was made for project version ${data.projectVersion}, and this worker's project is ${version}`,
       );
     const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
-    const run = await runItem(runnerFor(data.item), transcripts, data.item, sessionId, {
+    let runner: Runner;
+    try {
+      runner = runnerFor(data.item);
+    } catch (e) {
+      // The same on every worker of this version: trying again elsewhere would not help.
+      throw new UnrecoverableError((e as Error).message);
+    }
+    const run = await runItem(runner, transcripts, data.item, sessionId, {
       signal: signal ?? new AbortController().signal,
     });
     if (run.kind === "interrupted")

@@ -1,16 +1,15 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { BatchItem } from "../batch/batch-item.js";
-import { parseBatchItems } from "../batch/batch-item.js";
+import { type BatchItem, parseBatchItems } from "../batch/batch-item.js";
 import { type BatchResult, failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
 import { duration, type Progress, progressLine } from "../batch/progress.js";
 import { DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
 import { runBatch } from "../batch/run-batch.js";
+import { runnersByFolder } from "../batch/runners-by-folder.js";
 import { findProjectRoot } from "../definitions/discover.js";
-import { createRunner, type Runner } from "../invocation/runner.js";
 import { fileTranscripts, sessionsDir } from "../loop/transcript.js";
 import { ConfigError } from "../shared/errors.js";
 import type { CliIo } from "./io.js";
@@ -117,22 +116,14 @@ interface LocalBatch {
 
 async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const gate = createRateGate({ max: o.concurrency });
-  const fetch = gate.wrap();
-  const runners = new Map<string, Runner>();
-  const runnerFor = (item: Pick<BatchItem, "cwd">) => {
-    const cwd = path.resolve(o.projectDir, item.cwd ?? ".");
-    let r = runners.get(cwd);
-    if (!r) {
-      r = createRunner({
-        projectDir: o.projectDir,
-        cwd,
-        env: io.env,
-        model: { fetch, maxRetries: BATCH_MAX_RETRIES, ...(o.model !== undefined && { id: o.model }) },
-      });
-      runners.set(cwd, r);
-    }
-    return r;
-  };
+  const runnerFor = runnersByFolder(o.projectDir, {
+    env: io.env,
+    model: {
+      fetch: gate.wrap(),
+      maxRetries: BATCH_MAX_RETRIES,
+      ...(o.model !== undefined && { id: o.model }),
+    },
+  });
   try {
     runnerFor({});
   } catch (e) {

@@ -152,6 +152,20 @@ describe("agentmd batch (built CLI, fake server)", () => {
     expect(top.stdout).toMatch(/batch FILE\.jsonl .*\n {2}worker .*\n {2}enqueue FILE\.jsonl/);
   });
 
+  it("runs an item in its own working folder, and fails one whose folder does not exist", async () => {
+    fake = await startFakeAnthropic(answers(1));
+    writeFiles(dir, {
+      "repos/a/a.txt": "in a\n",
+      "cwd.jsonl": `${JSON.stringify({ id: "r0", prompt: itemPrompt("r0"), cwd: "repos/a" })}\n${JSON.stringify({ id: "lost", prompt: "x", cwd: "nowhere" })}\n`,
+    });
+    const r = await runCli(["batch", "cwd.jsonl"], { cwd: dir, env: env() });
+    expect(r.code).toBe(1);
+    const out = lines(r.stdout);
+    expect(out.find((l) => l.id === "r0")).toMatchObject({ outcome: "done" });
+    expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain("in a");
+    expect(out.find((l) => l.id === "lost")?.message).toMatch(/working folder .*nowhere does not exist/);
+  });
+
   it("reads the items from standard input with -", async () => {
     fake = await startFakeAnthropic(answers(2));
     const r = await runBinAsync(["batch", "-", "--batch-id", "piped"], {
