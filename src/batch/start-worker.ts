@@ -81,32 +81,14 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     throw e;
   }
 
-  const processor = async (job: Job, _token?: string, signal?: AbortSignal) => {
-    const data = jobDataOf(job.data);
-    if (typeof data === "string") throw new UnrecoverableError(data);
-    if (data.projectVersion !== version)
-      throw new UnrecoverableError(
-        `refused by ${name}: the job was made for project version ${data.projectVersion}, and this worker's project is ${version}`,
-      );
-    const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
-    let runner: Runner;
-    try {
-      runner = runnerFor(data.item);
-    } catch (e) {
-      // The same on every worker of this version: trying again elsewhere would not help.
-      throw new UnrecoverableError((e as Error).message);
-    }
-    const run = await runItem(runner, transcripts, data.item, sessionId, {
-      signal: signal ?? new AbortController().signal,
-    });
-    if (run.kind === "interrupted")
-      throw new Error("the run was interrupted; the job's next attempt continues it");
-    await transcripts.flushed();
-    const result: BatchResult = { ...run.result, worker: name };
-    if (await recordResult(redis, keys.batch(data.batch), result)) o.onResult?.(result);
-    return { outcome: result.outcome };
-  };
-
+  const processor = jobProcessor({
+    name,
+    version,
+    runnerFor,
+    transcripts,
+    record: (batch, result) => recordResult(redis, keys.batch(batch), result),
+    ...(o.onResult && { onResult: o.onResult }),
+  });
   worker = new Worker(o.queue, processor, {
     connection: bullConnection(o.redisUrl),
     name,
@@ -136,5 +118,47 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
       await transcripts.flushed();
       await redis.quit().catch(() => redis.disconnect());
     },
+  };
+}
+
+interface JobContext {
+  readonly name: string;
+  readonly version: string;
+  readonly runnerFor: ReturnType<typeof runnersByFolder>;
+  readonly transcripts: DurableTranscripts;
+  /** Stores a result once; true when this call stored it. */
+  readonly record: (batch: string, result: BatchResult) => Promise<boolean>;
+  readonly onResult?: (result: BatchResult) => void;
+}
+
+/**
+ * What a worker does with one job. Throws `UnrecoverableError` for a job no worker of this version
+ * could run (bad data, another project version, a missing folder), and a plain error for an
+ * interrupted run, which the job's next attempt continues.
+ */
+function jobProcessor(cx: JobContext) {
+  return async (job: Job, _token?: string, signal?: AbortSignal) => {
+    const data = jobDataOf(job.data);
+    if (typeof data === "string") throw new UnrecoverableError(data);
+    if (data.projectVersion !== cx.version)
+      throw new UnrecoverableError(
+        `refused by ${cx.name}: the job was made for project version ${data.projectVersion}, and this worker's project is ${cx.version}`,
+      );
+    const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
+    let runner: Runner;
+    try {
+      runner = cx.runnerFor(data.item);
+    } catch (e) {
+      throw new UnrecoverableError((e as Error).message);
+    }
+    const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
+      signal: signal ?? new AbortController().signal,
+    });
+    if (run.kind === "interrupted")
+      throw new Error("the run was interrupted; the job's next attempt continues it");
+    await cx.transcripts.flushed();
+    const result: BatchResult = { ...run.result, worker: cx.name };
+    if (await cx.record(data.batch, result)) cx.onResult?.(result);
+    return { outcome: result.outcome };
   };
 }

@@ -60,7 +60,7 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
   if (!items) return 2;
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
   const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
-  return withQueue(io, values.redis, values.queue, async (q) => {
+  return withQueue("enqueue", io, values.redis, values.queue, async (q) => {
     const enqueued = await enqueue(q, batchId, items, projectDir);
     io.stdout.write(`${JSON.stringify({ batch: batchId, ...enqueued })}\n`);
     io.stderr.write(`${enqueuedLine(batchId, enqueued, q.url)}\n`);
@@ -78,7 +78,7 @@ export interface QueueBatch {
 
 /** `agentmd batch --redis URL --wait`: enqueue, then collect every result as the workers finish. */
 export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
-  return withQueue(io, o.redisUrl, o.queue, async (q) => {
+  return withQueue("batch", io, o.redisUrl, o.queue, async (q) => {
     const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl) });
     try {
       await events.waitUntilReady();
@@ -125,6 +125,7 @@ interface OpenQueue {
 
 /** Opens the queue and agentmd's connection, runs `body`, closes both; Redis errors are exit 1. */
 async function withQueue(
+  command: "enqueue" | "batch",
   io: RunIo,
   url: string,
   queueName: string | undefined,
@@ -134,7 +135,7 @@ async function withQueue(
   try {
     name = checkQueueName(queueName ?? DEFAULT_QUEUE);
   } catch (e) {
-    return usage(io, "enqueue", (e as Error).message);
+    return usage(io, command, (e as Error).message);
   }
   let redis: Redis;
   try {
