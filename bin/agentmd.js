@@ -1,5 +1,28 @@
 #!/usr/bin/env node
-import { killLiveProcessGroups, main } from "../dist/cli/main.js";
+import { closeSync, readFileSync } from "node:fs";
+import { killLiveMcpServers, killLiveProcessGroups, main } from "../dist/cli/main.js";
+
+/**
+ * The API key, when the `agentmd` launcher handed it over on a file descriptor (so that it is not
+ * in this process's initial environment, which commands it starts could read). Kept in the
+ * environment given to the CLI, never in process.env.
+ */
+function handedSecrets() {
+  const fd = Number(process.env.AGENTMD_SECRETS_FD);
+  delete process.env.AGENTMD_SECRETS_FD;
+  if (!Number.isInteger(fd) || fd < 3) return {};
+  const out = {};
+  try {
+    for (const line of readFileSync(fd, "utf8").split("\n")) {
+      const eq = line.indexOf("=");
+      if (eq > 0 && line.slice(eq + 1) !== "") out[line.slice(0, eq)] = line.slice(eq + 1);
+    }
+    closeSync(fd);
+  } catch {
+    // no secrets on that descriptor: the run says there is no key
+  }
+  return out;
+}
 
 // A reader that stops early (`agentmd … | head`) is not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -11,16 +34,31 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // However agentmd ends, no command it started outlives it.
 process.on("exit", killLiveProcessGroups);
-for (const [signal, code] of [
-  ["SIGTERM", 143],
-  ["SIGHUP", 129],
-]) {
-  process.on(signal, () => process.exit(code));
+process.on("exit", killLiveMcpServers);
+// Commands that start nothing keep the default: a signal ends them at once, even mid-work.
+const command = process.argv[2];
+if (!["check", "init", "sessions", "help", "--help", "-h", "--version", "-v"].includes(command)) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ]) {
+    process.on(signal, () => process.exit(code));
+  }
 }
+
+// A command whose work can never finish (a promise nothing will settle) must not end in silence.
+let finished = false;
+process.on("beforeExit", () => {
+  if (finished) return;
+  process.stderr.write(
+    "agentmd: internal error: the command stopped before it finished (nothing was left that could finish it)\n",
+  );
+  process.exit(70);
+});
 
 process.exitCode = await main(process.argv.slice(2), {
   cwd: process.cwd(),
-  env: process.env,
+  env: { ...process.env, ...handedSecrets() },
   stdout: process.stdout,
   stderr: process.stderr,
   stdin: process.stdin,
@@ -29,3 +67,4 @@ process.exitCode = await main(process.argv.slice(2), {
     return () => process.off("SIGINT", handler);
   },
 });
+finished = true;

@@ -43,6 +43,7 @@ export {
   parseEntry,
   splitToolList,
 } from "./definitions/index.js";
+// Tools from outside the runner (issue 15): project custom tools, MCP server definitions, ToolSearch.
 export type {
   CommandDefinition,
   CommandInput,
@@ -55,6 +56,11 @@ export type {
   LoadResult,
   MainAgentDefinition,
   MainAgentInput,
+  McpServerConfig,
+  McpServerConfigInput,
+  McpServerRef,
+  McpServersInput,
+  McpTransport,
   Severity,
   SkillDefinition,
   SkillInput,
@@ -77,6 +83,7 @@ export { resolveSettings, type Settings } from "./invocation/settings.js";
 export type { CallDecision, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
 export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from "./loop/hooks.js";
 export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
+export { killLiveMcpServers } from "./mcp/live-servers.js";
 export type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model/model.js";
 export { costOf, MODEL_ALIASES, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
 export { ReplayFileError } from "./model/record-replay.js";
@@ -104,6 +111,7 @@ export type {
   ToolSpecs,
 } from "./permissions/types.js";
 export { AgentmdError, ConfigError } from "./shared/errors.js";
+export { type CustomTools, isTool, loadCustomTools } from "./tools/custom/load-custom-tools.js";
 export {
   createBuiltinTools,
   createToolRegistry,
@@ -117,4 +125,5 @@ export {
   type ToolRegistry,
   ToolRegistryError,
 } from "./tools/index.js";
+export type { ToolSearchSetting } from "./tools/search/deferral.js";
 export type { Tool, ToolContext, ToolResult } from "./tools/types.js";

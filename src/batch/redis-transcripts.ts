@@ -37,15 +37,26 @@ export function redisTranscripts(redis: Redis, keyOf: (sessionId: string) => str
       const lines = await redis.lrange(key, 0, -1);
       if (lines.length === 0) throw new SessionError(`no session '${id}' in Redis (${key})`);
       const events: RunEvent[] = [];
+      let skipped = 0;
       for (const line of lines) {
-        try {
-          events.push(JSON.parse(line) as RunEvent);
-        } catch {
-          // an entry that is not JSON: not ours; the others still count
-        }
+        const event = eventOf(line);
+        if (event) events.push(event);
+        else skipped++;
       }
-      return events;
+      return { events, skipped };
     },
     flushed: () => last.then(() => undefined),
   };
+}
+
+/** An entry read back: an event, or undefined for one that is not (damaged, or not ours). */
+function eventOf(line: string): RunEvent | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    if (typeof v !== "object" || v === null) return undefined;
+    const e = v as { type?: unknown; depth?: unknown };
+    return typeof e.type === "string" && typeof e.depth === "number" ? (v as RunEvent) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -67,7 +67,7 @@ function closeSession(store: TranscriptStore, id: string, runId: string, r: Sess
 
 async function eventsOf(store: TranscriptStore, id: string): Promise<readonly RunEvent[]> {
   try {
-    return await store.read(id);
+    return (await store.read(id)).events;
   } catch (e) {
     if (e instanceof SessionError) return [];
     throw e;

@@ -54,7 +54,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   const keys = queueKeys(o.queue);
   const redis = await connectRedis(o.redisUrl);
   const transcripts: DurableTranscripts = o.transcriptsDir
-    ? { ...fileTranscripts(o.transcriptsDir), flushed: async () => {} }
+    ? sharedFolder(o.transcriptsDir)
     : redisTranscripts(redis, keys.transcript);
   let worker: Worker | undefined;
   const gate = createRateGate({
@@ -119,6 +119,16 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/**
+ * Transcripts as files in a folder every worker sees. Each write is on disk when it returns; the
+ * job's lock keeps a session to one worker, so the files' own lock (by process id, which means
+ * nothing on another machine) is left out.
+ */
+function sharedFolder(dir: string): DurableTranscripts {
+  const { lock: _byProcessId, ...files } = fileTranscripts(dir);
+  return { ...files, flushed: async () => {} };
 }
 
 interface JobContext {

@@ -4,9 +4,14 @@ import path from "node:path";
 import { compareDiagnostics } from "../definitions/diagnostics.js";
 import { findProjectRoot, loadPaths, loadProject } from "../definitions/index.js";
 import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
-import { builtinCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { projectServers } from "../mcp/project-servers.js";
+import { toolSearchDiagnostics } from "../mcp/tool-search-check.js";
 import { patternDiagnostics } from "../permissions/index.js";
+import { createBuiltinTools } from "../tools/builtin/index.js";
+import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
+import { printable } from "./render.js";
 
 export interface CheckOptions {
   readonly paths: readonly string[];
@@ -33,12 +38,25 @@ Options:
 Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad usage.`;
 
 /** Runs `agentmd check`; returns the exit code. */
-export function runCheck(options: CheckOptions, io: CliIo): number {
-  const catalog = builtinCatalog();
-  const loaded = load(options.paths, io.cwd, catalog.names);
+export async function runCheck(options: CheckOptions, io: CliIo): Promise<number> {
+  // A project also has its custom tools (tools/), which lists may name, and its .mcp.json.
+  const project = projectRootOf(options.paths, io.cwd, io.env.HOME);
+  const custom = project
+    ? await loadCustomTools(project, { reserved: builtinCatalog().names })
+    : { tools: [], diagnostics: [] };
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
+  const loaded = load(options.paths, io.cwd, catalog.names, io.env.HOME);
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const patterns = loaded.definitions.flatMap((d) => patternDiagnostics(d, ctx));
-  const result = { ...loaded, diagnostics: [...loaded.diagnostics, ...patterns].sort(compareDiagnostics) };
+  const servers = project ? projectServers(project, loaded.definitions) : undefined;
+  const extra = [
+    ...custom.diagnostics,
+    ...(servers ? [...servers.diagnostics, ...toolSearchDiagnostics(loaded.definitions, servers, ctx)] : []),
+  ];
+  const result = {
+    ...loaded,
+    diagnostics: [...loaded.diagnostics, ...patterns, ...extra].sort(compareDiagnostics),
+  };
   const counts = countSeverities(result.diagnostics);
   if (options.json) {
     io.stdout.write(`${JSON.stringify(toReport(result, io.cwd), null, 2)}\n`);
@@ -52,8 +70,20 @@ export function runCheck(options: CheckOptions, io: CliIo): number {
   return 0;
 }
 
-function load(paths: readonly string[], cwd: string, toolNames: readonly string[]): LoadResult {
-  if (paths.length === 0) return loadProject(findProjectRoot(cwd), { toolNames });
+/** The project folder `check` looks at, when it checks a project (not loose files). */
+function projectRootOf(paths: readonly string[], cwd: string, home: string | undefined): string | undefined {
+  if (paths.length === 0) return findProjectRoot(cwd, home);
+  const one = paths.length === 1 ? path.resolve(cwd, paths[0] as string) : undefined;
+  return one && existsSync(path.join(one, "agent.md")) ? one : undefined;
+}
+
+function load(
+  paths: readonly string[],
+  cwd: string,
+  toolNames: readonly string[],
+  home: string | undefined,
+): LoadResult {
+  if (paths.length === 0) return loadProject(findProjectRoot(cwd, home), { toolNames });
   const resolved = paths.map((p) => path.resolve(cwd, p));
   if (resolved.length === 1 && existsSync(path.join(resolved[0] as string, "agent.md"))) {
     return loadProject(resolved[0] as string, { toolNames });
@@ -63,8 +93,8 @@ function load(paths: readonly string[], cwd: string, toolNames: readonly string[
 
 export function formatDiagnostic(d: Diagnostic, cwd: string, style: Style): string {
   const colour = d.severity === "error" ? style.red : d.severity === "warning" ? style.yellow : style.cyan;
-  const where = `${displayPath(d.file, cwd)}:${d.line}:${d.column}`;
-  return `${style.bold(where)}: ${colour(d.severity)}: ${d.message} ${style.dim(`[${d.code}]`)}`;
+  const where = `${printable(displayPath(d.file, cwd), false)}:${d.line}:${d.column}`;
+  return `${style.bold(where)}: ${colour(d.severity)}: ${printable(d.message, false)} ${style.dim(`[${d.code}]`)}`;
 }
 
 function displayPath(file: string, cwd: string): string {

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { CliIo } from "./io.js";
+import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
 
 export type { CliIo } from "./io.js";
@@ -14,6 +15,7 @@ Commands:
   run [PROMPT]       run the main agent once on PROMPT, or '/name args' for a command or skill
   check [PATH…]      load and validate agent.md, agents/, skills/ and commands/
   tools              show what a run may do at the end of a chain of hops, or judge one call
+  mcp list           list the MCP servers, their status and their tools
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one
   batch FILE.jsonl   many runs, one a line of FILE: here, or on workers with --redis URL
@@ -53,6 +55,11 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await check(rest, io);
       case "tools":
         return await tools(rest, io);
+      case "mcp": {
+        // MCP servers (issue 15): the command lives in mcp-command.ts, loaded only when used.
+        const { runMcpCommand } = await import("./mcp-command.js");
+        return await runMcpCommand(rest, io, (m) => new UsageError(m));
+      }
       case "batch":
         return await (await import("./batch-command.js")).batchCommand(rest, io);
       case "worker":
@@ -64,10 +71,10 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
     }
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.stderr.write(`agentmd: ${(e as Error).message}\nRun 'agentmd --help' for usage.\n`);
+      io.stderr.write(`agentmd: ${printable((e as Error).message)}\nRun 'agentmd --help' for usage.\n`);
       return 2;
     }
-    io.stderr.write(`agentmd: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    io.stderr.write(`agentmd: internal error: ${printable((e as Error).stack ?? String(e))}\n`);
     return 1;
   }
 }
@@ -237,4 +244,5 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   return runSessions({ show: id, json: values.json }, io);
 }
 
+export { killLiveMcpServers } from "../mcp/live-servers.js";
 export { killLiveProcessGroups } from "../tools/builtin/bash.js";

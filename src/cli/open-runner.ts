@@ -1,9 +1,12 @@
 import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
 import { createRunner, type Runner } from "../invocation/runner.js";
+import { builtinCatalog } from "../invocation/tool-catalog.js";
 import { ReplayFileError } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
+import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import type { CliIo } from "./io.js";
+import { printable } from "./render.js";
 
 export interface RunnerFlags {
   readonly model?: string;
@@ -14,16 +17,23 @@ export interface RunnerFlags {
 }
 
 /**
- * The runner for a CLI command: the project above the working folder, the flags as options.
- * Configuration a user must fix (no key, a broken agent.md, an unreadable recording) is printed
- * as one `agentmd: …` line and comes back as `undefined`.
+ * The runner for a CLI command: the project above the working folder, its custom tools
+ * (`tools/*.{js,mjs,ts}`), the flags as options. Configuration a user must fix (no key, a broken
+ * agent.md, an unreadable recording) is printed as one `agentmd: …` line and comes back as
+ * `undefined`; a custom tool that does not load is said on stderr, and the run goes on without it.
  */
-export function openRunner(flags: RunnerFlags, io: CliIo): Runner | undefined {
+export async function openRunner(flags: RunnerFlags, io: CliIo): Promise<Runner | undefined> {
   const cwd = path.resolve(io.cwd, flags.cwd ?? ".");
+  const projectDir = findProjectRoot(cwd, io.env.HOME);
+  const custom = await loadCustomTools(projectDir, { reserved: builtinCatalog().names });
+  for (const d of custom.diagnostics)
+    if (d.severity !== "info")
+      io.stderr.write(`agentmd: ${path.relative(cwd, d.file)}: ${d.severity}: ${d.message} [${d.code}]\n`);
   try {
     return createRunner({
-      projectDir: findProjectRoot(cwd),
+      projectDir,
       cwd,
+      ...(custom.tools.length > 0 && { tools: { extra: custom.tools } }),
       env: io.env,
       model: {
         ...(flags.model && { id: flags.model }),
@@ -34,7 +44,7 @@ export function openRunner(flags: RunnerFlags, io: CliIo): Runner | undefined {
     });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof ReplayFileError) {
-      io.stderr.write(`agentmd: ${e.message}\n`);
+      io.stderr.write(`agentmd: ${printable(e.message)}\n`);
       return undefined;
     }
     throw e;

@@ -65,33 +65,35 @@ export function createTextRenderer(out: Out, style: Style) {
         const input = summariseInput(inputs.get(e.id));
         inputs.delete(e.id);
         line(
-          `${indent(e.depth)}${style.cyan("⏺")} ${e.name}${input ? ` ${input}` : ""} → ${verdict}${why} ${style.dim(`(${Math.round(e.ms)} ms)`)}`,
+          `${indent(e.depth)}${style.cyan("⏺")} ${printable(e.name, false)}${input ? ` ${input}` : ""} → ${verdict}${why} ${style.dim(`(${Math.round(e.ms)} ms)`)}`,
         );
         break;
       }
       case "retry":
         line(
-          `${indent(e.depth)}${style.dim(`retrying (${e.reason}), attempt ${e.attempt}${e.delayMs ? ` in ${Math.round(e.delayMs)} ms` : ""}`)}`,
+          `${indent(e.depth)}${style.dim(`retrying (${printable(e.reason, false)}), attempt ${e.attempt}${e.delayMs ? ` in ${Math.round(e.delayMs)} ms` : ""}`)}`,
         );
         break;
       case "warning":
-        line(`${indent(e.depth)}${style.yellow("warning:")} ${e.message}`);
+        line(`${indent(e.depth)}${style.yellow("warning:")} ${printable(e.message, false)}`);
         break;
       case "limit":
-        line(`${indent(e.depth)}${style.yellow("limit:")} ${e.message}`);
+        line(`${indent(e.depth)}${style.yellow("limit:")} ${printable(e.message, false)}`);
         break;
       case "refusal":
-        line(`${indent(e.depth)}${style.yellow("refused:")} ${e.message}`);
+        line(`${indent(e.depth)}${style.yellow("refused:")} ${printable(e.message, false)}`);
         break;
       case "error":
-        line(`${indent(e.depth)}${style.red("error:")} ${e.message}`);
+        line(`${indent(e.depth)}${style.red("error:")} ${printable(e.message, false)}`);
         break;
       case "abort":
         line(`${indent(e.depth)}${style.yellow("aborted")}`);
         break;
       case "run_start":
         if (e.depth > 0)
-          line(`${indent(e.depth - 1)}${style.cyan("⎿")} ${e.agent} (${e.model}, ${e.tools.length} tools)`);
+          line(
+            `${indent(e.depth - 1)}${style.cyan("⎿")} ${printable(e.agent, false)} (${printable(e.model, false)}, ${e.tools.length} tools)`,
+          );
         break;
       case "run_end":
         if (!atLineStart) {

@@ -8,7 +8,7 @@ import type { RunEvent } from "../loop/events.js";
 import { describeChain, formatChainReport, resolveChain } from "../permissions/index.js";
 import { type Style, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
-import { createTextRenderer, summary } from "./render.js";
+import { createTextRenderer, printable, summary } from "./render.js";
 import type { RunIo } from "./run-command.js";
 
 export const CHAT_HELP = `Usage: agentmd [chat] [--model M] [--record FILE | --replay FILE] [--cwd DIR]
@@ -34,8 +34,8 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 /** The REPL. Returns the exit code when the user leaves. */
 export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
-  const projectDir = findProjectRoot(cwd);
-  const runner = openRunner(options, io);
+  const projectDir = findProjectRoot(cwd, io.env.HOME);
+  const runner = await openRunner(options, io);
   if (!runner) return 1;
   const style = styleFor(io.stdout, io.env);
   const tty = io.stdout.isTTY === true && io.stdin?.isTTY === true;
@@ -61,6 +61,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     `${style.bold("agentmd")} ${style.dim(`— ${main?.name ?? "main"} in ${projectDir}; /help for commands`)}\n`,
   );
   let session: string | undefined;
+  let written = false;
   let current: AbortController | undefined;
   let lastInterrupt = 0;
   const onInterrupt = () => {
@@ -108,6 +109,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
         }
         spinner?.stop();
         const result = await handle.result();
+        written = result.transcript !== undefined;
         io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
         current = undefined;
       }
@@ -116,8 +118,10 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   } finally {
     unhook?.();
     rl.close();
+    // MCP servers the runs started stop with the conversation.
+    await runner.close();
   }
-  if (session)
+  if (session && written)
     io.stdout.write(`${style.dim(`session ${session} (agentmd run --resume ${session} to go on)`)}\n`);
   return 0;
 }
@@ -184,7 +188,10 @@ function listing(runner: Runner, surface: "agent" | "skill" | "command", style: 
   const prefix = surface === "agent" ? "" : "/";
   return [
     style.bold(`${title}:`),
-    ...defs.map((d) => `  ${prefix}${d.name}${d.description ? style.dim(` — ${d.description}`) : ""}`),
+    ...defs.map(
+      (d) =>
+        `  ${prefix}${printable(d.name, false)}${d.description ? style.dim(` — ${printable(d.description, false)}`) : ""}`,
+    ),
   ].join("\n");
 }
 

@@ -4,7 +4,7 @@ import { SessionError } from "../loop/transcript.js";
 import { loadRecording, recordedInput } from "../model/record-replay.js";
 import { type CliIo, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
-import { createTextRenderer, summary } from "./render.js";
+import { createTextRenderer, printable, summary } from "./render.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
 
@@ -57,7 +57,7 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     io.stderr.write("agentmd run: no prompt: give one as an argument or on standard input\n");
     return 2;
   }
-  const runner = openRunner(options, io);
+  const runner = await openRunner(options, io);
   if (!runner) return 1;
   const controller = new AbortController();
   let interrupts = 0;
@@ -83,21 +83,25 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     result = await handle.result();
   } catch (e) {
     if (e instanceof SessionError) {
-      io.stderr.write(`agentmd: ${e.message}\n`);
+      io.stderr.write(`agentmd: ${printable(e.message)}\n`);
       return 1;
     }
     throw e;
   } finally {
     unhook?.();
+    // MCP servers the run started stop with it (their open pipes would keep the process alive).
+    await runner.close();
   }
   if (options.output === "json") {
     const { messages: _messages, ...rest } = result;
     io.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
   } else if (options.output === "text") {
     io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
-    io.stdout.write(
-      `${style.dim(`session ${result.sessionId} (resume with --resume ${result.sessionId})`)}\n`,
-    );
+    // Only a session whose transcript was written can be continued.
+    if (result.transcript)
+      io.stdout.write(
+        `${style.dim(`session ${result.sessionId} (resume with --resume ${result.sessionId})`)}\n`,
+      );
   }
   return exitCode(result);
 }

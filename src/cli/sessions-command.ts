@@ -1,7 +1,7 @@
 import { findProjectRoot } from "../definitions/discover.js";
-import { listSessions, readSessionEvents, SessionError, sessionsDir } from "../loop/transcript.js";
+import { listSessions, readSession, SessionError, sessionsDir } from "../loop/transcript.js";
 import { type CliIo, styleFor } from "./io.js";
-import { createTextRenderer } from "./render.js";
+import { createTextRenderer, printable } from "./render.js";
 
 export const SESSIONS_HELP = `Usage: agentmd sessions [--json]
        agentmd sessions show ID [--json]
@@ -12,14 +12,19 @@ Continue one with 'agentmd run --resume ID'.`;
 
 /** Runs `agentmd sessions`; returns the exit code. */
 export function runSessions(args: { show?: string; json: boolean }, io: CliIo): number {
-  const dir = sessionsDir(findProjectRoot(io.cwd));
+  const dir = sessionsDir(findProjectRoot(io.cwd, io.env.HOME));
   if (args.show !== undefined) {
-    let events: ReturnType<typeof readSessionEvents>;
+    let events: ReturnType<typeof readSession>["events"];
     try {
-      events = readSessionEvents(dir, args.show);
+      const read = readSession(dir, args.show);
+      events = read.events;
+      if (read.skipped > 0)
+        io.stderr.write(
+          `agentmd sessions: ${read.skipped} line(s) of this session could not be read and were skipped\n`,
+        );
     } catch (e) {
       if (e instanceof SessionError) {
-        io.stderr.write(`agentmd sessions: ${e.message}\n`);
+        io.stderr.write(`agentmd sessions: ${printable(e.message, false)}\n`);
         return 1;
       }
       throw e;
@@ -33,7 +38,7 @@ export function runSessions(args: { show?: string; json: boolean }, io: CliIo): 
     for (const e of events) {
       if (e.type === "user_message" && e.depth === 0) {
         io.stdout.write(
-          `${style.bold("›")} ${typeof e.content === "string" ? e.content : "(content blocks)"}\n`,
+          `${style.bold("›")} ${typeof e.content === "string" ? printable(e.content) : "(content blocks)"}\n`,
         );
       }
       render(e);
@@ -50,7 +55,7 @@ export function runSessions(args: { show?: string; json: boolean }, io: CliIo): 
     return 0;
   }
   for (const s of sessions) {
-    const prompt = s.prompt.replace(/\s+/g, " ");
+    const prompt = printable(s.prompt.replace(/\s+/g, " "), false);
     io.stdout.write(
       `${s.id}  ${s.modified.toISOString().slice(0, 16).replace("T", " ")}  ${String(s.turns).padStart(3)} turns  ${(s.outcome ?? "?").padEnd(8)}  ${prompt.length > 60 ? `${prompt.slice(0, 57)}...` : prompt}\n`,
     );

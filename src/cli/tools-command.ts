@@ -1,7 +1,8 @@
 import { homedir } from "node:os";
+import path from "node:path";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import type { Definition } from "../definitions/types.js";
-import { builtinCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import {
   canonicalToolName,
   decide,
@@ -9,9 +10,15 @@ import {
   formatChainReport,
   resolveChain,
 } from "../permissions/index.js";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { createBuiltinTools } from "../tools/builtin/index.js";
+import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
+import { realPathOf } from "../tools/real-path.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
+import { mcpToolNames } from "./mcp-tool-names.js";
+import { printable } from "./render.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
        agentmd tools [--chain HOPS] --try TOOL 'JSON_INPUT'
@@ -37,9 +44,11 @@ export interface ToolsOptions {
 }
 
 /** Runs `agentmd tools`; returns the exit code. */
-export function runTools(options: ToolsOptions, io: CliIo): number {
-  const root = findProjectRoot(io.cwd);
-  const catalog = builtinCatalog();
+export async function runTools(options: ToolsOptions, io: CliIo): Promise<number> {
+  const root = findProjectRoot(io.cwd, io.env.HOME);
+  // The project's custom tools are tools like the built-in ones; MCP tools are listed below.
+  const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const loaded = loadProject(root, { toolNames: catalog.names });
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
@@ -53,13 +62,23 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
   }
   const chain = resolveChain(options.chain, loaded.definitions, ctx);
   if (!chain.ok) {
-    io.stderr.write(`agentmd tools: ${chain.error}\n`);
+    io.stderr.write(`agentmd tools: ${printable(chain.error, false)}\n`);
     for (const d of errors) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
     return 1;
   }
   const effective = chain.hops[chain.hops.length - 1]?.effective;
+  // MCP tool names are known only from their servers: those the chain's first hop could offer a
+  // tool of are started to list them (and stopped), and that is said.
+  const chainDefs = chain.hops.flatMap((h) => (h.definition ? [h.definition] : []));
+  const mcp = chain.hops[0]
+    ? await mcpToolNames(root, loaded.definitions, chainDefs, chain.hops[0].effective, io.env)
+    : { names: [], lines: [] };
   if (options.tryTool !== undefined && effective) {
-    const known = new Set([...toolNamesOf(loaded.definitions, catalog.names), ...catalog.names]);
+    const known = new Set([
+      ...toolNamesOf(loaded.definitions, catalog.names),
+      ...catalog.names,
+      ...mcp.names,
+    ]);
     if (!known.has(options.tryTool) && !options.tryTool.startsWith("mcp__")) {
       const near = didYouMean(options.tryTool, known);
       io.stderr.write(
@@ -76,14 +95,34 @@ export function runTools(options: ToolsOptions, io: CliIo): number {
       );
       return 2;
     }
-    const d = decide(effective, { tool: options.tryTool, input }, { specs: catalog.specs, cwd: io.cwd });
+    await loadShellParser();
+    const d = decide(
+      effective,
+      { tool: options.tryTool, input },
+      { specs: catalog.specs, cwd: io.cwd, realPath: realPathOf },
+    );
     if (options.json) io.stdout.write(`${JSON.stringify(d)}\n`);
-    else io.stdout.write(d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${d.message}\n`);
+    else
+      io.stdout.write(
+        d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${printable(d.message, false)}\n`,
+      );
     return d.kind === "allowed" ? 0 : 3;
   }
-  const report = describeChain(chain.hops, toolNamesOf(loaded.definitions, catalog.names));
-  if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout.write(`${formatChainReport(report, root).join("\n")}\n`);
+  const report = describeChain(chain.hops, [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names]);
+  const main = loaded.definitions.find((d) => d.surface === "main");
+  const project = { root, agentMd: main ? main.file : null };
+  if (options.json)
+    io.stdout.write(`${JSON.stringify({ project, ...report, mcpServers: mcp.lines }, null, 2)}\n`);
+  else {
+    const used = main
+      ? path.relative(root, main.file)
+      : "none (no agent.md: the main agent has no list of its own)";
+    const lines = [`project: ${root} (agent.md: ${used})`];
+    if (mcp.lines.length > 0)
+      lines.push(`started MCP servers to list their tools (then stopped them): ${mcp.lines.join("; ")}`);
+    lines.push(...formatChainReport(report, root));
+    io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
+  }
   return report.allowsNothing ? 2 : 0;
 }
 

@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { isCollection, isScalar } from "yaml";
 import { suggestion } from "../shared/did-you-mean.js";
+import { checkHookEvents } from "./check-hooks.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import { describe, parseToolList } from "./parse-tool-list.js";
 import {
@@ -132,6 +133,8 @@ export function checkFields(
     );
     byKey.delete("name");
   }
+  const hooks = byKey.get("hooks");
+  if (hooks && !checkHookEvents(hooks, sink)) ok = false;
   const unusable = new Set<string>();
   for (const [key, field] of byKey) {
     const v = coerce(field, sink);

@@ -13,7 +13,7 @@ export class DiagnosticSink {
   ) {}
 
   add(severity: Severity, code: string, message: string, line = 1, column = 1): void {
-    const d: Diagnostic = { file: this.file, line, column, severity, code, message };
+    const d: Diagnostic = { file: this.file, line, column, severity, code, message: cutText(message) };
     this.items.push(this.surface ? { ...d, surface: this.surface } : d);
   }
 
@@ -38,4 +38,11 @@ export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   if (a.line !== b.line) return a.line - b.line;
   if (a.column !== b.column) return a.column - b.column;
   return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity];
+}
+
+const MAX_MESSAGE = 1000;
+
+/** A message at a length a line can show, saying how long it was: hostile values stay readable. */
+export function cutText(text: string, max = MAX_MESSAGE): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters in all)` : text;
 }

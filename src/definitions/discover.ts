@@ -22,20 +22,29 @@ const MAX_DEPTH = 40;
 
 /**
  * The folder whose definitions a run uses: the nearest folder at or above `start` that holds
- * `agent.md` or a surface folder (`agents/`, `skills/`, `commands/`, `.claude/`), not looking
- * above a repository root (`.git`); `start` itself when none does.
+ * `agent.md` or `.claude/` (the home folder's `.claude/` is the user's, not a project); failing that,
+ * the nearest holding `.git`; failing that, `start` itself. A folder named `agents`, `skills` or
+ * `commands` on the way up is just a folder.
  */
-export function findProjectRoot(start: string): string {
-  let dir = path.resolve(start);
-  for (;;) {
-    if (PROJECT_MARKERS.some((m) => existsSync(path.join(dir, m)))) return dir;
+export function findProjectRoot(start: string, home?: string): string {
+  const first = path.resolve(start);
+  const user = home === undefined ? undefined : path.resolve(home);
+  const marked =
+    upwards(
+      first,
+      (dir) => isFile(path.join(dir, "agent.md")) || (dir !== user && isDir(path.join(dir, ".claude"))),
+    ) ?? upwards(first, (dir) => existsSync(path.join(dir, ".git")));
+  return marked ?? first;
+}
+
+function upwards(from: string, holds: (dir: string) => boolean): string | undefined {
+  for (let dir = from; ; ) {
+    if (holds(dir)) return dir;
     const parent = path.dirname(dir);
-    if (parent === dir || existsSync(path.join(dir, ".git"))) return path.resolve(start);
+    if (parent === dir) return undefined;
     dir = parent;
   }
 }
-
-const PROJECT_MARKERS = ["agent.md", "agents", "skills", "commands", ".claude"];
 
 /**
  * The four surfaces of one project: `agent.md`, `agents/**\/*.md`, `skills/*\/SKILL.md`,
@@ -47,18 +56,29 @@ export function discoverProject(root: string): Discovery {
   const diagnostics: Diagnostic[] = [];
   const main = path.join(abs, "agent.md");
   if (isFile(main)) found.push({ file: main, surface: "main", root: abs, base: abs });
+  else if (existsSync(main))
+    diagnostics.push({
+      file: main,
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "not-a-file",
+      surface: "main",
+      message: "agent.md is not a file (a folder?); the main agent cannot be loaded",
+    });
   for (const home of [abs, path.join(abs, ".claude")]) {
     const agents = path.join(home, "agents");
-    for (const file of walkMarkdown(agents, diagnostics))
+    for (const file of walkMarkdown(agents, diagnostics, abs))
       found.push({ file, surface: "agent", root: abs, base: agents });
     const commands = path.join(home, "commands");
-    for (const file of walkMarkdown(commands, diagnostics)) {
+    for (const file of walkMarkdown(commands, diagnostics, abs)) {
       found.push({ file, surface: "command", root: abs, base: commands });
     }
     const skills = path.join(home, "skills");
     for (const entry of listDir(skills)) {
       const skillFile = path.join(skills, entry.name, "SKILL.md");
-      if (isFile(skillFile)) found.push({ file: skillFile, surface: "skill", root: abs, base: skills });
+      // Whatever SKILL.md is (a file, a pipe), the loader says; a skill folder without one is not a skill.
+      if (existsSync(skillFile)) found.push({ file: skillFile, surface: "skill", root: abs, base: skills });
     }
   }
   return { found, diagnostics };
@@ -106,7 +126,7 @@ export function discoverPaths(paths: readonly string[]): Discovery {
       });
       continue;
     }
-    if (st.isDirectory()) for (const file of walkMarkdown(abs, diagnostics)) add(file, false);
+    if (st.isDirectory()) for (const file of walkMarkdown(abs, diagnostics, abs)) add(file, false);
     else add(abs, true);
   }
   return { found, diagnostics };
@@ -143,47 +163,67 @@ function projectOf(surfaceDir: string): string {
 }
 
 /**
- * Every `.md` file below `dir`, sorted, following symlinks to folders at most once each.
- * A symlink that leads back into its own ancestry is reported, not followed.
+ * Every `.md` file below `dir`, sorted. A symlinked folder is followed only when it leads inside
+ * `bound` (the project), never to the project itself or a folder above `dir` (that would load
+ * agent.md as a subagent, or walk the disk), and never twice. Folders that cannot be read and
+ * symlinks that lead nowhere are reported, not skipped in silence.
  */
-function walkMarkdown(dir: string, diagnostics: Diagnostic[]): string[] {
+function walkMarkdown(dir: string, diagnostics: Diagnostic[], bound: string): string[] {
   const out: string[] = [];
   const visited = new Set<string>();
-  // `real` is the folder's real path: computed by the file system only across symlinks, since
-  // only a symlink can lead back into the folder's own ancestry.
-  const walk = (current: string, real: string, ancestry: readonly string[], depth: number) => {
-    if (ancestry.includes(real)) {
-      diagnostics.push({
-        file: current,
-        line: 1,
-        column: 1,
-        severity: "warning",
-        code: "symlink-loop",
-        message: `symlink loop: this folder leads back to ${real}; not followed`,
-      });
-      return;
-    }
+  const report = (file: string, code: string, message: string) =>
+    diagnostics.push({ file, line: 1, column: 1, severity: "warning", code, message });
+  const root = isDir(dir) ? realPath(dir) : null;
+  if (root === null) return out;
+  const limit = realPath(bound) ?? bound;
+  const walk = (current: string, real: string, depth: number) => {
     if (visited.has(real) || depth > MAX_DEPTH) return;
     visited.add(real);
-    const inner = [...ancestry, real];
-    for (const entry of listDir(current)) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(current, { withFileTypes: true }).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
+    } catch (e) {
+      report(
+        current,
+        "unreadable-folder",
+        `cannot read this folder: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+      );
+      return;
+    }
+    for (const entry of entries) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) walk(full, path.join(real, entry.name), inner, depth + 1);
+        if (!SKIP_DIRS.has(entry.name)) walk(full, path.join(real, entry.name), depth + 1);
       } else if (entry.isSymbolicLink()) {
         const target = realPath(full);
-        if (target === null) continue;
-        if (isDir(target)) {
-          if (!SKIP_DIRS.has(entry.name)) walk(full, target, inner, depth + 1);
+        if (target === null) {
+          if (entry.name.toLowerCase().endsWith(".md")) out.push(full);
+          else report(full, "dangling-symlink", "a symlink that leads nowhere; not followed");
+        } else if (isDir(target)) {
+          const why = linkProblem(target, root, limit);
+          if (why)
+            report(full, "symlink-loop", `this folder is a symlink to ${target}, ${why}; not followed`);
+          else if (!SKIP_DIRS.has(entry.name)) walk(full, target, depth + 1);
         } else if (entry.name.toLowerCase().endsWith(".md")) out.push(full);
-      } else if (entry.isFile() && entry.name.toLowerCase().endsWith(".md")) {
+      } else if (entry.name.toLowerCase().endsWith(".md")) {
+        // Regular or not (a FIFO, a device): the loader says what it is, without opening it.
         out.push(full);
       }
     }
   };
-  const root = isDir(dir) ? realPath(dir) : null;
-  if (root !== null) walk(dir, root, [], 0);
+  walk(dir, root, 0);
   return out;
+}
+
+const inside = (child: string, dir: string) => child === dir || child.startsWith(`${dir}${path.sep}`);
+
+/** Why a symlinked folder is not followed, if it is not. */
+function linkProblem(target: string, walkRoot: string, limit: string): string | undefined {
+  if (inside(walkRoot, target)) return "which holds this folder (a loop)";
+  if (!inside(target, limit)) return "outside the project";
+  return undefined;
 }
 
 function realPath(p: string): string | null {

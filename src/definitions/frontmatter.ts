@@ -51,6 +51,11 @@ export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter
   }
   const lineEnd = text.indexOf("\n", close + 4);
   const header = lineEnd === -1 ? text : text.slice(0, lineEnd + 1);
+  const overBudget = budgetProblem(header);
+  if (overBudget) {
+    sink.add("error", "frontmatter-too-large", `${overBudget}; this file is not loaded`);
+    return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
+  }
   let parsed: ParsedYaml = { fields: [], errors: [] };
   let rest: string;
   try {
@@ -73,6 +78,53 @@ export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter
     sink.add("error", "yaml-syntax", `invalid YAML: ${err.message}`, err.pos.line, err.pos.column);
   }
   return { present: true, fields: parsed.fields, body, bodyLine, failed: parsed.errors.length > 0 };
+}
+
+/** Far above any real frontmatter (the largest of ~2,000 public files is 2.4 KB, with 20 entries a list). */
+export const MAX_FRONTMATTER_BYTES = 64 * 1024;
+const MAX_NESTING = 64;
+const MAX_KEYS = 500;
+
+/**
+ * Why a frontmatter block is too big to parse, checked on its text before the YAML parser sees it:
+ * a deeply nested value can exhaust memory, and many keys cost the parser time that grows faster
+ * than their number. Linear; undefined when it is within bounds.
+ */
+export function budgetProblem(header: string): string | undefined {
+  if (header.length > MAX_FRONTMATTER_BYTES)
+    return `the frontmatter is ${header.length} bytes; agentmd reads at most ${MAX_FRONTMATTER_BYTES}`;
+  let depth = 0;
+  let deepest = 0;
+  let keys = 0;
+  let lineStart = true;
+  let indent = 0;
+  let dashes = 0;
+  for (let i = 0; i < header.length; i++) {
+    const c = header.charCodeAt(i);
+    if (c === 10) {
+      lineStart = true;
+      indent = 0;
+      dashes = 0;
+      continue;
+    }
+    if (lineStart && (c === 32 || c === 9)) {
+      if (++indent > MAX_NESTING * 4)
+        return `the frontmatter is indented more than ${MAX_NESTING * 4} columns deep`;
+      continue;
+    }
+    if (lineStart && c === 45 && header.charCodeAt(i + 1) === 32) {
+      if (++dashes > MAX_NESTING) return `the frontmatter nests lists more than ${MAX_NESTING} deep`;
+      i++;
+      continue;
+    }
+    lineStart = false;
+    if (c === 91 || c === 123) deepest = Math.max(deepest, ++depth);
+    else if ((c === 93 || c === 125) && depth > 0) depth--;
+    else if (c === 58 && (header.charCodeAt(i + 1) === 32 || header.charCodeAt(i + 1) === 10)) keys++;
+    if (deepest > MAX_NESTING) return `the frontmatter nests values more than ${MAX_NESTING} deep`;
+  }
+  if (keys > MAX_KEYS) return `the frontmatter has ${keys} keys; agentmd reads at most ${MAX_KEYS}`;
+  return undefined;
 }
 
 /**

@@ -3,6 +3,7 @@ import { checkFields } from "./check-fields.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import type { Discovered } from "./discover.js";
 import { readFrontmatter } from "./frontmatter.js";
+import { readMcpServersField } from "./mcp-servers.js";
 import { readSource } from "./read-source.js";
 import type { ToolNames } from "./tool-names.js";
 import type {
@@ -67,6 +68,11 @@ export function loadDefinitionFile(
   }
   const checked = checkFields(fm.fields, surface, sink, options.known);
   if (!checked.ok) return fail();
+  // MCP servers (agent.md and subagents): a broken definition is an error, like any other value.
+  const mcpField =
+    surface === "main" || surface === "agent" ? fm.fields.find((f) => f.key === "mcpServers") : undefined;
+  const mcpServers = mcpField ? readMcpServersField(mcpField, sink) : undefined;
+  if (sink.hasErrors) return fail();
   const v = checked.values;
   const common = {
     file,
@@ -93,8 +99,12 @@ export function loadDefinitionFile(
         ...optional("schemaValidation", v.schemaValidation as MainAgentDefinition["schemaValidation"]),
         ...optional("promptCaching", asBoolean(v.promptCaching)),
         ...optional("baseUrl", asString(v.baseUrl)),
+        ...optional("idleTimeoutMs", asNumber(v.idleTimeoutMs)),
         ...optional("toolConcurrency", normaliseConcurrency(v.toolConcurrency)),
         ...optional("hooks", hooks),
+        ...optional("mcpServers", mcpServers),
+        ...optional("mcpTimeout", asNumber(v.mcpTimeout)),
+        ...optional("toolSearch", typeof v.toolSearch === "boolean" ? v.toolSearch : asString(v.toolSearch)),
       } satisfies MainAgentDefinition;
       break;
     case "agent":
@@ -105,6 +115,7 @@ export function loadDefinitionFile(
         description: v.description as string,
         ...optional("maxIterations", asNumber(v.maxIterations ?? v.maxTurns)),
         ...optional("hooks", hooks),
+        ...optional("mcpServers", mcpServers),
       } satisfies SubagentDefinition;
       break;
     case "skill": {
@@ -205,11 +216,14 @@ function normaliseHooks(value: unknown): HooksSetting | undefined {
     if (!Array.isArray(list)) continue;
     out[event] = list.flatMap((item: Record<string, unknown>) => {
       const matcher = typeof item.matcher === "string" ? item.matcher : ".*";
-      if (typeof item.command === "string") return [{ matcher, command: item.command }];
+      const entry = (h: Record<string, unknown>) => ({
+        matcher,
+        command: h.command as string,
+        ...(typeof h.timeout === "number" && { timeout: h.timeout }),
+      });
+      if (typeof item.command === "string") return [entry(item)];
       const inner = Array.isArray(item.hooks) ? (item.hooks as Record<string, unknown>[]) : [];
-      return inner
-        .filter((h) => typeof h.command === "string")
-        .map((h) => ({ matcher, command: h.command as string }));
+      return inner.filter((h) => typeof h.command === "string").map(entry);
     });
   }
   return out;

@@ -30,6 +30,9 @@ export function splitToolList(text: string): { raw: string; offset: number }[] {
   return out;
 }
 
+/** Far above any real list (the longest of ~2,000 public files has 20 entries). */
+const MAX_ENTRIES = 1000;
+
 const ENTRY = /^(?<name>[^()\s,]*)(?:\((?<pattern>.*)\))?$/s;
 /** What the Messages API accepts as a tool name; `*` is allowed for `mcp__server__*` and `*`. */
 const TOOL_NAME = /^[A-Za-z0-9_*-]{1,128}$/;
@@ -76,23 +79,14 @@ export function parseEntry(raw: string): EntrySyntax {
  */
 export function parseToolList(field: Field, sink: DiagnosticSink, known?: ToolNames): ToolList | null {
   const at = sink.pos(field.valuePos.line, field.valuePos.column);
-  const entries: ToolEntry[] = [];
+  const pieces: { raw: string; pos: Pos }[] = [];
   const value = field.value;
   const addFromText = (text: string, pos: Pos) => {
-    for (const piece of splitToolList(text)) {
-      const column = pos.column + piece.offset;
-      const entry = checkEntry(piece.raw, { line: pos.line, column }, sink, known);
-      if (entry) entries.push(entry);
-    }
+    for (const piece of splitToolList(text))
+      pieces.push({ raw: piece.raw, pos: { line: pos.line, column: pos.column + piece.offset } });
   };
   if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) {
-    sink.add(
-      "info",
-      "empty-tool-list",
-      `'${field.key}' is empty: no restriction at this level (a caller's list still applies)`,
-      field.keyPos.line,
-      field.keyPos.column,
-    );
+    // Nothing to add: an empty list is still a list (see below).
   } else if (typeof value === "string") {
     addFromText(value, stringStart(field));
   } else if (Array.isArray(value)) {
@@ -121,6 +115,36 @@ export function parseToolList(field: Field, sink: DiagnosticSink, known?: ToolNa
       field.valuePos.column,
     );
     return null;
+  }
+  if (pieces.length > MAX_ENTRIES) {
+    sink.add(
+      "error",
+      "tool-list-too-long",
+      `'${field.key}' holds ${pieces.length} entries; agentmd reads at most ${MAX_ENTRIES}`,
+      field.keyPos.line,
+      field.keyPos.column,
+    );
+    return null;
+  }
+  const entries: ToolEntry[] = [];
+  for (const p of pieces) {
+    const entry = checkEntry(p.raw, p.pos, sink, known);
+    if (entry) entries.push(entry);
+  }
+  if (
+    entries.length === 0 &&
+    !sink.items.some((d) => d.severity === "error" && d.code === "tool-entry-syntax")
+  ) {
+    const deny = field.key === "disallowed-tools" || field.key === "disallowedTools";
+    sink.add(
+      deny ? "info" : "warning",
+      "empty-tool-list",
+      deny
+        ? `'${field.key}' is empty: it denies nothing`
+        : `'${field.key}' is empty, so this agent may use no tools at all (Task and Skill included); remove the key to take its caller's tools`,
+      field.keyPos.line,
+      field.keyPos.column,
+    );
   }
   return { key: field.key, entries, at };
 }

@@ -1,21 +1,29 @@
 import { isUtf8 } from "node:buffer";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { DiagnosticSink } from "./diagnostics.js";
 
 export const MAX_FILE_BYTES = 1024 * 1024;
 
 /**
- * Reads a definition file as text, refusing what cannot be one: folders, files over 1 MiB,
- * binary files (a NUL byte), text that is not UTF-8, and empty files.
- * Contract: never throws; returns null after reporting why.
+ * Reads a definition file as text, refusing what cannot be one: folders, pipes and devices (never
+ * opened: opening a FIFO waits for a writer for ever), files over 1 MiB, binary files (a NUL byte),
+ * text that is not UTF-8, and empty files. Contract: never throws, never blocks; returns null after
+ * reporting why.
  */
 export function readSource(file: string, sink: DiagnosticSink): string | null {
   let fd: number | undefined;
   try {
-    fd = openSync(file, "r");
+    const kind = fileKind(statSync(file));
+    if (kind) {
+      sink.add("error", "not-a-file", `not a regular file (${kind})`);
+      return null;
+    }
+    // Non-blocking, should it have become a pipe since: then the second look below says so.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     const st = fstatSync(fd);
-    if (!st.isFile()) {
-      sink.add("error", "not-a-file", "not a regular file");
+    const now = fileKind(st);
+    if (now) {
+      sink.add("error", "not-a-file", `not a regular file (${now})`);
       return null;
     }
     if (st.size > MAX_FILE_BYTES) {
@@ -35,15 +43,26 @@ export function readSource(file: string, sink: DiagnosticSink): string | null {
     }
     return decodeSource(bytes.subarray(0, filled), sink);
   } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
     sink.add(
       "error",
       "unreadable",
-      `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+      code === "ENOENT"
+        ? "cannot read the file: it is a symlink to nothing (dangling)"
+        : `cannot read the file: ${code ?? String(e)}`,
     );
     return null;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+function fileKind(st: import("node:fs").Stats): string | undefined {
+  if (st.isFile()) return undefined;
+  if (st.isDirectory()) return "a folder";
+  if (st.isFIFO()) return "a named pipe";
+  if (st.isSocket()) return "a socket";
+  return "a device";
 }
 
 export function decodeSource(bytes: Uint8Array, sink: DiagnosticSink): string | null {

@@ -17,11 +17,16 @@ const hookEntry: JsonSchema = {
   properties: {
     matcher: str,
     command: str,
+    timeout: { type: "number", exclusiveMinimum: 0 },
     hooks: {
       type: "array",
       items: {
         type: "object",
-        properties: { type: { enum: ["command"] }, command: str, timeout: { type: "number" } },
+        properties: {
+          type: { enum: ["command"] },
+          command: str,
+          timeout: { type: "number", exclusiveMinimum: 0 },
+        },
         required: ["command"],
       },
     },
@@ -43,6 +48,9 @@ const lists: Record<string, JsonSchema> = {
   "disallowed-tools": anyValue,
   disallowedTools: anyValue,
 };
+
+// MCP servers: a list of names and one-key maps, or a map; entries are checked by readMcpServersField.
+const mcpServers: JsonSchema = { type: ["array", "object"] };
 
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
@@ -73,6 +81,12 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       },
       hooks,
       baseUrl: { type: "string", pattern: "^https?://" },
+      idleTimeoutMs: positiveInt,
+      mcpServers,
+      // Seconds an MCP server may take to start or to answer one call.
+      mcpTimeout: { type: "number", exclusiveMinimum: 0 },
+      // When tool definitions are left out for ToolSearch: auto (over 10% of the context), auto:N (N%), true, false.
+      toolSearch: { type: ["string", "boolean"], pattern: "^auto(:[0-9]{1,2})?$" },
     },
   },
   agent: {
@@ -85,6 +99,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       maxIterations: positiveInt,
       maxTurns: positiveInt,
       hooks,
+      mcpServers,
     },
     required: ["name", "description"],
   },
@@ -137,7 +152,6 @@ export const FOREIGN_KEYS = new Set([
   "permissionMode",
   "effort",
   "skills",
-  "mcpServers",
   "memory",
   "background",
   "isolation",

@@ -19,7 +19,6 @@ export const FOREIGN_TOOL_NAMES: readonly string[] = [
   "TaskOutput",
   "TodoRead",
   "TodoWrite",
-  "ToolSearch",
   "WebSearch",
 ];
 

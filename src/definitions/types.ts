@@ -1,3 +1,7 @@
+import type { McpServerConfig, McpServerRef } from "./mcp-servers.js";
+
+export type { McpServerConfig, McpServerRef, McpTransport } from "./mcp-servers.js";
+
 /** The four markdown surfaces agentmd reads. */
 export type Surface = "main" | "agent" | "skill" | "command";
 
@@ -44,6 +48,8 @@ export type ModelSetting = string;
 export interface HookEntry {
   readonly matcher: string;
   readonly command: string;
+  /** Seconds before the hook is stopped (a PreToolUse hook that times out blocks its call). */
+  readonly timeout?: number;
 }
 
 export interface HooksSetting {
@@ -84,6 +90,14 @@ export interface MainAgentDefinition extends DefinitionBase {
   };
   readonly hooks?: HooksSetting;
   readonly baseUrl?: string;
+  /** How long a model response may stay silent (ms) before it is given up and retried. */
+  readonly idleTimeoutMs?: number;
+  /** MCP servers of the whole project (beside `.mcp.json`'s), or `.mcp.json` servers by name. */
+  readonly mcpServers?: readonly McpServerRef[];
+  /** Seconds an MCP server may take to start or to answer one call. */
+  readonly mcpTimeout?: number;
+  /** When tool definitions are left out for ToolSearch (`auto`, `auto:N`, true, false). */
+  readonly toolSearch?: string | boolean;
 }
 
 export interface SubagentDefinition extends DefinitionBase {
@@ -91,6 +105,8 @@ export interface SubagentDefinition extends DefinitionBase {
   readonly description: string;
   readonly maxIterations?: number;
   readonly hooks?: HooksSetting;
+  /** MCP servers defined inline live only for this subagent's runs (and their children's). */
+  readonly mcpServers?: readonly McpServerRef[];
 }
 
 interface InvocableFields {
@@ -147,6 +163,7 @@ export type ToolListInput = string | readonly string[];
 export interface HookEntryInput {
   readonly matcher?: string;
   readonly command?: string;
+  readonly timeout?: number;
   readonly hooks?: readonly {
     readonly type?: "command";
     readonly command: string;
@@ -191,6 +208,27 @@ export interface MainAgentInput extends CommonInput {
     | { readonly enabled?: boolean; readonly maxConcurrency?: number; readonly perBatchMax?: number };
   readonly hooks?: HooksInput;
   readonly baseUrl?: string;
+  readonly idleTimeoutMs?: number;
+  readonly mcpServers?: McpServersInput;
+  readonly mcpTimeout?: number;
+  readonly toolSearch?: "auto" | `auto:${number}` | boolean;
+}
+
+/** `mcpServers` as written: names and `{ name: definition }` items, or a map of names to definitions. */
+export type McpServersInput =
+  | readonly (string | Readonly<Record<string, McpServerConfigInput>>)[]
+  | Readonly<Record<string, McpServerConfigInput>>;
+
+/** One server as `.mcp.json` writes it. */
+export interface McpServerConfigInput {
+  readonly type?: McpServerConfig["type"] | "streamable-http";
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  readonly url?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly defer?: boolean;
 }
 
 export interface SubagentInput extends CommonInput {
@@ -200,6 +238,7 @@ export interface SubagentInput extends CommonInput {
   readonly maxIterations?: number;
   readonly maxTurns?: number;
   readonly hooks?: HooksInput;
+  readonly mcpServers?: McpServersInput;
 }
 
 export interface SkillInput extends CommonInput, InvocableInput {

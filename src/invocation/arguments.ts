@@ -5,96 +5,89 @@
  * convention); `\$` escapes; a missing argument is the empty string; `$0` stays as written.
  */
 
-/** Splits an argument string as a POSIX shell would split words: quotes group, backslash escapes. */
-export function splitArgs(input: string): string[] {
-  const out: string[] = [];
-  let current = "";
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < input.length; i++) {
-    const ch = input[i] as string;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === "\\" && quote === '"' && i + 1 < input.length && /["\\$`]/.test(input[i + 1] as string))
-        current += input[++i];
-      else current += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      inWord = true;
-    } else if (ch === "\\" && i + 1 < input.length) {
-      current += input[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) out.push(current);
-      current = "";
-      inWord = false;
-    } else {
-      current += ch;
-      inWord = true;
-    }
-  }
-  if (inWord) out.push(current);
-  return out;
-}
+import { randomBytes } from "node:crypto";
+import { type QuoteContext, quotingAt } from "../permissions/shell/parse-shell.js";
+import { shellQuote, splitArgs } from "../shared/shell-words.js";
 
-/** One shell word for `value`, whatever it holds: `'it'\''s'`. */
-export function shellQuote(value: string): string {
-  if (value === "") return "''";
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote, splitArgs };
 
 const PLACEHOLDER = /\\\$|\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])/g;
 
-/**
- * Substitutes the arguments into `text`. With `quote` (for commands run from the body), each value
- * is escaped for where it stands in the command line: a shell word outside quotes, backslash-escaped
- * inside double quotes, `'\\''`-escaped inside single quotes. An argument can never become shell
- * syntax, wherever its placeholder stands.
- */
-export function substituteArguments(text: string, args: string, quote = false): string {
+/** Substitutes the arguments into body text (not a command line: see `quoteIntoCommand`). */
+export function substituteArguments(text: string, args: string): string {
   const words = splitArgs(args);
-  if (!quote) {
-    return text.replace(PLACEHOLDER, (whole, index: string | undefined, n: string | undefined) => {
-      if (whole === "\\$") return "$";
-      if (index !== undefined) return words[Number(index)] ?? "";
-      if (n !== undefined) return words[Number(n) - 1] ?? "";
-      return args;
-    });
-  }
-  let out = "";
-  let state: "none" | "single" | "double" = "none";
-  const escapeFor = (v: string, all: boolean): string => {
-    if (state === "double") return v.replace(/[\\"$`]/g, "\\$&");
-    if (state === "single") return v.replace(/'/g, `'\\''`);
-    return all ? words.map(shellQuote).join(" ") : shellQuote(v);
-  };
-  const sticky = new RegExp(PLACEHOLDER.source, "y");
-  for (let i = 0; i < text.length; ) {
-    sticky.lastIndex = i;
-    const m = sticky.exec(text);
-    if (m) {
-      const [whole, index, n] = m;
-      if (whole === "\\$") out += "$";
-      else if (index !== undefined) out += escapeFor(words[Number(index)] ?? "", false);
-      else if (n !== undefined) out += escapeFor(words[Number(n) - 1] ?? "", false);
-      else out += escapeFor(args, true);
-      i += whole.length;
-      continue;
-    }
-    const ch = text[i] as string;
-    out += ch;
-    i++;
-    if (ch === "\\" && state !== "single" && i < text.length) {
-      out += text[i];
-      i++;
-    } else if (ch === "'" && state !== "double") state = state === "single" ? "none" : "single";
-    else if (ch === '"' && state !== "single") state = state === "double" ? "none" : "double";
-  }
-  return out;
+  return text.replace(PLACEHOLDER, (whole, index: string | undefined, n: string | undefined) => {
+    if (whole === "\\$") return "$";
+    if (index !== undefined) return words[Number(index)] ?? "";
+    if (n !== undefined) return words[Number(n) - 1] ?? "";
+    return args;
+  });
 }
 
 /** Whether a body takes its arguments itself; otherwise they are appended as `ARGUMENTS: …`. */
 export function usesArguments(body: string): boolean {
   return /(?<!\\)\$ARGUMENTS|(?<!\\)\$[1-9]/.test(body);
+}
+
+/**
+ * The arguments put into a command line from a body (`` !`git log -- $1` ``), each escaped for where
+ * it stands as the shell parser reads the line: a shell word where plain (also inside `"$( … )"`),
+ * backslash-escaped inside double quotes, `'\''`-escaped inside single quotes. An argument can never
+ * become shell syntax. Refused when the line cannot be parsed, or a value with a newline would go
+ * into a here-document (it could end it).
+ */
+export function quoteIntoCommand(
+  command: string,
+  args: string,
+): { readonly ok: true; readonly command: string } | { readonly ok: false; readonly why: string } {
+  const words = splitArgs(args);
+  const values: { all: boolean; value: string }[] = [];
+  const marker = `AGENTMDARG${randomBytes(6).toString("hex")}N`;
+  const template = command.replace(PLACEHOLDER, (whole, index: string | undefined, n: string | undefined) => {
+    if (whole === "\\$") return "$";
+    const value =
+      index !== undefined
+        ? (words[Number(index)] ?? "")
+        : n !== undefined
+          ? (words[Number(n) - 1] ?? "")
+          : args;
+    values.push({ all: index === undefined && n === undefined, value });
+    return `${marker}${values.length - 1}X`;
+  });
+  if (values.length === 0) return { ok: true, command: template };
+  const spans: [number, number][] = [];
+  const found = new RegExp(`${marker}(\\d+)X`, "g");
+  for (const m of template.matchAll(found)) spans.push([m.index, m.index + m[0].length]);
+  const contexts = quotingAt(template, spans);
+  if (!contexts)
+    return {
+      ok: false,
+      why: "the command cannot be parsed as bash, so its arguments cannot be quoted safely",
+    };
+  let i = 0;
+  let problem: string | undefined;
+  const out = template.replace(found, (_, k: string) => {
+    const v = values[Number(k)] as { all: boolean; value: string };
+    const context = contexts[i++] as QuoteContext;
+    if ((context === "heredoc" || context === "literal-heredoc") && v.value.includes("\n"))
+      problem ??= "an argument with a line break would go into a here-document";
+    return escapeFor(context, v.value, v.all ? words : undefined);
+  });
+  return problem ? { ok: false, why: problem } : { ok: true, command: out };
+}
+
+function escapeFor(context: QuoteContext, value: string, all: readonly string[] | undefined): string {
+  switch (context) {
+    case "double":
+    case "heredoc":
+      return value.replace(/[\\"$`]/g, "\\$&");
+    case "single":
+      return value.replace(/'/g, `'\\''`);
+    case "ansi":
+      return value.replace(/[\\']/g, "\\$&");
+    case "literal-heredoc":
+      return value;
+    default:
+      return all ? all.map(shellQuote).join(" ") : shellQuote(value);
+  }
 }

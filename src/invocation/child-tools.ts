@@ -118,6 +118,7 @@ function callerOf(parent: ParentRun): Caller {
     hooks: state.hooks,
     depth: spec.depth + 1,
     parentRunId: parent.runId,
+    ...(spec.mcpScope && { mcpScope: spec.mcpScope }),
     self: { agent: spec.agent, system: spec.system, maxIterations: spec.maxIterations },
   };
 }

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
+import { findProjectRoot } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import type {
@@ -13,6 +14,7 @@ import type {
   Surface,
 } from "../definitions/types.js";
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
+import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
 import { createAnthropicModel } from "../model/anthropic.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
@@ -47,6 +49,8 @@ export interface Core {
   /** agent.md's hooks, then those given in code. */
   readonly hooks: Hooks;
   readonly prices?: Readonly<Record<string, Price>>;
+  /** MCP servers (started per run, as needed) and when tool definitions are deferred to ToolSearch. */
+  readonly external: ExternalTools;
   /** A definition's own allow and deny lists, compiled (once). */
   listOf(def: Definition): PermissionList;
 }
@@ -58,7 +62,10 @@ export interface Core {
  */
 export function createCore(options: RunnerOptions, notice: (message: string) => void): Core {
   const env = options.env ?? process.env;
-  const projectDir = path.resolve(options.projectDir ?? options.cwd ?? process.cwd());
+  const projectDir =
+    typeof options.projectDir === "string"
+      ? path.resolve(options.projectDir)
+      : findProjectRoot(options.cwd ?? process.cwd(), env.HOME);
   const builtin = options.tools?.builtin;
   const catalog = toolCatalog([
     ...(builtin === false ? [] : createBuiltinTools(builtin || {})),
@@ -66,13 +73,14 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   ]);
   const definitions = loadDefinitions(options, projectDir, catalog.names);
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
-  const settings = resolveSettings(options, main);
+  const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
   const model = createAnthropicModel({
     env,
     ...(m.apiKey && { apiKey: m.apiKey }),
     ...((m.baseURL ?? main?.baseUrl) && { baseURL: m.baseURL ?? main?.baseUrl }),
     ...(m.maxRetries !== undefined && { maxRetries: m.maxRetries }),
+    ...(settings.idleTimeoutMs !== undefined && { idleTimeoutMs: settings.idleTimeoutMs }),
     ...(m.fetch && { fetch: m.fetch }),
     ...(m.record && { record: m.record }),
     ...(m.replay && { replay: m.replay }),
@@ -81,9 +89,21 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   });
   const home = env.HOME ?? homedir();
   const lists = new WeakMap<Definition, PermissionList>();
+  const cwd = path.resolve(
+    options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
+  );
+  const external = createExternalTools({
+    options,
+    main,
+    definitions: definitions.all,
+    projectDir: options.projectDir !== undefined ? projectDir : undefined,
+    cwd,
+    env,
+  });
   return {
     projectDir,
-    cwd: path.resolve(options.cwd ?? projectDir),
+    cwd,
+    external,
     env,
     definitions: definitions.all,
     diagnostics: definitions.diagnostics,
@@ -122,7 +142,7 @@ function bySurface<D extends Definition>(all: readonly Definition[], surface: Su
  */
 function loadDefinitions(options: RunnerOptions, root: string, toolNames: readonly string[]) {
   const loaded =
-    options.projectDir !== undefined
+    options.projectDir !== false
       ? loadProject(root, { toolNames })
       : { definitions: [], diagnostics: [], files: [] };
   const mainErrors = loaded.diagnostics.filter((d) => d.severity === "error" && d.surface === "main");

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { type CallContext, executeCall, resultText } from "../loop/execute-call.js";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { ToolFs } from "../tools/builtin/fs.js";
-import { substituteArguments, usesArguments } from "./arguments.js";
+import { quoteIntoCommand, substituteArguments, usesArguments } from "./arguments.js";
 import type { BodyPrompt } from "./prepare-run.js";
 
 export type Expanded =
@@ -28,8 +29,15 @@ export async function expandBody(prompt: BodyPrompt, call: CallContext, fs: Tool
   let last = 0;
   for (const m of source.matchAll(COMMAND_BLOCK)) {
     parts.push(substituteArguments(source.slice(last, m.index), prompt.args));
-    const command = substituteArguments((m[1] ?? m[2] ?? "").trim(), prompt.args, true);
-    const ran = await runCommand(command, prompt.label, call, calls);
+    await loadShellParser();
+    const written = (m[1] ?? m[2] ?? "").trim();
+    const quoted = quoteIntoCommand(written, prompt.args);
+    if (!quoted.ok)
+      return {
+        ok: false,
+        message: `${prompt.label}: the command !\`${written}\` was not run: ${quoted.why}`,
+      };
+    const ran = await runCommand(quoted.command, prompt.label, call, calls);
     if (!ran.ok) return ran;
     parts.push(ran.text);
     last = m.index + m[0].length;

@@ -1,5 +1,10 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import type { CommandDefinition, SkillDefinition, SubagentDefinition } from "../definitions/types.js";
+import type {
+  CommandDefinition,
+  Definition,
+  SkillDefinition,
+  SubagentDefinition,
+} from "../definitions/types.js";
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
 import { resolveModel } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
@@ -50,6 +55,8 @@ export interface Caller {
   /** The depth of the run this request starts (0 for a user's). */
   readonly depth: number;
   readonly parentRunId?: string;
+  /** The subagents whose inline MCP servers the caller may reach (its own and its ancestors'). */
+  readonly mcpScope?: readonly Definition[];
   /** The agent the caller runs as: a prompt or an inline invocation continues as it. */
   readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
 }
@@ -79,6 +86,11 @@ export interface RunSpec {
   readonly maxIterations: number;
   readonly hooks: Hooks;
   readonly prompt: Prompt;
+  /**
+   * The subagents whose inline MCP servers this run may reach: a subagent's run adds its own to its
+   * caller's, so they live for its runs and its children's (each still bounded by its list).
+   */
+  readonly mcpScope?: readonly Definition[];
 }
 
 export type Prepared =
@@ -98,11 +110,8 @@ type Invocable = SkillDefinition | CommandDefinition;
 
 /** The run a request starts, or why it cannot start. Contract: never throws. */
 export function prepareRun(core: Core, caller: Caller, request: RunRequest): Prepared {
-  if (caller.depth > core.settings.maxDepth)
-    return {
-      ok: false,
-      message: `runs nest at most ${core.settings.maxDepth} deep (maxDepth), so this one was not started`,
-    };
+  const deep = tooDeep(core, caller);
+  if (deep) return deep;
   if (request.kind === "prompt") {
     const { self } = caller;
     return ok({
@@ -154,6 +163,8 @@ export function resolveInvocable(
   | (Prepared & { ok: false }) {
   const target = findInvocable(core, name, by);
   if (typeof target === "string") return { ok: false, message: target };
+  const deep = target.context === "fork" ? tooDeep(core, caller) : undefined;
+  if (deep) return deep;
   const label = by === "user" ? `/${name}` : `the skill '${name}'`;
   const list = intersect(caller.list, core.listOf(target));
   const empty = refusal(caller.list, list, core.listOf(target), label);
@@ -234,6 +245,7 @@ function agentRun(
     list,
     depth: caller.depth,
     ...parent(caller),
+    mcpScope: [...(caller.mcpScope ?? []), sub],
     maxIterations: sub.maxIterations ?? core.settings.maxIterations,
     hooks: mergeHooks(caller.hooks, sub.hooks),
     prompt,
@@ -288,4 +300,18 @@ function loaded(name: string, names: readonly string[]): string {
 }
 
 const ok = (spec: RunSpec): Prepared => ({ ok: true, spec });
-const parent = (c: Caller) => (c.parentRunId ? { parentRunId: c.parentRunId } : {});
+
+/** Every nested run counts, a forked skill's as a subagent's: none deeper than maxDepth. */
+function tooDeep(core: Core, caller: Caller): (Prepared & { ok: false }) | undefined {
+  if (caller.depth <= core.settings.maxDepth) return undefined;
+  return {
+    ok: false,
+    message: `runs nest at most ${core.settings.maxDepth} deep (maxDepth), so this one was not started`,
+  };
+}
+
+// What every run inherits from its caller: its parent's id, and the inline MCP servers it may reach.
+const parent = (c: Caller) => ({
+  ...(c.parentRunId && { parentRunId: c.parentRunId }),
+  ...(c.mcpScope && { mcpScope: c.mcpScope }),
+});

@@ -1,4 +1,10 @@
-import type { CommandInput, MainAgentInput, SkillInput, SubagentInput } from "../definitions/types.js";
+import type {
+  CommandInput,
+  MainAgentInput,
+  McpServerConfigInput,
+  SkillInput,
+  SubagentInput,
+} from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { TranscriptStore } from "../loop/transcript.js";
 import type { Price } from "../model/models.js";
@@ -7,8 +13,12 @@ import type { SchemaValidationMode, Tool } from "../tools/types.js";
 
 /** How a runner is built; every group is optional. Settings given here win over agent.md's. */
 export interface RunnerOptions {
-  /** The folder holding agent.md and the other definitions; also where transcripts go. */
-  readonly projectDir?: string;
+  /**
+   * The folder holding agent.md and the other definitions; also where transcripts go. Default: the
+   * project found from `cwd` as the CLI finds it (`findProjectRoot`); `false` loads no files (only
+   * the definitions given here).
+   */
+  readonly projectDir?: string | false;
   /** The working folder tools run in (default: projectDir, else the process's). */
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -26,7 +36,10 @@ export interface RunnerOptions {
     readonly id?: string;
     readonly apiKey?: string;
     readonly baseURL?: string;
+    /** Retries of a request that failed before any output (429, 5xx, a reset, a silence); default 2. */
     readonly maxRetries?: number;
+    /** How long a response may stay silent before it is given up and retried; default 120 s (or ANTHROPIC_TIMEOUT_MS). */
+    readonly idleTimeoutMs?: number;
     readonly fetch?: typeof globalThis.fetch;
     /** Store every model exchange in this JSONL file. */
     readonly record?: string;
@@ -46,6 +59,21 @@ export interface RunnerOptions {
     /** `false` for no built-in tools; or their injected file system and process access. */
     readonly builtin?: false | BuiltinToolDeps;
     readonly schemaValidation?: SchemaValidationMode;
+    /**
+     * When tool definitions are left out of requests until ToolSearch finds them: `auto` (when
+     * they would take over 10% of the context; the default), `auto:N` (N%), true (always), false.
+     */
+    readonly toolSearch?: "auto" | `auto:${number}` | boolean;
+  };
+  readonly mcp?: {
+    /** Servers beside the project's `.mcp.json`, as it writes them; a same name wins over it. */
+    readonly servers?: Readonly<Record<string, McpServerConfigInput>>;
+    /** Read `.mcp.json` in the project folder (default true). */
+    readonly mcpJson?: boolean;
+    /** Milliseconds a server may take to answer one call (default 60,000; agent.md `mcpTimeout`). */
+    readonly timeoutMs?: number;
+    /** Milliseconds a server may take to start and list its tools (default 30,000). */
+    readonly startTimeoutMs?: number;
   };
   readonly concurrency?: {
     readonly enabled?: boolean;

@@ -14,7 +14,15 @@ import { recordInput } from "../model/record-replay.js";
 import { UNRESTRICTED } from "../permissions/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type Core, createCore } from "./core.js";
-import { type Caller, type Content, parseLine, prepareRun, slashNames } from "./prepare-run.js";
+import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
+import {
+  type Caller,
+  type Content,
+  parseLine,
+  prepareRun,
+  type RunRequest,
+  slashNames,
+} from "./prepare-run.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { endBeforeStart, newRunId, type RunIo, startRun } from "./start-run.js";
 
@@ -62,6 +70,8 @@ export interface Runner {
   invoke(line: string, options?: RunOptions): RunHandle;
   /** The names a user may type after `/`, for completion and `/help`. */
   slashNames(): string[];
+  /** Stops the MCP servers the runs started (a later run would start them again). */
+  close(): Promise<void>;
 }
 
 /**
@@ -75,20 +85,32 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   const run: Runner["run"] = (input, runOptions = {}) => {
-    const sessionId = checkSessionId(runOptions.resume ?? runOptions.sessionId ?? newSessionId());
+    const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
-    const transcript =
-      options.transcript?.enabled === false
-        ? undefined
-        : store.open(sessionId, (message) => events.push({ runId: "", depth: 0, type: "warning", message }));
-    const emit: EventSink = (event) => {
-      transcript?.write(event);
-      events.push(event);
-    };
-    notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
+    const keep = options.transcript?.enabled !== false;
     // The run starts on the next tick, so that a reader that starts at once sees all of it.
     const done = Promise.resolve()
-      .then(() => runLine(core, store, options, input, runOptions, { sessionId, emit }))
+      .then(async () => {
+        checkSessionId(sessionId);
+        // One run at a time continues a session: a second is refused before it writes anything.
+        const release = keep && runOptions.resume ? store.lock?.(sessionId) : undefined;
+        try {
+          const transcript = keep
+            ? store.open(sessionId, (message) =>
+                events.push({ runId: "", depth: 0, type: "warning", message }),
+              )
+            : undefined;
+          const emit: EventSink = (event) => {
+            transcript?.write(event);
+            events.push(event);
+          };
+          notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
+          const result = await runLine(core, store, options, input, runOptions, { sessionId, emit });
+          return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
+        } finally {
+          release?.();
+        }
+      })
       .finally(() => events.end());
     return { sessionId, result: () => done, [Symbol.asyncIterator]: () => events[Symbol.asyncIterator]() };
   };
@@ -99,6 +121,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
+    close: () => core.external.hub.close(),
   };
 }
 
@@ -114,23 +137,61 @@ async function runLine(
   if (options.model?.record && typeof input === "string") recordInput(options.model.record, input);
   for (const message of core.catalog.registry.warnings)
     out.emit({ runId: "", depth: 0, type: "warning", message });
-  const history: MessageParam[] = runOptions.resume
-    ? conversationOf(await store.read(runOptions.resume))
-    : [];
-  const request = parseLine(input, runOptions.agent);
+  // .mcp.json and mcpServers problems: those servers are missing, the rest of the run is not.
+  for (const d of core.external.servers.diagnostics)
+    if (d.severity !== "info")
+      out.emit({
+        runId: "",
+        depth: 0,
+        type: "warning",
+        message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
+      });
+  const history = runOptions.resume ? await resumed(store, runOptions.resume, out.emit) : [];
+  let request: RunRequest = parseLine(input, runOptions.agent);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
-    ...out,
+    sessionId: out.sessionId,
+    emit: out.emit,
     history,
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
+  // `/mcp__server__prompt args` is an MCP prompt, unless a command or skill has that very name.
+  if (
+    request.kind === "invocable" &&
+    isMcpPromptName(request.name) &&
+    !core.commands.has(request.name) &&
+    !core.skills.has(request.name)
+  ) {
+    const p = await mcpPrompt(core, userCaller(core).list, request.name, request.args);
+    if (!p.ok)
+      return endBeforeStart(
+        { runId: newRunId(), depth: 0, emit: io.emit, sessionId: io.sessionId, messages: history },
+        "error",
+        "invocation_failed",
+        p.message,
+      );
+    request = { kind: "prompt", content: p.content };
+  }
   const prepared = prepareRun(core, userCaller(core), request);
   if (prepared.ok) return startRun(core, prepared.spec, io);
   const ended = { runId: newRunId(), depth: 0, emit: io.emit, sessionId: io.sessionId, messages: history };
   return prepared.refused
     ? endBeforeStart(ended, "refused", "refused_by_permissions", prepared.message)
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
+}
+
+/** A session's conversation, to continue it; damaged lines of its transcript are skipped, and said. */
+async function resumed(store: TranscriptStore, id: string, emit: EventSink): Promise<MessageParam[]> {
+  const { events, skipped } = await store.read(id);
+  if (skipped > 0)
+    emit({
+      runId: "",
+      depth: 0,
+      type: "warning",
+      message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
+    });
+  return conversationOf(events);
 }
 
 /** A user at the top: the main agent's list is the ceiling of everything they start. */

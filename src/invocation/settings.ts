@@ -15,6 +15,8 @@ export interface Settings {
   readonly maxTokens: number;
   readonly maxDepth: number;
   readonly promptCaching: boolean;
+  /** How long a model response may stay silent; undefined: the model's default (120 s). */
+  readonly idleTimeoutMs?: number;
   readonly gateMode: SchemaValidationMode;
   readonly concurrency: {
     readonly enabled: boolean;
@@ -25,7 +27,7 @@ export interface Settings {
 
 /** The runner options that settings come from (a part of `RunnerOptions`). */
 export interface SettingOptions {
-  readonly model?: { readonly id?: string };
+  readonly model?: { readonly id?: string; readonly idleTimeoutMs?: number };
   readonly limits?: {
     readonly maxIterations?: number;
     readonly maxTokens?: number;
@@ -40,18 +42,31 @@ export interface SettingOptions {
   readonly promptCaching?: boolean;
 }
 
-/** Each setting: the option given in code (or on the command line), else agent.md's, else the default. Pure. */
-export function resolveSettings(options: SettingOptions, main: MainAgentDefinition | undefined): Settings {
+/**
+ * Each setting: the option given in code (or on the command line), else the environment's where one
+ * applies (ANTHROPIC_MODEL, ANTHROPIC_TIMEOUT_MS), else agent.md's, else the default. Pure.
+ */
+export function resolveSettings(
+  options: SettingOptions,
+  main: MainAgentDefinition | undefined,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Settings {
+  const envTimeout = Number(env.ANTHROPIC_TIMEOUT_MS);
+  const idleTimeoutMs =
+    options.model?.idleTimeoutMs ??
+    (Number.isFinite(envTimeout) && envTimeout > 0 ? envTimeout : undefined) ??
+    main?.idleTimeoutMs;
   const c = options.concurrency ?? {};
   const m = main?.toolConcurrency ?? {};
   const maxConcurrency = Math.max(1, c.maxConcurrency ?? m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
   const perBatch = Math.max(1, c.perBatchMax ?? m.perBatchMax ?? maxConcurrency);
   return {
-    model: resolveModel(options.model?.id ?? main?.model),
+    model: resolveModel(options.model?.id ?? (env.ANTHROPIC_MODEL || undefined) ?? main?.model),
     maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxTokens: options.limits?.maxTokens ?? main?.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxDepth: options.limits?.maxDepth ?? main?.maxDepth ?? DEFAULT_MAX_DEPTH,
     promptCaching: options.promptCaching ?? main?.promptCaching ?? true,
+    ...(idleTimeoutMs !== undefined && { idleTimeoutMs }),
     gateMode: options.tools?.schemaValidation ?? main?.schemaValidation ?? "enforce",
     concurrency: {
       enabled: c.enabled ?? m.enabled ?? true,

@@ -4,7 +4,7 @@ import type { EventSink, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
 import { runLoop } from "../loop/run-loop.js";
 import { ZERO_USAGE } from "../model/models.js";
-import { allowsNothing, offered, ruleTexts } from "../permissions/index.js";
+import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { createReadRecord } from "../tools/read-record.js";
 import { createToolRegistry, type RegisteredTool } from "../tools/registry.js";
@@ -14,6 +14,7 @@ import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
 import type { RunSpec } from "./prepare-run.js";
+import { runTools } from "./run-tools.js";
 
 /** Where a run's events go and what it continues: given by whoever starts it. */
 export interface RunIo {
@@ -51,6 +52,8 @@ export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
 export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<RunResult> {
   const runId = newRunId();
   const base = { runId, depth: spec.depth };
+  // Loaded while the first request is on its way: the first Bash call is judged without waiting.
+  if (judgesCommands(spec.list, core.catalog.specs)) void loadShellParser();
   const logger: Logger = {
     debug: () => {},
     warn: (message) => io.emit({ ...base, type: "warning", message }),
@@ -58,8 +61,9 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
   const state: RunState = { list: spec.list, hooks: spec.hooks, meter: { usage: ZERO_USAGE, costUsd: 0 } };
   let call: CallContext | undefined;
   const parentRun: ParentRun = { core, spec, state, runId, io, call: () => call as CallContext };
-  const registry = runRegistry(core, parentRun);
-  const offer = (list: PermissionList) => registry.all.filter((r) => offered(list, [r.tool.name]).length > 0);
+  // MCP servers the run may reach start here, before its first request (see run-tools.ts).
+  const tools = await runTools(parentRun, (outside) => runRegistry(core, parentRun, outside));
+  const { registry, offer } = tools;
   const shown = offer(spec.list);
   io.emit({
     ...base,
@@ -78,9 +82,10 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     sessionId: io.sessionId,
     messages: [...io.history],
   };
-  const refused = refusalOf(spec, shown);
+  for (const message of tools.warnings) logger.warn(message);
+  const refused = refusalOf(spec, tools.offerAll(spec.list));
   if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
-  if (spec.list.rules !== null && shown.length === 0)
+  if (spec.list.rules !== null && tools.offerAll(spec.list).length === 0)
     logger.warn(`${spec.agent} runs with no tools: ${noToolSentence(spec.list)}`);
   call = callContext(core, spec, io, { registry, state, runId, logger });
   let messages: MessageParam[] = [...io.history];
@@ -137,9 +142,12 @@ function callContext(
   };
 }
 
-/** The run's tools: the catalog's, and Task and Skill when this run may start anything with them. */
-function runRegistry(core: Core, parentRun: ParentRun) {
-  const extra: Tool[] = [];
+/**
+ * The run's tools: the catalog's, those from outside (MCP, ToolSearch), and Task and Skill when this
+ * run may start anything with them.
+ */
+function runRegistry(core: Core, parentRun: ParentRun, outside: readonly Tool[] = []) {
+  const extra: Tool[] = [...outside];
   const task = parentRun.spec.depth < core.settings.maxDepth ? createTaskTool(parentRun) : undefined;
   if (task) extra.push(task);
   const skill = createSkillTool(parentRun);

@@ -28,7 +28,8 @@ export function toolCatalog(tools: readonly Tool[]): ToolCatalog {
   const registry = createToolRegistry(tools);
   const specs = new Map<string, ToolPermissionSpec>(PER_RUN_TOOLS);
   for (const [name, spec] of registry.specs) specs.set(name, spec);
-  const names = [...registry.all.map((r) => r.tool.name), ...PER_RUN_TOOLS.map(([n]) => n)];
+  // ToolSearch joins a run whose MCP tools are deferred (src/invocation/run-tools.ts).
+  const names = [...registry.all.map((r) => r.tool.name), ...PER_RUN_TOOLS.map(([n]) => n), "ToolSearch"];
   for (const [alias, target] of Object.entries(TOOL_ALIASES)) if (names.includes(target)) names.push(alias);
   return { registry, specs, names };
 }

@@ -109,4 +109,6 @@ export interface RunResult {
   readonly messages: readonly MessageParam[];
   /** For `error`, `refused` and `limit`: what happened, in one sentence. */
   readonly message?: string;
+  /** The transcript file, when every event of the run was written to it (a resume can rely on it). */
+  readonly transcript?: string;
 }

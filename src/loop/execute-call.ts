@@ -1,7 +1,10 @@
 import type { ContentBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { Usage } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
+import { judgesCommands } from "../permissions/permission-list.js";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { PermissionList } from "../permissions/types.js";
+import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
 import type { Logger, ReadRecord, SchemaValidationMode, ToolResult } from "../tools/types.js";
@@ -34,12 +37,19 @@ export interface RunState {
   list: PermissionList;
   hooks: Hooks;
   readonly meter: { usage: Usage; costUsd: number };
+  /**
+   * Bumped when the tools a request shows change while the list does not (ToolSearch revealed
+   * deferred tools); the loop then asks `offer` again. Absent: never changes.
+   */
+  offerVersion?: number;
 }
 
 export interface ToolUse {
   readonly id: string;
   readonly name: string;
   readonly input: unknown;
+  /** The input as the model sent it, when it was not one complete JSON object: never executed. */
+  readonly invalidInput?: string;
 }
 
 export interface CallOutcome {
@@ -86,8 +96,18 @@ async function settle(
   use: ToolUse,
   cx: CallContext,
 ): Promise<{ decision: CallDecision; result: ToolResult }> {
+  if (use.invalidInput !== undefined) {
+    const shown = use.invalidInput === "" ? "nothing" : `'${use.invalidInput}'`;
+    return {
+      decision: "invalid",
+      result: {
+        content: `The input of this ${use.name} call is not complete JSON (got ${shown}), so it was not executed. Send the call again with its input as one JSON object.`,
+        isError: true,
+      },
+    };
+  }
   const registered = cx.registry.get(use.name);
-  const judged = { specs: cx.registry.specs, cwd: cx.cwd };
+  const judged = { specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf };
   if (!registered) {
     const d = decide(cx.state.list, { tool: use.name, input: use.input }, judged);
     const message =
@@ -95,6 +115,9 @@ async function settle(
     return { decision: "denied", result: { content: message, isError: true } };
   }
   const tool = registered.tool;
+  // A command line is judged by the shell parser, loaded once (its first use waits for it).
+  if (tool.permission?.kind === "command" && judgesCommands(cx.state.list, cx.registry.specs))
+    await loadShellParser();
   const prepared = prepareInput(registered, use.input);
   if (!prepared.ok) return { decision: "invalid", result: prepared.result };
   const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);
@@ -115,6 +138,15 @@ async function settle(
     { ...payload, hook_event_name: "PreToolUse" },
     hookCtx,
   );
+  if (pre.kind === "ask") {
+    return {
+      decision: "blocked-by-hook",
+      result: {
+        content: `A PreToolUse hook asks for a user's approval (${pre.message}), and no one can approve it in this run.`,
+        isError: true,
+      },
+    };
+  }
   if (pre.kind === "block") {
     return {
       decision: "blocked-by-hook",
@@ -127,6 +159,7 @@ async function settle(
     logger: cx.logger,
     readRecord: cx.readRecord,
     ...(cx.env && { env: cx.env }),
+    ...(tool.permission?.kind === "path" && { mayAccess: accessJudge(cx, tool.name, tool.permission.field) }),
   });
   const post = await runHooks(
     cx.state.hooks.PostToolUse,
@@ -141,6 +174,13 @@ async function settle(
     return { decision: "allowed", result: appendNote(result, `PostToolUse hook: ${post.message}`) };
   }
   return { decision: cx.signal.aborted && result.isError ? "interrupted" : "allowed", result };
+}
+
+/** The paths a call may touch beyond the one it names: judged as that tool's call on each, as it stands now. */
+function accessJudge(cx: CallContext, tool: string, field: string): (file: string) => boolean {
+  const judged = { specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf };
+  const list = cx.state.list;
+  return (file) => decide(list, { tool, input: { [field]: file } }, judged).kind === "allowed";
 }
 
 function appendNote(r: ToolResult, note: string): ToolResult {

@@ -49,6 +49,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   let outcome: RunOutcome = "done";
   let note: string | undefined;
   let toolsFor: PermissionList | undefined;
+  let toolsVersion: number | undefined;
   let apiTools: ApiTool[] = [];
   const turnContext = {
     signal: call.signal,
@@ -57,8 +58,10 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
       call.emit({ ...base, type: "retry", attempt, reason, delayMs }),
   };
   for (;;) {
-    if (toolsFor !== call.state.list) {
+    // The tools shown change when the list narrows, or when ToolSearch reveals deferred ones.
+    if (toolsFor !== call.state.list || toolsVersion !== call.state.offerVersion) {
       toolsFor = call.state.list;
+      toolsVersion = call.state.offerVersion;
       apiTools = toApiTools(cfg.offer(toolsFor), cfg.promptCaching);
     }
     if (turns >= cfg.maxIterations) {
@@ -88,8 +91,18 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost });
     const content = toParams(msg.content);
     call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
-    const uses = content.filter(
-      (b): b is ContentBlockParam & ToolUse & { type: "tool_use" } => b.type === "tool_use",
+    const invalid = turn.invalidInputs;
+    const uses: ToolUse[] = content.flatMap((b) =>
+      b.type === "tool_use"
+        ? [
+            {
+              id: b.id,
+              name: b.name,
+              input: b.input,
+              ...(invalid?.has(b.id) && { invalidInput: invalid.get(b.id) }),
+            },
+          ]
+        : [],
     );
     if (content.length > 0) messages.push({ role: "assistant", content });
     const stop = msg.stop_reason;

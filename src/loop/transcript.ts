@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { AgentmdError } from "../shared/errors.js";
@@ -34,23 +42,31 @@ export function sessionFile(dir: string, id: string): string {
 export interface Transcript {
   readonly file: string;
   write(event: RunEvent): void;
+  /** Whether every event so far was written (a resume can rely on the file). */
+  readonly intact: boolean;
 }
 
 /**
  * Where a runner keeps its sessions' events: a folder of JSONL files unless told otherwise (a worker
  * keeps them in Redis, where the next worker finds them). Contract: `open(id).write` never throws
- * and keeps the order of the events; `read(id)` throws `SessionError` when there is no session `id`.
+ * and keeps the order of the events; `read(id)` throws `SessionError` when there is no session `id`;
+ * `lock(id)`, when the store has one, holds the session for one run at a time and returns the release.
  */
 export interface TranscriptStore {
-  open(id: string, onError: (message: string) => void): { write(event: RunEvent): void };
-  read(id: string): readonly RunEvent[] | Promise<readonly RunEvent[]>;
+  open(
+    id: string,
+    onError: (message: string) => void,
+  ): { write(event: RunEvent): void; readonly intact?: boolean; readonly file?: string };
+  read(id: string): SessionRead | Promise<SessionRead>;
+  lock?(id: string): () => void;
 }
 
-/** The default store: `<dir>/<id>.jsonl`, each event appended as it happens. */
+/** The default store: `<dir>/<id>.jsonl`, each event appended as it happens, locked by a file. */
 export function fileTranscripts(dir: string): TranscriptStore {
   return {
     open: (id, onError) => openTranscript(dir, id, onError),
-    read: (id) => readSessionEvents(dir, id),
+    read: (id) => readSession(dir, id),
+    lock: (id) => lockSession(dir, id),
   };
 }
 
@@ -69,6 +85,9 @@ export function openTranscript(dir: string, id: string, onError: (message: strin
   }
   return {
     file,
+    get intact() {
+      return !broken;
+    },
     write(event) {
       if (broken) return;
       try {
@@ -81,47 +100,95 @@ export function openTranscript(dir: string, id: string, onError: (message: strin
   };
 }
 
-export function readSessionEvents(dir: string, id: string): RunEvent[] {
+export interface SessionRead {
+  readonly events: RunEvent[];
+  /** Lines that were not an event (cut off by a crash, or damaged): skipped. */
+  readonly skipped: number;
+}
+
+/**
+ * A session's events, read back. A line that is not an event is skipped and counted, so that a
+ * transcript cut off by a crash (or damaged) still resumes. Contract: throws only SessionError.
+ */
+export function readSession(dir: string, id: string): SessionRead {
   const file = sessionFile(dir, id);
   let text: string;
   try {
     text = readFileSync(file, "utf8");
-  } catch {
-    throw new SessionError(`no session '${id}' in ${dir}`);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new SessionError(
+      code === "ENOENT"
+        ? `no session '${id}' in ${dir}`
+        : `cannot read the session ${file}: ${code ?? String(e)}`,
+    );
   }
   const events: RunEvent[] = [];
+  let skipped = 0;
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
-    try {
-      events.push(JSON.parse(line) as RunEvent);
-    } catch {
-      // a line cut off by a crash: everything before it still counts
-    }
+    const e = parseEvent(line);
+    if (e) events.push(e);
+    else skipped++;
   }
-  return events;
+  return { events, skipped };
 }
 
+/** The events of a session (lines that are not events skipped). */
+export function readSessionEvents(dir: string, id: string): RunEvent[] {
+  return readSession(dir, id).events;
+}
+
+function parseEvent(line: string): RunEvent | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    if (typeof v !== "object" || v === null) return undefined;
+    const e = v as { type?: unknown; depth?: unknown };
+    return typeof e.type === "string" && typeof e.depth === "number" ? (v as RunEvent) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const STARTED_UNKNOWN =
+  "This call was started, but agentmd stopped before it finished: its outcome is unknown. Check before doing it again.";
+const NOT_RUN = "Interrupted: the session ended before this call was executed. The tool was not executed.";
+
 /**
- * The main run's conversation, rebuilt from its events so that it can be sent again: a tool_use
- * whose results never made it into the transcript (a crash mid-call) is answered as interrupted.
+ * The main run's conversation, rebuilt from its events so that it can be sent again. A tool_use
+ * whose result never made it into the transcript is answered for what is known: started (its
+ * outcome unknown) or never executed.
  */
 export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
   const messages: MessageParam[] = [];
   let pending: string[] = [];
+  const started = new Set<string>();
+  const ended = new Map<string, ContentBlockParam>();
   const settlePending = () => {
     if (pending.length === 0) return;
-    const content: ContentBlockParam[] = pending.map((id) => ({
-      type: "tool_result",
-      tool_use_id: id,
-      content: "Interrupted: the session ended before this call finished. The tool was not executed.",
-      is_error: true,
-    }));
+    const content: ContentBlockParam[] = pending.map(
+      (id) =>
+        ended.get(id) ?? {
+          type: "tool_result",
+          tool_use_id: id,
+          content: started.has(id) ? STARTED_UNKNOWN : NOT_RUN,
+          is_error: true,
+        },
+    );
     messages.push({ role: "user", content });
     pending = [];
   };
   for (const e of events) {
     if (e.depth !== 0) continue;
-    if (e.type === "user_message") {
+    if (e.type === "tool_start") started.add(e.id);
+    else if (e.type === "tool_end")
+      ended.set(e.id, {
+        type: "tool_result",
+        tool_use_id: e.id,
+        content: e.content || "(no output)",
+        ...(e.isError && { is_error: true }),
+      });
+    else if (e.type === "user_message") {
       settlePending();
       messages.push({ role: "user", content: e.content });
     } else if (e.type === "message_end" && e.content.length > 0) {
@@ -135,6 +202,48 @@ export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
   }
   settlePending();
   return messages;
+}
+
+/**
+ * Holds a session for one run at a time: a second run resuming it is refused, not interleaved. A
+ * lock left by a process that is gone is taken over. Returns the release. Throws SessionError.
+ */
+export function lockSession(dir: string, id: string): () => void {
+  const lock = `${sessionFile(dir, id)}.lock`;
+  mkdirSync(dir, { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      return () => rmSync(lock, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST")
+        throw new SessionError(`cannot lock the session ${id}: ${(e as Error).message}`);
+      const holder = Number(readFileSafe(lock));
+      if (Number.isInteger(holder) && holder > 0 && alive(holder))
+        throw new SessionError(
+          `the session ${id} is in use by another agentmd (process ${holder}); wait for it to end, or start a new session`,
+        );
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new SessionError(`cannot lock the session ${id}`);
+}
+
+function readFileSafe(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 export interface SessionSummary {

@@ -1,106 +1,282 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { ConfigError } from "../shared/errors.js";
+import { createMessageBuilder } from "./message-builder.js";
 import type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model.js";
-import { modelTransport, observeRetries, type TransportOptions } from "./transport.js";
+import { readSse } from "./read-sse.js";
+import { modelTransport, type TransportOptions } from "./transport.js";
 
-/** Retries of an `overloaded_error` that arrives inside a 200 stream before any output. */
-export const STREAM_RETRIES = 3;
 const BASE_DELAY_MS = 500;
-const DEFAULT_MAX_RETRIES = 2;
+const MAX_DELAY_MS = 30_000;
+export const DEFAULT_MAX_RETRIES = 2;
+/** Default for how long a response may stay silent (no headers, no event, no ping). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
+const MAX_MESSAGE = 600;
 
 export const MISSING_KEY_MESSAGE =
-  "no API key: set ANTHROPIC_API_KEY, or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
+  "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
 
 export interface AnthropicModelOptions extends TransportOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly apiKey?: string;
   readonly baseURL?: string;
-  /** Retries of 408/409/429/5xx by the SDK (honouring retry-after); default 2, none on a replay. */
+  /** Retries of a failed request (429, 5xx, a reset, a silence) before any output; default 2, none on a replay. */
   readonly maxRetries?: number;
-  /** Milliseconds before in-stream retry `attempt` (1-based); exponential with jitter unless set. */
+  /** How long a response may stay silent before it is given up (and retried); default 120 s. */
+  readonly idleTimeoutMs?: number;
+  /** Milliseconds before retry `attempt` (1-based) when the server says nothing; exponential with jitter unless set. */
   readonly backoff?: (attempt: number) => number;
   /** Where a replay's notices go (tool results that differ from the recording). */
   readonly onNotice?: (message: string) => void;
 }
 
-/**
- * The Anthropic Messages API behind the `Model` seam: key and base URL from the options (agent.md),
- * then ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL; requests live, recorded or replayed.
- * Throws `ConfigError` when no key is set and one is needed (anything but a replay).
- */
-export function createAnthropicModel(options: AnthropicModelOptions): Model {
-  const transport = modelTransport(options, (m) => options.onNotice?.(m));
-  const apiKey = options.apiKey ?? options.env.ANTHROPIC_API_KEY;
-  if (!apiKey && !transport.keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
-  const baseURL = options.baseURL ?? options.env.ANTHROPIC_BASE_URL;
-  const maxRetries = options.replay ? 0 : (options.maxRetries ?? DEFAULT_MAX_RETRIES);
-  // One client per retry listener (that is, per run): the SDK's retries are reported to that run.
-  const clients = new WeakMap<TurnContext["onRetry"], Anthropic>();
-  const clientFor = (onRetry: TurnContext["onRetry"]) => {
-    let c = clients.get(onRetry);
-    if (!c) {
-      c = new Anthropic({
-        apiKey: apiKey ?? "replay",
-        ...(baseURL && { baseURL }),
-        fetch: observeRetries(transport.fetch, maxRetries, onRetry),
-        maxRetries,
-        // Errors reach the run as events; the SDK's own console logging would only repeat them.
-        logLevel: "off",
-      });
-      clients.set(onRetry, c);
-    }
-    return c;
-  };
-  const backoff = options.backoff ?? defaultBackoff;
-  return { turn: (request, cx) => streamTurn(clientFor(cx.onRetry), request, cx, backoff) };
+interface Policy {
+  readonly maxRetries: number;
+  readonly idleMs: number;
+  readonly baseURL: string;
+  readonly backoff: (attempt: number) => number;
 }
 
 /**
- * One model request, streamed: text deltas are reported as they arrive. HTTP 408/409/429/5xx are
- * retried by the SDK (honouring retry-after); an overloaded error inside the stream before any
- * output is retried here, with backoff; after output it ends the turn with an error, since the
- * output cannot be taken back. Contract: never rejects.
+ * The Anthropic Messages API behind the `Model` seam: key and base URL from the options (agent.md),
+ * then the environment given (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL);
+ * requests live, recorded or replayed. Throws `ConfigError` when no credential is set and one is
+ * needed (anything but a replay).
+ */
+export function createAnthropicModel(options: AnthropicModelOptions): Model {
+  const transport = modelTransport(options, (m) => options.onNotice?.(m));
+  // The credential comes from the options or the environment given (never from process.env behind
+  // their back: the CLI hands the key over without putting it in its own environment).
+  const apiKey = options.apiKey ?? (options.env.ANTHROPIC_API_KEY || undefined);
+  const authToken = apiKey ? undefined : options.env.ANTHROPIC_AUTH_TOKEN || undefined;
+  if (!apiKey && !authToken && !transport.keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
+  const baseURL = options.baseURL ?? (options.env.ANTHROPIC_BASE_URL || undefined);
+  const client = new Anthropic({
+    ...(authToken ? { authToken } : { apiKey: apiKey ?? "replay" }),
+    ...(baseURL && { baseURL }),
+    ...(transport.fetch && { fetch: transport.fetch }),
+    // Retries are this module's, so that every one is seen and said.
+    maxRetries: 0,
+    // Errors reach the run as events; the SDK's own console logging would only repeat them.
+    logLevel: "off",
+  });
+  const policy: Policy = {
+    maxRetries: options.replay ? 0 : (options.maxRetries ?? DEFAULT_MAX_RETRIES),
+    idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    baseURL: baseURL ?? DEFAULT_BASE_URL,
+    backoff: options.backoff ?? defaultBackoff,
+  };
+  return { turn: (request, cx) => streamTurn(client, request, cx, policy) };
+}
+
+/** One try's end: a message, the run aborted, an error, or a failure worth trying again. */
+type Attempt =
+  | TurnOutcome
+  | {
+      readonly kind: "retry";
+      readonly reason: string;
+      readonly code: string;
+      readonly message: string;
+      readonly delayMs?: number;
+    };
+
+/**
+ * One model request, streamed: text deltas are reported as they arrive. A failure before any output
+ * (HTTP 408/409/429/5xx, a reset, a response silent for the idle timeout, an overloaded or api_error
+ * inside the stream) is retried with backoff, honouring retry-after, and each retry is reported as
+ * it is decided; after output it ends the turn with an error, since the output cannot be taken back.
+ * Contract: never rejects.
  */
 async function streamTurn(
   client: Anthropic,
   params: ModelRequest,
   cx: TurnContext,
-  backoff: (attempt: number) => number,
+  policy: Policy,
 ): Promise<TurnOutcome> {
   for (let attempt = 0; ; attempt++) {
-    let emitted = false;
-    try {
-      const stream = client.messages.stream(params, { signal: cx.signal });
-      for await (const ev of stream) {
-        if (ev.type === "content_block_delta" && ev.delta.type === "text_delta") {
-          emitted = true;
-          cx.onText(ev.delta.text);
-        } else if (ev.type === "content_block_start") {
-          emitted = true;
-        }
-      }
-      return { kind: "message", message: await stream.finalMessage() };
-    } catch (e) {
-      if (cx.signal.aborted || e instanceof Anthropic.APIUserAbortError) return { kind: "aborted" };
-      const code = errorCode(e);
-      // HTTP errors were the SDK's to retry; these arrived inside a stream that had begun.
-      const inStream =
-        !(e instanceof Anthropic.APIConnectionError) &&
-        (!(e instanceof Anthropic.APIError) || e.status === undefined);
-      const retryable = code === "overloaded_error" || code === "connection_error";
-      if (inStream && retryable && !emitted && attempt < STREAM_RETRIES) {
-        const delayMs = backoff(attempt + 1);
-        cx.onRetry(attempt + 1, `${code} in the response stream`, delayMs);
-        if (!(await sleep(delayMs, cx.signal))) return { kind: "aborted" };
-        continue;
-      }
-      return { kind: "error", code, message: describeError(e, emitted) };
-    }
+    const r = await attemptTurn(client, params, cx, policy);
+    if (r.kind !== "retry") return r;
+    if (attempt >= policy.maxRetries) return { kind: "error", code: r.code, message: r.message };
+    const delayMs = Math.min(MAX_DELAY_MS * 4, r.delayMs ?? policy.backoff(attempt + 1));
+    cx.onRetry(attempt + 1, r.reason, delayMs);
+    if (!(await sleep(delayMs, cx.signal))) return { kind: "aborted" };
   }
 }
 
+async function attemptTurn(
+  client: Anthropic,
+  params: ModelRequest,
+  cx: TurnContext,
+  policy: Policy,
+): Promise<Attempt> {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  cx.signal.addEventListener("abort", abort, { once: true });
+  let silent = false;
+  let timer: NodeJS.Timeout | undefined;
+  const alive = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      silent = true;
+      controller.abort();
+    }, policy.idleMs);
+  };
+  const builder = createMessageBuilder();
+  let output = false;
+  try {
+    alive();
+    const response = await client.messages
+      .create({ ...params, stream: true }, { signal: controller.signal, maxRetries: 0, timeout: 2 ** 31 - 1 })
+      .asResponse();
+    alive();
+    const type = response.headers.get("content-type") ?? "";
+    if (!type.includes("text/event-stream") || !response.body)
+      return await notAStream(response, type, policy);
+    for await (const ev of readSse(response.body, alive)) {
+      if (ev.event === "ping") continue;
+      if (ev.event === "error") return streamError(ev.data, output, policy);
+      const data = parseEvent(ev.data);
+      if (!data) return { kind: "error", code: "malformed_stream", message: malformed(output) };
+      if (data.type === "content_block_start") output = true;
+      const text = builder.apply(data);
+      if (text) {
+        output = true;
+        cx.onText(text);
+      }
+    }
+    const built = builder.finish();
+    if (built) return { kind: "message", message: built.message, invalidInputs: built.invalidInputs };
+    return failure(output, "connection_error", "the response stream ended before the message did", policy);
+  } catch (e) {
+    if (cx.signal.aborted || (e instanceof Anthropic.APIUserAbortError && !silent))
+      return { kind: "aborted" };
+    if (silent)
+      return failure(
+        output,
+        "timeout",
+        `no data for ${seconds(policy.idleMs)} s from ${policy.baseURL}`,
+        policy,
+      );
+    return classify(e, output, policy);
+  } finally {
+    clearTimeout(timer);
+    cx.signal.removeEventListener("abort", abort);
+  }
+}
+
+/** A failure of one try: retried when nothing was output yet, else the end of the turn. */
+function failure(output: boolean, code: string, what: string, policy: Policy, delayMs?: number): Attempt {
+  if (output)
+    return {
+      kind: "error",
+      code,
+      message: `${what}, after the response had started; it cannot be retried without repeating output`,
+    };
+  return {
+    kind: "retry",
+    reason: what.startsWith("no data") ? what : `${code}: ${what}`,
+    code,
+    message: `${what} (${policy.maxRetries} retries made)`,
+    ...(delayMs !== undefined && { delayMs }),
+  };
+}
+
+function classify(e: unknown, output: boolean, policy: Policy): Attempt {
+  if (e instanceof Anthropic.APIError && e.status !== undefined) {
+    const code = errorCode(e);
+    if (code === "replay_departure") return { kind: "error", code, message: e.apiMessage ?? e.message };
+    const what = `the model API at ${policy.baseURL} answered HTTP ${e.status} (${code}): ${cut(e.apiMessage ?? e.message)}`;
+    const retryable = [408, 409, 429].includes(e.status) || e.status >= 500;
+    const headers = e.headers instanceof Headers ? e.headers : undefined;
+    if (!retryable || headers?.get("x-should-retry") === "false")
+      return { kind: "error", code, message: what };
+    if (output) return { kind: "error", code, message: what };
+    return {
+      kind: "retry",
+      reason: `HTTP ${e.status}`,
+      code,
+      message: what,
+      ...(headers && retryAfter(headers)),
+    };
+  }
+  const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
+  const text = e instanceof Error ? e.message : String(e);
+  return failure(
+    output,
+    "connection_error",
+    `the connection to the model API at ${policy.baseURL} failed: ${cut(text)}${cause}`,
+    policy,
+  );
+}
+
+/** An `error` event inside the stream: overloaded and api_error are retried like an HTTP 529 or 500. */
+function streamError(data: string, output: boolean, policy: Policy): Attempt {
+  const body = parseEvent(data) as { error?: { type?: unknown; message?: unknown } } | undefined;
+  const type = typeof body?.error?.type === "string" ? body.error.type : "api_error";
+  const what = `the model API at ${policy.baseURL} sent ${type} in the response stream: ${cut(String(body?.error?.message ?? data))}`;
+  if (type === "overloaded_error" || type === "api_error") {
+    const r = failure(output, type, what, policy);
+    return r.kind === "retry" ? { ...r, reason: `${type} in the response stream` } : r;
+  }
+  return { kind: "error", code: type, message: what };
+}
+
+async function notAStream(response: Response, type: string, policy: Policy): Promise<Attempt> {
+  let body = "";
+  try {
+    body = (await response.text()).slice(0, 4096);
+  } catch {
+    // the body is not needed to say what went wrong
+  }
+  const size = response.headers.get("content-length");
+  if (type.includes("json")) {
+    const parsed = parseEvent(body) as { error?: { type?: unknown; message?: unknown } } | undefined;
+    if (parsed?.error?.type === "replay_departure")
+      return { kind: "error", code: "replay_departure", message: String(parsed.error.message) };
+  }
+  return {
+    kind: "error",
+    code: "not_a_stream",
+    message: `the model API at ${policy.baseURL} answered ${response.status} with ${type || "no content type"}${size ? ` (${size} bytes)` : ""}, not an event stream: ${cut(body.replace(/\s+/g, " ").trim()) || "(empty)"}`,
+  };
+}
+
+const malformed = (output: boolean) =>
+  `the model API sent a response stream that could not be read${output ? " after the response had started" : ""}`;
+
+function parseEvent(data: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(data);
+    return typeof v === "object" && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** retry-after-ms or retry-after (seconds), when the server says when to come back. */
+function retryAfter(h: Headers): { delayMs?: number } {
+  const ms = Number(h.get("retry-after-ms"));
+  if (Number.isFinite(ms) && ms > 0) return { delayMs: ms };
+  const s = Number(h.get("retry-after"));
+  return Number.isFinite(s) && s > 0 ? { delayMs: s * 1000 } : {};
+}
+
+/** Text from a server, at a length a line can show: `… (N characters in all)`. */
+function cut(text: string): string {
+  return text.length > MAX_MESSAGE
+    ? `${text.slice(0, MAX_MESSAGE)}… (${text.length} characters in all)`
+    : text;
+}
+
+const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000)));
+
 function defaultBackoff(attempt: number): number {
-  return Math.round(BASE_DELAY_MS * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5));
+  return Math.min(
+    MAX_DELAY_MS,
+    Math.round(BASE_DELAY_MS * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5)),
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -118,36 +294,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
-/** `overloaded_error`, `rate_limit_error`, `connection_error`, …: what the error was, for events. */
+/** `overloaded_error`, `rate_limit_error`, `http_500`, …: what an API error was, for events. */
 export function errorCode(e: unknown): string {
-  if (e instanceof Anthropic.APIConnectionTimeoutError) return "timeout";
-  if (e instanceof Anthropic.APIConnectionError) return "connection_error";
   if (e instanceof Anthropic.APIError) {
     const body = e.error as { error?: { type?: unknown }; type?: unknown } | undefined;
     const t = e.type ?? body?.error?.type ?? body?.type;
     if (typeof t === "string" && t !== "error") return t;
     return e.status ? `http_${e.status}` : "api_error";
   }
-  // The SDK throws a bare AnthropicError for a stream that broke off ("terminated") or did not parse.
-  if (e instanceof Error && e.cause instanceof SyntaxError) return "malformed_stream";
-  if (e instanceof Anthropic.AnthropicError) return "connection_error";
-  return "stream_error";
-}
-
-function describeError(e: unknown, emitted: boolean): string {
-  const code = errorCode(e);
-  const api =
-    e instanceof Anthropic.APIError
-      ? (e.apiMessage ?? e.message)
-      : e instanceof Error
-        ? e.message
-        : String(e);
-  const after = emitted
-    ? " after the response had started; it cannot be retried without repeating output"
-    : "";
-  if (code === "connection_error") return `the connection to the model API failed${after}: ${api}`;
-  if (code === "malformed_stream")
-    return `the model API sent a response stream that could not be read${after}`;
-  if (code === "replay_departure") return api;
-  return `the model API answered with ${code}${after}: ${api}`;
+  return "connection_error";
 }

@@ -7,7 +7,12 @@ import type { Message, MessageCreateParamsStreaming } from "@anthropic-ai/sdk/re
 export type ModelRequest = Omit<MessageCreateParamsStreaming, "stream">;
 
 export type TurnOutcome =
-  | { readonly kind: "message"; readonly message: Message }
+  | {
+      readonly kind: "message";
+      readonly message: Message;
+      /** By tool_use id: calls whose input was not one complete JSON object (never executed). */
+      readonly invalidInputs?: ReadonlyMap<string, string>;
+    }
   | { readonly kind: "aborted" }
   | { readonly kind: "error"; readonly code: string; readonly message: string };
 

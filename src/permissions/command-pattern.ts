@@ -1,55 +1,45 @@
+import { splitArgs } from "../shared/shell-words.js";
+import type { ShellPart } from "./shell/shell-script.js";
+
 /**
  * COMMAND patterns (Bash): `npm install` matches exactly that command; `git:*` and `git *` match
- * `git` alone or followed by whitespace and anything (`git status`, not `gitk`); `*` alone matches
- * every command. A `*` anywhere else cannot be interpreted. Runs of whitespace count as one space.
- * A candidate holding a shell metacharacter is never matched by a pattern: it could run more than
- * the pattern names.
+ * `git` alone or followed by anything (`git status`, not `gitk`); `*` alone matches every command.
+ * A `*` anywhere else cannot be interpreted. Patterns and commands are compared word by word, as
+ * the shell splits them (quotes removed), one simple command at a time: a compound line is allowed
+ * only when each of its commands is.
  */
 export type CommandPattern =
-  | { readonly kind: "exact"; readonly text: string }
-  | { readonly kind: "prefix"; readonly text: string };
+  | { readonly kind: "exact"; readonly text: string; readonly words: readonly string[] }
+  | { readonly kind: "prefix"; readonly text: string; readonly words: readonly string[] };
 
 export type Compiled<T> = { ok: true; pattern: T } | { ok: false; problem: string };
-
-const METACHARACTERS = /[;|&`$><()\n\r]/;
-
-export function hasShellMetacharacter(candidate: string): boolean {
-  return METACHARACTERS.test(candidate);
-}
 
 export function normaliseCommand(s: string): string {
   const t = s.trim();
   return /\s\s|[\t\n\r\f\v]/.test(t) ? t.replace(/\s+/g, " ") : t;
 }
 
+const STAR_PROBLEM = "a '*' is a wildcard only at the very end, as ':*' or ' *'";
+
 export function compileCommandPattern(raw: string): Compiled<CommandPattern> {
   const text = normaliseCommand(raw);
-  if (text === "*") return { ok: true, pattern: { kind: "prefix", text: "" } };
+  if (text === "*") return { ok: true, pattern: { kind: "prefix", text: "", words: [] } };
   let prefix: string | undefined;
   if (text.endsWith(":*")) prefix = text.slice(0, -2).trimEnd();
   else if (text.endsWith(" *")) prefix = text.slice(0, -2).trimEnd();
-  if (prefix !== undefined) {
-    if (prefix.includes("*"))
-      return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
-    return { ok: true, pattern: { kind: "prefix", text: prefix } };
-  }
-  if (text.includes("*"))
-    return { ok: false, problem: "a '*' is a wildcard only at the very end, as ':*' or ' *'" };
-  return { ok: true, pattern: { kind: "exact", text } };
+  const body = prefix ?? text;
+  if (body.includes("*")) return { ok: false, problem: STAR_PROBLEM };
+  const words = splitArgs(body);
+  if (words.length === 0) return { ok: false, problem: "an empty command pattern" };
+  return { ok: true, pattern: { kind: prefix === undefined ? "exact" : "prefix", text: body, words } };
 }
 
-/** Whether a normalised, metacharacter-free candidate matches. */
-export function matchCommand(p: CommandPattern, candidate: string): boolean {
-  if (p.kind === "exact") return candidate === p.text;
-  if (p.text === "") return candidate !== "";
-  return hasWordPrefix(candidate, p.text);
-}
-
-/** `git` is a word prefix of `git` and `git status`, not of `gitk`. */
-export function hasWordPrefix(candidate: string, prefix: string): boolean {
-  return candidate.length === prefix.length
-    ? candidate === prefix
-    : candidate.startsWith(prefix) && candidate.charCodeAt(prefix.length) === 32;
+/** Whether the pattern's words are the command's first words (all of them, for an exact pattern). */
+export function matchWords(p: CommandPattern, words: readonly (string | null)[]): boolean {
+  if (p.kind === "exact" ? words.length !== p.words.length : words.length < Math.max(1, p.words.length))
+    return false;
+  for (let i = 0; i < p.words.length; i++) if (words[i] !== p.words[i]) return false;
+  return true;
 }
 
 /**
@@ -57,131 +47,225 @@ export function hasWordPrefix(candidate: string, prefix: string): boolean {
  * two exact or prefix patterns intersect to one of them or to nothing.
  */
 export function intersectCommandPatterns(a: CommandPattern, b: CommandPattern): CommandPattern | null {
-  if (a.kind === "exact" && b.kind === "exact") return a.text === b.text ? a : null;
-  if (a.kind === "exact") return matchCommand(b, a.text) ? a : null;
-  if (b.kind === "exact") return matchCommand(a, b.text) ? b : null;
-  if (a.text === "" || (b.text !== "" && matchCommand(a, b.text))) return b;
-  if (b.text === "" || matchCommand(b, a.text)) return a;
+  if (a.kind === "exact" && b.kind === "exact") return matchWords(a, b.words) ? a : null;
+  if (a.kind === "exact") return matchWords(b, a.words) ? a : null;
+  if (b.kind === "exact") return matchWords(a, b.words) ? b : null;
+  if (a.words.length <= b.words.length && b.words.length > 0 && matchWords(a, b.words)) return b;
+  if (b.words.length <= a.words.length && a.words.length > 0 && matchWords(b, a.words)) return a;
+  if (a.words.length === 0) return b;
+  if (b.words.length === 0) return a;
   return null;
 }
 
-/**
- * Programs that run another command given to them (`sudo curl x`, `env -u X curl x`, `timeout 5 curl
- * x`, `bash -c "curl x"`, `eval`, `xargs`): which command that is cannot be read off the line
- * reliably, so a deny pattern cannot rule it out.
- */
-const RUNNERS = new Set([
-  "bash",
-  "sh",
-  "zsh",
-  "dash",
-  "ksh",
-  "fish",
-  "csh",
-  "tcsh",
-  "busybox",
-  "env",
-  "sudo",
-  "doas",
-  "su",
-  "runuser",
-  "sg",
-  "newgrp",
-  "chroot",
-  "unshare",
-  "nsenter",
-  "ssh",
-  "exec",
-  "eval",
-  "command",
-  "builtin",
-  "source",
-  ".",
-  "nice",
-  "ionice",
-  "nohup",
-  "timeout",
-  "stdbuf",
-  "setsid",
-  "taskset",
-  "chrt",
-  "numactl",
-  "flock",
-  "strace",
-  "ltrace",
-  "time",
-  "watch",
-  "xargs",
-  "parallel",
-  "script",
-]);
+/** Shells, and programs that run a command given to them: which command cannot be read off the line. */
+const RUNNERS = new Set(
+  "bash sh zsh dash ksh mksh fish csh tcsh busybox sudo doas su runuser sg newgrp chroot unshare nsenter ssh eval source . builtin ionice setsid taskset chrt numactl flock strace ltrace watch xargs parallel script coproc trap alias fc".split(
+    " ",
+  ),
+);
 
-function unquoteWord(w: string): string {
-  return w.replace(/["'\\]/g, "");
-}
+/** Programs given code to run inline (`perl -e …`), with the options that give it. */
+const INTERPRETERS: Readonly<Record<string, RegExp>> = {
+  perl: /^-[a-zA-Z]*[eE]/,
+  python: /^-[a-zA-Z]*c/,
+  python2: /^-[a-zA-Z]*c/,
+  python3: /^-[a-zA-Z]*c/,
+  node: /^(-[a-zA-Z]*[ep]|--eval|--print)/,
+  nodejs: /^(-[a-zA-Z]*[ep]|--eval|--print)/,
+  deno: /^(eval|-e)$/,
+  bun: /^(-e|--eval|-p|--print)$/,
+  ruby: /^-[a-zA-Z]*e/,
+  php: /^-[a-zA-Z]*r/,
+  lua: /^-[a-zA-Z]*e/,
+  Rscript: /^-e$/,
+  osascript: /^-e$/,
+  tclsh: /.^/,
+};
+const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
-/** The words after leading `NAME=value` assignments. */
-function commandWords(candidate: string): string[] {
-  const words = candidate.split(" ");
-  let i = 0;
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) i++;
-  return words.slice(i);
-}
+/** Variables that make a program run something else, or find other programs. */
+const DANGEROUS_VARIABLE =
+  /^(PATH|IFS|ENV|BASH_ENV|CDPATH|GLOBIGNORE|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|HOME|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|SHELL|NODE_OPTIONS|LESSOPEN|LESSCLOSE|TMPDIR|(LD|DYLD|GIT|PYTHON|PERL5?|RUBY|NPM_CONFIG|SSH|BASH_FUNC)_?.*)=/;
 
-/**
- * Why a (metacharacter-free, normalised) command cannot be judged against a deny pattern, if it
- * cannot: it runs another command, names its program with a glob or brace pattern, or asks `find`
- * to execute one. A deny list is a guard, not a sandbox: what it cannot rule out, it denies.
- */
-export function unjudgeableForDeny(candidate: string): string | undefined {
-  let start = 0;
-  let program = "";
-  for (;;) {
-    const end = candidate.indexOf(" ", start);
-    const word = end === -1 ? candidate.slice(start) : candidate.slice(start, end);
-    if (word.indexOf("=") === -1 || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
-      program = word;
-      break;
-    }
-    if (end === -1) return undefined;
-    start = end + 1;
+/** Why a part cannot be judged whenever any Bash pattern applies, if it cannot. */
+export function unjudgeable(part: ShellPart, interpreter: (program: string) => boolean): string | undefined {
+  for (let i = 0; i < part.assignments; i++) {
+    const a = part.words[i];
+    if (a === null || a === undefined) return "an assignment's value is not plain text";
+    if (DANGEROUS_VARIABLE.test(a))
+      return `it sets ${a.slice(0, a.indexOf("="))}, which changes what programs run`;
   }
-  if (/[{}*?[\]]/.test(program)) return `its program '${program}' is a pattern the shell expands`;
-  const base = program.slice(program.lastIndexOf("/") + 1);
-  const name = /["'\\]/.test(base) ? unquoteWord(base) : base;
-  if (RUNNERS.has(name)) return `'${name}' runs another command`;
+  if (part.assignments === part.words.length) return undefined;
+  const program = part.words[part.assignments];
+  if (program === null || program === undefined)
+    return "its program is not plain text (the shell expands it)";
+  const name = baseName(program);
+  if (name === "eval") return "'eval' runs a command built at run time";
+  if (part.heredoc && (RUNNERS.has(name) || interpreter(name)))
+    return `a here-document feeds code to '${name}'`;
   if (
-    name === "find" &&
-    commandWords(candidate).some((w) => /^-(exec|execdir|ok|okdir)$/.test(unquoteWord(w)))
+    name === "export" ||
+    name === "declare" ||
+    name === "typeset" ||
+    name === "readonly" ||
+    name === "local"
   ) {
-    return "'find' runs another command";
+    const set = part.words
+      .slice(1)
+      .find((w) => w === null || (w !== undefined && DANGEROUS_VARIABLE.test(w)));
+    if (set !== undefined)
+      return set === null
+        ? "it sets a variable to a value that is not plain text"
+        : `it sets ${set.slice(0, set.indexOf("="))}, which changes what programs run`;
   }
   return undefined;
 }
 
+export const isInterpreter = (name: string) =>
+  Object.hasOwn(INTERPRETERS, name) || AWKS.has(name) || /^python3\.\d+$/.test(name);
+
 /**
- * The forms of a command a deny pattern is tested against: as written, and with leading variable
- * assignments, quotes and the program's folder stripped, so that `FOO=1 /usr/bin/"curl" x` still
- * meets `Bash(curl:*)`. Commands that run other commands are caught by `unjudgeableForDeny` first.
+ * Why a part cannot be judged against a deny pattern, if it cannot: it runs another command (a
+ * shell, `sudo`, `xargs`, `find -exec`), gives an interpreter code to run, or configures `git` to run
+ * a program. A deny list is a guard, not a sandbox: what it cannot rule out, it denies.
  */
-export function denyForms(candidate: string): string[] {
-  const space = candidate.indexOf(" ");
-  const first = space === -1 ? candidate : candidate.slice(0, space);
-  const plain =
-    first.indexOf("=") === -1 &&
-    first.indexOf("/") === -1 &&
-    candidate.indexOf('"') === -1 &&
-    candidate.indexOf("'") === -1 &&
-    candidate.indexOf("\\") === -1;
-  if (plain) return [candidate];
-  const forms = new Set([candidate]);
-  const unquoted = normaliseCommand(unquoteWord(candidate));
-  forms.add(unquoted);
-  const rest = commandWords(unquoted);
-  if (rest.length > 0) {
-    const program = rest[0] ?? "";
-    rest[0] = program.slice(program.lastIndexOf("/") + 1);
-    forms.add(rest.join(" "));
+export function evadesDeny(words: readonly (string | null)[]): string | undefined {
+  const program = words[0];
+  if (program === null || program === undefined) return undefined;
+  const name = baseName(program);
+  if (RUNNERS.has(name)) return `'${name}' runs another command`;
+  if (name === "git") {
+    const opt = gitGlobals(words).risky;
+    return opt ? `'git ${opt}' can make git run another program` : undefined;
   }
-  return [...forms];
+  const inline = Object.hasOwn(INTERPRETERS, name)
+    ? INTERPRETERS[name]
+    : name.startsWith("python3.") && /^python3\.\d+$/.test(name)
+      ? INTERPRETERS.python3
+      : undefined;
+  if (inline && words.slice(1).some((w) => w === null || inline.test(w)))
+    return `'${name}' is given code to run`;
+  if (AWKS.has(name) && words.slice(1).some((w) => w === null || /system|getline|\||\bprint\s*>/.test(w)))
+    return `'${name}' is given a program that runs commands`;
+  if (name === "find" && words.some((w) => w === null || /^-(exec|execdir|ok|okdir)$/.test(w)))
+    return "'find' runs another command";
+  return undefined;
+}
+
+/** `time`, `nohup`, `env X=1`, `nice -n 5`, `timeout 10`, `command`, `exec`, `stdbuf -oL`: the command they run, read precisely. */
+export function unwrap(words: readonly (string | null)[]): readonly (string | null)[] | undefined {
+  const name = words[0] ? baseName(words[0]) : undefined;
+  let i = 1;
+  const skipOptions = (withValue: RegExp = /.^/) => {
+    while (i < words.length) {
+      const w = words[i];
+      if (w === null || w === undefined) return false;
+      if (w === "--") {
+        i++;
+        return true;
+      }
+      if (!w.startsWith("-") || w === "-") return true;
+      i += withValue.test(w) ? 2 : 1;
+    }
+    return true;
+  };
+  switch (name) {
+    case "time":
+    case "nohup":
+      if (!skipOptions(/^-[fo]$/)) return undefined;
+      break;
+    case "command":
+    case "exec":
+      if (words.slice(1).some((w) => w === "-v" || w === "-V")) return undefined;
+      if (!skipOptions(/^-a$/)) return undefined;
+      break;
+    case "nice":
+      if (!skipOptions(/^-n$/)) return undefined;
+      break;
+    case "stdbuf":
+      if (!skipOptions(/^-[ioe]$/)) return undefined;
+      break;
+    case "timeout":
+      if (!skipOptions(/^-[sk]$/)) return undefined;
+      i++;
+      break;
+    case "env":
+      if (words.slice(1).some((w) => w === null || /^(-S|--split-string)/.test(w))) return undefined;
+      if (!skipOptions(/^-[uC]$/)) return undefined;
+      while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] ?? "")) {
+        if (DANGEROUS_VARIABLE.test(words[i] as string)) return undefined;
+        i++;
+      }
+      break;
+    default:
+      return undefined;
+  }
+  return i < words.length ? words.slice(i) : undefined;
+}
+
+/** Git's options before its subcommand, and whether one of them can make it run a program. */
+function gitGlobals(words: readonly (string | null)[]): { rest: number; risky?: string } {
+  let i = 1;
+  while (i < words.length) {
+    const w = words[i];
+    if (w === null || w === undefined) return { rest: i, risky: "with an option that is not plain text" };
+    if (!w.startsWith("-")) break;
+    if (w === "-c" || w.startsWith("--config-env") || w.startsWith("--exec-path"))
+      return { rest: i, risky: w.split("=")[0] };
+    i += /^(-C|--git-dir|--work-tree|--namespace|--super-prefix|--list-cmds)$/.test(w) ? 2 : 1;
+  }
+  return { rest: i };
+}
+
+export function baseName(program: string): string {
+  const slash = program.lastIndexOf("/");
+  return slash === -1 ? program : program.slice(slash + 1);
+}
+
+/**
+ * Whether a deny pattern catches a command (its words without prefix assignments): compared with
+ * the program's folder dropped, and for `git` without its options before the subcommand (`git -C .
+ * push` is `git push`). A word that is not plain text where the pattern has one is "unsure", and
+ * counts as caught; so does `prog --opt value sub` against `prog sub`, where an option's value
+ * cannot be told from a subcommand.
+ */
+export function denyMatch(p: CommandPattern, words: readonly (string | null)[]): "yes" | "no" | "unsure" {
+  const program = words[0];
+  if (program === undefined) return "no";
+  if (p.words.length === 0) return "yes";
+  const name = program === null ? null : baseName(program);
+  if (name !== null && name !== p.words[0]) return "no";
+  let m = matchFrom(p, name, words, 1);
+  if (m === "yes") return m;
+  if (name === "git") {
+    const { rest } = gitGlobals(words);
+    if (rest > 1) {
+      const g = matchFrom(p, name, words, rest);
+      if (g === "yes") return g;
+      if (g === "unsure") m = g;
+    }
+  }
+  if (m === "no" && p.words.length >= 2 && words[1]?.startsWith("-")) {
+    const later = words.slice(1);
+    if (p.words.slice(1).every((w) => later.includes(w))) return "unsure";
+  }
+  return m;
+}
+
+/** The pattern against `program words[from…]`. */
+function matchFrom(
+  p: CommandPattern,
+  program: string | null,
+  words: readonly (string | null)[],
+  from: number,
+): "yes" | "no" | "unsure" {
+  const n = 1 + words.length - from;
+  if (p.kind === "exact" ? n !== p.words.length : n < p.words.length) return "no";
+  let unsure = program === null;
+  for (let i = 1; i < p.words.length; i++) {
+    const w = words[from + i - 1];
+    if (w === null) unsure = true;
+    else if (w !== p.words[i]) return "no";
+  }
+  return unsure ? "unsure" : "yes";
 }

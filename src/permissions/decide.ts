@@ -1,14 +1,16 @@
 import path from "node:path";
 import {
   type CommandPattern,
-  denyForms,
-  hasShellMetacharacter,
-  hasWordPrefix,
-  matchCommand,
-  normaliseCommand,
-  unjudgeableForDeny,
+  denyMatch,
+  evadesDeny,
+  isInterpreter,
+  matchWords,
+  unjudgeable,
+  unwrap,
 } from "./command-pattern.js";
 import { type NamePattern, type PathPattern, pathSubject } from "./path-pattern.js";
+import { parseShell } from "./shell/parse-shell.js";
+import { literalText, type ShellPart } from "./shell/shell-script.js";
 import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
 import type {
@@ -37,10 +39,10 @@ interface ToolView {
   readonly unrestricted: boolean;
   readonly removedBy: DenyRule | undefined;
   readonly denies: readonly DenyRule[];
-  /** Single-constraint rules: commands by exact text and by prefix, paths and names by set or regex. */
+  /** Single-constraint rules: exact commands (words joined by NUL), exact paths and names. */
   readonly exact: ReadonlySet<string>;
   /** Command prefixes, grouped by their first word. */
-  readonly prefixes: ReadonlyMap<string, readonly string[]>;
+  readonly prefixes: ReadonlyMap<string, readonly CommandPattern[]>;
   readonly anyCommand: boolean;
   readonly re: RegExp | null;
   /** Rules the sets above cannot answer: conjunctions, custom rules, uninterpretable patterns. */
@@ -76,10 +78,12 @@ function viewOf(list: PermissionList, tool: string): ToolView {
   return v;
 }
 
+const wordsKey = (words: readonly string[]) => words.join("\0");
+
 function buildView(list: PermissionList, tool: string): ToolView {
   const rules = list.rules === null ? null : list.rules.filter((r) => covers(r.tool, tool));
   const exact = new Set<string>();
-  const prefixes = new Map<string, string[]>();
+  const prefixes = new Map<string, CommandPattern[]>();
   const sources: string[] = [];
   const others: Rule[] = [];
   let anyCommand = false;
@@ -91,12 +95,9 @@ function buildView(list: PermissionList, tool: string): ToolView {
     }
     if (c.kind === "command") {
       const p = c.compiled as CommandPattern;
-      if (p.kind === "exact") exact.add(p.text);
-      else if (p.text === "") anyCommand = true;
-      else {
-        const first = firstWord(p.text);
-        prefixes.set(first, [...(prefixes.get(first) ?? []), p.text]);
-      }
+      if (p.kind === "exact") exact.add(wordsKey(p.words));
+      else if (p.words.length === 0) anyCommand = true;
+      else prefixes.set(p.words[0] as string, [...(prefixes.get(p.words[0] as string) ?? []), p]);
     } else {
       const p = c.compiled as PathPattern | NamePattern;
       if (p.re === null) exact.add(p.text);
@@ -119,16 +120,13 @@ function buildView(list: PermissionList, tool: string): ToolView {
   };
 }
 
-/** One call's subject, computed once per decision. */
+/** One call's subject: the value its patterns are matched against. */
 interface Subject {
   readonly spec: ToolPermissionSpec | undefined;
   /** The field's value as given, for custom rules. */
   readonly given: unknown;
-  /** Normalised command, absolute path or name; undefined when the call cannot be judged. */
+  /** Absolute path or name; undefined when the call cannot be judged. */
   readonly value: string | undefined;
-  /** The command as the model wrote it (for the metacharacter check and messages). */
-  readonly raw: string | undefined;
-  readonly meta: boolean;
 }
 
 function subjectOf(
@@ -136,36 +134,16 @@ function subjectOf(
   input: Readonly<Record<string, unknown>>,
   cwd: string,
 ): Subject {
-  const v = spec ? subjectValue(spec, input, cwd) : undefined;
+  const given = spec ? subjectValue(spec, input, cwd) : undefined;
   let value: string | undefined;
-  let raw: string | undefined;
-  let meta = false;
-  if (typeof v === "string" && v !== "") {
-    if (spec?.kind === "command") {
-      raw = v;
-      // One scan answers both questions for the common command: no metacharacter, no odd spacing.
-      if (UNUSUAL_COMMAND.test(v)) {
-        meta = hasShellMetacharacter(v);
-        const n = normaliseCommand(v);
-        value = n === "" ? undefined : n;
-      } else {
-        value = v;
-      }
-    } else if (spec?.kind === "path") {
-      value = pathSubject(v, cwd);
-      raw = value;
-    } else if (spec?.kind === "name") {
-      value = v;
-      raw = v;
-    }
+  if (typeof given === "string" && given !== "") {
+    if (spec?.kind === "path") value = pathSubject(given, cwd);
+    else if (spec?.kind === "name") value = given;
   }
-  return { spec, given: v, value, raw, meta };
+  return { spec, given, value };
 }
 
-/** A metacharacter, or whitespace that normalising would change (leading, trailing, doubled, not a space). */
-const UNUSUAL_COMMAND = /[;|&`$><()\n\r\t\f\v]|\s\s|^\s|\s$/;
-
-type Match = "yes" | "no" | "cannot-judge" | "metacharacter" | "bad-pattern";
+type Match = "yes" | "no" | "cannot-judge" | "bad-pattern";
 
 function matchOne(c: Constraint, s: Subject): Match {
   if (c.kind === "bad") return "bad-pattern";
@@ -173,43 +151,8 @@ function matchOne(c: Constraint, s: Subject): Match {
     const r = s.spec?.custom?.matches(c.compiled as string, s.given);
     return r === undefined ? "cannot-judge" : r ? "yes" : "no";
   }
-  if (s.value === undefined || s.spec?.kind !== c.kind) return "cannot-judge";
-  if (c.kind === "command") {
-    if (s.meta) return "metacharacter";
-    return matchCommand(c.compiled as CommandPattern, s.value) ? "yes" : "no";
-  }
+  if (s.value === undefined || s.spec?.kind !== c.kind || c.kind === "command") return "cannot-judge";
   return (c.compiled as PathPattern | NamePattern).test(s.value) ? "yes" : "no";
-}
-
-/** Whether a deny constraint catches the call; whatever it cannot rule out counts as caught. */
-function denyCatches(c: Constraint, s: Subject, forms: readonly string[] | undefined): Match {
-  if (c.kind !== "command" || forms === undefined) return matchOne(c, s);
-  const p = c.compiled as CommandPattern;
-  for (const f of forms) if (matchCommand(p, f)) return "yes";
-  return "no";
-}
-
-function firstWord(command: string): string {
-  const i = command.indexOf(" ");
-  return i === -1 ? command : command.slice(0, i);
-}
-
-/** The single-constraint rules, answered by set lookups and one regular expression. */
-function fastMatch(v: ToolView, s: Subject): boolean {
-  const value = s.value;
-  if (value === undefined) return false;
-  if (s.spec?.kind === "command") {
-    if (s.meta) return false;
-    if (v.anyCommand || v.exact.has(value)) return true;
-    const candidates = v.prefixes.get(firstWord(value));
-    if (candidates) {
-      for (const p of candidates) {
-        if (hasWordPrefix(value, p)) return true;
-      }
-    }
-    return false;
-  }
-  return (v.exact.size > 0 && v.exact.has(value)) || v.re?.test(value) === true;
 }
 
 const denied = (reason: DenyReason, message: string): Decision => ({ kind: "denied", reason, message });
@@ -242,15 +185,18 @@ class LazyDenial {
 
 const deniedLazily = (reason: DenyReason, write: () => string): Decision => new LazyDenial(reason, write);
 const where = (o: Origin) => `${path.basename(o.file)}:${o.line}`;
+const ruleName = (d: DenyRule) => `'${d.origin.raw}' in ${where(d.origin)}`;
 
 function isRecord(x: unknown): x is Readonly<Record<string, unknown>> {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
 /**
- * Judges one call against an effective list. Pure: no I/O, no logging, same answer every time.
- * Deny rules first (deny beats allow), then the allow rules of the tool: one of them must admit
- * the call. The sentence of a denial is written for the model and the user alike.
+ * Judges one call against an effective list. Pure (a `realPath` lookup is the caller's): no other
+ * I/O, no logging, same answer every time. Deny rules first (deny beats allow), then the allow rules
+ * of the tool: one of them must admit the call. A command line is judged command by command; a path
+ * on its lexical and (given `realPath`) its real path; a Grep or Glob path by Read's rules too, and a
+ * Write path by Edit's. The sentence of a denial is written for the model and the user alike.
  */
 export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext): Decision {
   const tool = canonicalToolName(call.tool);
@@ -263,43 +209,82 @@ export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext)
     );
   }
   if (view.notOffered) return denied("not-offered", `${tool} is not allowed in this run. ${NOT_RUN}`);
-  if (view.unrestricted && view.denies.length === 0) return ALLOWED;
-  const subject = subjectOf(ctx.specs.get(tool), isRecord(call.input) ? call.input : {}, ctx.cwd);
-  let forms: string[] | undefined;
+  const spec = ctx.specs.get(tool);
+  const input = isRecord(call.input) ? call.input : {};
+  if (spec?.kind === "command") return decideCommand(list, view, tool, spec, input, ctx);
+  // A family's allow patterns were bound into this tool's rules when the list was compiled; its
+  // deny rules (unioned at every hop) are judged here.
+  const family = spec?.family ? viewOf(list, spec.family) : undefined;
+  const familyDenies = family !== undefined && (family.denies.length > 0 || family.removedBy !== undefined);
+  if (view.unrestricted && view.denies.length === 0 && !familyDenies) return ALLOWED;
+  const subject = subjectOf(spec, input, ctx.cwd);
+  const familyName = familyDenies ? spec?.family : undefined;
+  const lexical = judgeSubject(view, tool, subject, familyName, list);
+  if (lexical.kind === "denied" || spec?.kind !== "path" || subject.value === undefined || !ctx.realPath)
+    return lexical;
+  const real = ctx.realPath(subject.value);
+  if (real === subject.value) return lexical;
+  const viaLink = judgeSubject(view, tool, { ...subject, value: real }, familyName, list);
+  if (viaLink.kind === "allowed") return ALLOWED;
+  return denied(
+    viaLink.reason,
+    `${tool}(${shown(subject.value)}) leads through a symlink to ${shown(real)}: ${viaLink.message}`,
+  );
+}
+
+/** One subject against the tool's rules, then against its family's deny rules (Read's for Grep, Edit's for Write). */
+function judgeSubject(
+  view: ToolView,
+  tool: string,
+  s: Subject,
+  family: string | undefined,
+  list: PermissionList,
+): Decision {
+  const own = judgeOwn(view, tool, s);
+  if (own.kind === "denied" || family === undefined || s.value === undefined) return own;
+  const head = viewOf(list, family);
+  const byHead = head.removedBy
+    ? denied("denied-by-rule", `${family} is not allowed: ${ruleName(head.removedBy)} removes it. ${NOT_RUN}`)
+    : judgeDenies(head, family, s);
+  if (byHead.kind === "allowed") return ALLOWED;
+  return denied(
+    byHead.reason,
+    `${tool}(${shown(s.value)}) is judged by ${family}'s rules too (they cover ${tool}), and ${byHead.message}`,
+  );
+}
+
+/** The deny rules of one tool against a subject. */
+function judgeDenies(view: ToolView, tool: string, s: Subject): Decision {
   for (const d of view.denies) {
-    const c = d.constraint as Constraint;
-    if (c.kind === "command" && subject.value !== undefined && !subject.meta && forms === undefined) {
-      const why = unjudgeableForDeny(subject.value);
-      if (why) {
-        const rule = `'${d.origin.raw}' in ${where(d.origin)}`;
-        return denied(
-          "cannot-judge",
-          `${describeCall(tool, subject)} cannot be judged against the deny rule ${rule}: ${why}. ${NOT_RUN}`,
-        );
-      }
-      forms = denyForms(subject.value);
-    }
-    const m = denyCatches(c, subject, forms);
+    const m = matchOne(d.constraint as Constraint, s);
     if (m === "no") continue;
-    const rule = `'${d.origin.raw}' in ${where(d.origin)}`;
     if (m === "yes")
-      return denied("denied-by-rule", `${describeCall(tool, subject)} is denied by ${rule}. ${NOT_RUN}`);
-    return denialFor(m, tool, subject, `the deny rule ${rule} applies`);
+      return denied("denied-by-rule", `${describe(tool, s.value)} is denied by ${ruleName(d)}. ${NOT_RUN}`);
+    return denialFor(m, tool, s, `the deny rule ${ruleName(d)} applies`);
   }
-  if (view.unrestricted || fastMatch(view, subject)) return ALLOWED;
-  for (const rule of view.others) {
-    if (rule.constraints.every((c) => matchOne(c, subject) === "yes")) return ALLOWED;
-  }
+  return ALLOWED;
+}
+
+function judgeOwn(view: ToolView, tool: string, s: Subject): Decision {
+  const deny = judgeDenies(view, tool, s);
+  if (deny.kind === "denied") return deny;
+  if (view.unrestricted) return ALLOWED;
+  const value = s.value;
+  if (
+    value !== undefined &&
+    ((view.exact.size > 0 && view.exact.has(value)) || view.re?.test(value) === true)
+  )
+    return ALLOWED;
+  for (const rule of view.others) if (rule.constraints.every((c) => matchOne(c, s) === "yes")) return ALLOWED;
   const custom = view.others.some((r) => r.constraints.some((c) => c.kind === "custom"));
   let reason: Match = "no";
   if (view.onlyBad) reason = "bad-pattern";
-  else if (subject.value === undefined && !custom) reason = "cannot-judge";
-  else if (subject.meta) reason = "metacharacter";
+  else if (value === undefined && !custom) reason = "cannot-judge";
   else if (custom) {
     for (const r of view.others)
-      for (const c of r.constraints) if (matchOne(c, subject) === "cannot-judge") reason = "cannot-judge";
+      for (const c of r.constraints) if (matchOne(c, s) === "cannot-judge") reason = "cannot-judge";
   }
-  return denialFor(reason, tool, subject, view.scope);
+  return denialFor(reason, tool, s, view.scope);
 }
 
 function denialFor(m: Match, tool: string, s: Subject, scope: string): Decision {
@@ -310,11 +295,6 @@ function denialFor(m: Match, tool: string, s: Subject, scope: string): Decision 
         "cannot-judge",
         `${tool} call cannot be judged: ${s.spec?.kind === "custom" ? `its '${field}' is missing or not valid` : field ? `its '${field}' is missing, empty or not text` : "it has no value a pattern can be matched against"}, and ${scope}. ${NOT_RUN}`,
       );
-    case "metacharacter":
-      return denied(
-        "metacharacter",
-        `${describeCall(tool, s)} holds a shell metacharacter (; | & \` $ > < ( ) or a newline), so it could run more than a pattern names; ${scope}. ${NOT_RUN}`,
-      );
     case "bad-pattern":
       return denied(
         "bad-pattern",
@@ -323,14 +303,180 @@ function denialFor(m: Match, tool: string, s: Subject, scope: string): Decision 
     default:
       return deniedLazily(
         "no-pattern-matched",
-        () => `${describeCall(tool, s)} is not allowed: ${scope}. ${NOT_RUN}`,
+        () => `${describe(tool, s.value)} is not allowed: ${scope}. ${NOT_RUN}`,
       );
   }
 }
 
-function describeCall(tool: string, s: Subject): string {
-  const value = s.raw ?? s.value;
-  if (value === undefined) return `${tool} call`;
-  const v = value.length > 120 ? `${value.slice(0, 117)}...` : value;
-  return `${tool}(${JSON.stringify(v).slice(1, -1)})`;
+/**
+ * A command line: every simple command in it (a pipeline's, a list's, a subshell's, a `$( … )`'s)
+ * must be allowed and none denied; what cannot be reduced to plain words is denied whenever a
+ * pattern applies; a redirection to a file is judged as a Write of that path.
+ */
+function decideCommand(
+  list: PermissionList,
+  view: ToolView,
+  tool: string,
+  spec: ToolPermissionSpec,
+  input: Readonly<Record<string, unknown>>,
+  ctx: DecideContext,
+): Decision {
+  if (view.unrestricted && view.denies.length === 0) return ALLOWED;
+  const line = subjectValue(spec, input, ctx.cwd);
+  const scope = view.unrestricted
+    ? `the deny rule ${ruleName(view.denies[0] as DenyRule)} applies`
+    : view.scope;
+  if (typeof line !== "string" || line.trim() === "")
+    return denied(
+      "cannot-judge",
+      `${tool} call cannot be judged: its '${spec.field}' is missing, empty or not text, and ${scope}. ${NOT_RUN}`,
+    );
+  const script = parseShell(line);
+  const call = new LazyText(() => describe(tool, line));
+  if (script.unreadable)
+    return denied("cannot-judge", `${call} cannot be judged: ${script.unreadable}; ${scope}. ${NOT_RUN}`);
+  const compound = script.parts.length > 1;
+  const part = (p: ShellPart) => (compound ? ` (in '${clip(p.source)}')` : "");
+  for (const p of script.parts) {
+    const why = unjudgeable(p, isInterpreter);
+    if (why)
+      return denied("cannot-judge", `${call} cannot be judged: ${why}${part(p)}; ${scope}. ${NOT_RUN}`);
+  }
+  for (const p of view.denies.length > 0 ? script.parts : []) {
+    const d = denyVerdict(view.denies, p);
+    if (d)
+      return d.rule
+        ? denied("denied-by-rule", `${call} is denied by ${ruleName(d.rule)}${part(p)}. ${NOT_RUN}`)
+        : denied(
+            "cannot-judge",
+            `${call} cannot be judged against the deny rule ${ruleName(view.denies[0] as DenyRule)}: ${d.why}${part(p)}. ${NOT_RUN}`,
+          );
+  }
+  if (!view.unrestricted) {
+    if (view.onlyBad)
+      return denied(
+        "bad-pattern",
+        `${tool} is allowed only by patterns that cannot be interpreted (${view.scope}). ${NOT_RUN}`,
+      );
+    for (const p of script.parts) {
+      if (p.assignments === p.words.length || partAllowed(view, p)) continue;
+      return deniedLazily(
+        "no-pattern-matched",
+        () =>
+          `${call} is not allowed${compound ? `: its command '${clip(p.source)}' matches none of the patterns` : ""}: ${view.scope}. ${NOT_RUN}`,
+      );
+    }
+  }
+  return script.writes.length === 0 ? ALLOWED : judgeWrites(list, view, script.writes, String(call), ctx);
+}
+
+/** A sentence built only when a denial is written. */
+class LazyText {
+  #text: string | undefined;
+  readonly #make: () => string;
+  constructor(make: () => string) {
+    this.#make = make;
+  }
+  toString(): string {
+    this.#text ??= this.#make();
+    return this.#text;
+  }
+}
+
+/** A deny rule that catches the part (or its command under a wrapper), or why none can be ruled out. */
+function denyVerdict(
+  denies: readonly DenyRule[],
+  p: ShellPart,
+): { rule?: DenyRule; why?: string } | undefined {
+  let words: readonly (string | null)[] | undefined =
+    p.assignments === 0 ? p.words : p.words.slice(p.assignments);
+  for (let depth = 0; words && depth < 8; depth++) {
+    for (const d of denies) {
+      // A deny pattern that cannot be interpreted denies every call of its tool.
+      if ((d.constraint as Constraint).kind !== "command") return { rule: d };
+      const m = denyMatch((d.constraint as Constraint).compiled as CommandPattern, words);
+      if (m === "yes") return { rule: d };
+      if (m === "unsure")
+        return {
+          why: "a word it would need to rule out is not plain text, or comes after options it cannot read",
+        };
+    }
+    const why = evadesDeny(words);
+    if (why) return { why };
+    words = unwrap(words);
+  }
+  return undefined;
+}
+
+function partAllowed(view: ToolView, p: ShellPart): boolean {
+  if (view.anyCommand) return true;
+  const words = p.words;
+  if (view.exact.size > 0 && literalText(p) !== null && view.exact.has(wordsKey(words as string[])))
+    return true;
+  const first = words[0];
+  const candidates = first ? view.prefixes.get(first) : undefined;
+  if (candidates) for (const c of candidates) if (matchWords(c, words)) return true;
+  for (const rule of view.others) {
+    if (
+      rule.constraints.every((c) => c.kind === "command" && matchWords(c.compiled as CommandPattern, words))
+    )
+      return true;
+  }
+  return false;
+}
+
+/**
+ * Files a command line writes by redirection, judged as Write calls: fully when Bash is held to
+ * patterns, against the deny rules of Write and Edit when it is not. `2>&1`, `> /dev/null` are fine.
+ */
+function judgeWrites(
+  list: PermissionList,
+  view: ToolView,
+  writes: readonly (string | null)[],
+  call: string,
+  ctx: DecideContext,
+): Decision {
+  if (writes.length === 0) return ALLOWED;
+  const guarded = !view.unrestricted || ["Write", "Edit"].some((t) => viewOf(list, t).denies.length > 0);
+  if (!guarded) return ALLOWED;
+  for (const w of writes) {
+    if (w === null)
+      return denied(
+        "cannot-judge",
+        `${call} cannot be judged: it redirects output to a path that is not plain text. ${NOT_RUN}`,
+      );
+    const file = path.posix.resolve(ctx.cwd, w);
+    const d = view.unrestricted
+      ? writeDenied(list, file, ctx)
+      : decide(list, { tool: "Write", input: { file_path: file } }, ctx);
+    if (d.kind === "denied")
+      return denied(
+        d.reason,
+        `${call} writes ${shown(file)} by redirection, judged as a Write: ${d.message}`,
+      );
+  }
+  return ALLOWED;
+}
+
+function writeDenied(list: PermissionList, file: string, ctx: DecideContext): Decision {
+  for (const tool of ["Write", "Edit"]) {
+    const v = viewOf(list, tool);
+    const s = subjectOf(ctx.specs.get(tool), { file_path: file }, ctx.cwd);
+    for (const d of v.denies)
+      if (matchOne(d.constraint as Constraint, s) !== "no")
+        return denied("denied-by-rule", `${describe(tool, file)} is denied by ${ruleName(d)}. ${NOT_RUN}`);
+  }
+  return ALLOWED;
+}
+
+function describe(tool: string, value: string | undefined): string {
+  return value === undefined ? `${tool} call` : `${tool}(${shown(value)})`;
+}
+
+function shown(value: string): string {
+  return JSON.stringify(clip(value)).slice(1, -1);
+}
+
+function clip(value: string): string {
+  return value.length > 120 ? `${value.slice(0, 117)}...` : value;
 }

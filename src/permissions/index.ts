@@ -7,7 +7,7 @@ export {
   resolveChain,
   ruleTexts,
 } from "./chain.js";
-export { compileCommandPattern, denyForms, hasShellMetacharacter } from "./command-pattern.js";
+export { compileCommandPattern } from "./command-pattern.js";
 export { decide } from "./decide.js";
 export { type DefinitionListContext, definitionList, patternDiagnostics } from "./definition-list.js";
 export { compileNamePattern, compilePathPattern, pathSubject } from "./path-pattern.js";
@@ -17,9 +17,13 @@ export {
   type EntryInput,
   intersect,
   intersectAll,
+  judgesCommands,
   offered,
   UNRESTRICTED,
 } from "./permission-list.js";
+export { mayOfferPrefix } from "./prefix-reach.js";
+export { loadShellParser, parseShell, shellParserLoaded } from "./shell/parse-shell.js";
+export type { ShellPart, ShellScript } from "./shell/shell-script.js";
 export {
   domainRule,
   judgesCommand,
@@ -28,5 +32,5 @@ export {
   judgesUrl,
   subjectValue,
 } from "./subject-specs.js";
-export { canonicalToolName, covers, matcherText, toolMatcher } from "./tool-matcher.js";
+export { canonicalToolName, covers, isMcpServerName, matcherText, toolMatcher } from "./tool-matcher.js";
 export type * from "./types.js";

@@ -6,12 +6,13 @@ import type { Compiled } from "./command-pattern.js";
  * PATH patterns (Read, Write, Edit, Glob, Grep): globs in which `*` stays inside one path segment
  * and `**` crosses segments, dot-files included. Patterns are anchored when compiled: absolute as
  * written, `~/` at home, relative at the project folder. Parentheses and a leading `!` are ordinary
- * characters, so `report(1).csv` means that file. The subject is the absolute path of the call,
- * resolved against the run's working folder with `.` and `..` folded lexically (symlinks are not
- * resolved: a pattern narrows what an agent may ask for; isolation is a sandbox's job).
+ * characters, so `report(1).csv` means that file, and the folders patterns are anchored at are
+ * taken literally (a project in `proj{a,b}` is that folder). The subject is the absolute path of the
+ * call, resolved against the run's working folder with `.` and `..` folded lexically; `decide` also
+ * judges its real path when the caller can look it up (a symlink cannot lead out of what is allowed).
  */
 export interface PathPattern {
-  /** Anchored, normalised pattern text. */
+  /** Anchored, normalised pattern text: the path itself for a literal pattern, else the glob. */
   readonly text: string;
   /** True when the pattern has no glob syntax: matching is string equality. */
   readonly literal: boolean;
@@ -29,10 +30,21 @@ export interface AnchorContext {
   readonly pluginRoot?: string;
 }
 
-const GLOB_CHARS = /[*?[\]{}]/;
+/** Glob syntax that is not escaped (`\*` is a star). */
+const GLOB_CHARS = /(?<!\\)[*?[\]{}]/;
 const PICO_OPTIONS = { dot: true, noextglob: true, nonegate: true } as const;
 
-/** Substitutes `${PROJECT_DIR}`, `${SKILL_DIR}` and Claude Code's spellings of them. */
+/**
+ * A folder name taken literally inside a glob: a project in `proj{a,b}` or `app[1]` must not make
+ * `Read(secrets/**)` miss, or `Read(src/**)` cover a sibling.
+ */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
+}
+
+const unescapeGlob = (text: string) => text.replace(/\\(.)/g, "$1");
+
+/** Substitutes `${PROJECT_DIR}`, `${SKILL_DIR}` and Claude Code's spellings of them, escaped for a glob. */
 export function substituteVariables(text: string, ctx: AnchorContext): Compiled<string> {
   let problem: string | undefined;
   const out = text.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) => {
@@ -45,7 +57,7 @@ export function substituteVariables(text: string, ctx: AnchorContext): Compiled<
             ? (ctx.pluginRoot ?? ctx.projectDir)
             : undefined;
     if (value === undefined) problem ??= `${whole} has no value here`;
-    return value ?? whole;
+    return value === undefined ? whole : escapeGlob(value);
   });
   return problem ? { ok: false, problem } : { ok: true, pattern: out };
 }
@@ -55,27 +67,30 @@ export function compilePathPattern(raw: string, ctx: AnchorContext): Compiled<Pa
   if (!substituted.ok) return substituted;
   let text = substituted.pattern;
   if (text === "") return { ok: false, problem: "an empty path pattern" };
-  if (text === "~" || text.startsWith("~/")) text = ctx.home + text.slice(1);
-  if (!path.posix.isAbsolute(text)) text = path.posix.join(ctx.projectDir, text);
+  if (text === "~" || text.startsWith("~/")) text = escapeGlob(ctx.home) + text.slice(1);
+  if (!path.posix.isAbsolute(text)) text = path.posix.join(escapeGlob(ctx.projectDir), text);
   text = path.posix.normalize(text);
   if (text.length > 1 && text.endsWith("/")) text = text.slice(0, -1);
   if (!GLOB_CHARS.test(text)) {
-    return { ok: true, pattern: { text, literal: true, base: text, re: null, test: (s) => s === text } };
+    const plain = unescapeGlob(text);
+    return {
+      ok: true,
+      pattern: { text: plain, literal: true, base: plain, re: null, test: (s) => s === plain },
+    };
   }
-  const re = globRegExp(text);
+  // Parentheses and a leading `!` are ordinary characters in a path.
+  const glob = text.replace(/(?<!\\)[()]/g, "\\$&");
+  const re = globRegExp(glob);
   if (re instanceof Error) return { ok: false, problem: `not a valid glob: ${re.message}` };
-  const firstGlob = text.search(GLOB_CHARS);
-  const base = text.slice(0, text.lastIndexOf("/", firstGlob)) || "/";
-  return { ok: true, pattern: { text, literal: false, base, re, test: (s) => re.test(s) } };
+  const firstGlob = glob.search(GLOB_CHARS);
+  const base = unescapeGlob(glob.slice(0, glob.lastIndexOf("/", firstGlob))) || "/";
+  return { ok: true, pattern: { text: glob, literal: false, base, re, test: (s) => re.test(s) } };
 }
 
-/**
- * A glob as one regular expression (what picomatch's matcher runs on POSIX), with parentheses and
- * a leading `!` taken literally.
- */
+/** A glob as one regular expression (what picomatch's matcher runs on POSIX). */
 function globRegExp(glob: string): RegExp | Error {
   try {
-    return picomatch.makeRe(glob.replace(/[()]/g, "\\$&").replace(/^!/, "\\!"), PICO_OPTIONS);
+    return picomatch.makeRe(glob, PICO_OPTIONS);
   } catch (e) {
     return e as Error;
   }
@@ -117,7 +132,7 @@ export function intersectPathPatterns(a: PathPattern, b: PathPattern): PathPatte
 
 /** `D/**`: everything at or below D. */
 function isWholeTree(p: PathPattern): boolean {
-  return p.text === `${p.base === "/" ? "" : p.base}/**`;
+  return p.text === `${p.base === "/" ? "" : escapeGlob(p.base)}/**`;
 }
 
 /** NAME patterns (Task, Skill): a glob over names, `review-*`; parentheses are ordinary. */
@@ -133,7 +148,7 @@ export function compileNamePattern(raw: string): Compiled<NamePattern> {
   if (text === "") return { ok: false, problem: "an empty name pattern" };
   if (!GLOB_CHARS.test(text))
     return { ok: true, pattern: { text, literal: true, re: null, test: (s) => s === text } };
-  const re = globRegExp(text);
+  const re = globRegExp(text.replace(/[()]/g, "\\$&").replace(/^!/, "\\!"));
   if (re instanceof Error) return { ok: false, problem: `not a valid glob: ${re.message}` };
   return { ok: true, pattern: { text, literal: false, re, test: (s) => re.test(s) } };
 }

@@ -1,6 +1,14 @@
 import { compileConstraint, intersectConstraints } from "./constraint.js";
 import { canonicalToolName, covers, intersectMatchers, toolMatcher } from "./tool-matcher.js";
-import type { CompileContext, Constraint, DenyRule, Origin, PermissionList, Rule } from "./types.js";
+import type {
+  CompileContext,
+  Constraint,
+  DenyRule,
+  Origin,
+  PermissionList,
+  Rule,
+  ToolSpecs,
+} from "./types.js";
 
 /** What compiles into a list: the loader's entries (`ToolEntry`) or anything shaped like them. */
 export interface EntryInput {
@@ -21,8 +29,8 @@ const originOf = (e: EntryInput): Origin => ({
 });
 
 /**
- * Compiles one definition's allow and deny lists. An omitted or empty allow list adds no
- * restriction at this level. A name-only entry next to pattern entries of the same tool does not
+ * Compiles one definition's allow and deny lists. An omitted allow list adds no restriction at this
+ * level; an empty one (written, with no entry) allows nothing. A name-only entry next to pattern entries of the same tool does not
  * unrestrict it: the patterns rule (`Read` with `Read(/tmp/**)` means /tmp only).
  */
 export function compileList(
@@ -37,7 +45,7 @@ export function compileList(
       ? { tool, origin }
       : { tool, origin, constraint: compileConstraint(tool, e.pattern, ctx) };
   });
-  if (!allow || allow.length === 0) return { rules: null, deny: denyRules };
+  if (!allow) return { rules: null, deny: denyRules };
   const patterned: Rule[] = [];
   const plain: Rule[] = [];
   for (const e of allow) {
@@ -54,7 +62,53 @@ export function compileList(
     const narrowed = intersectMatchers(r.tool, { kind: "any", value: "", except });
     if (narrowed) rules.push({ ...r, tool: narrowed });
   }
-  return { rules: dedupe(rules), deny: denyRules };
+  return { rules: dedupe(bindFamilies(rules, ctx)), deny: denyRules };
+}
+
+/**
+ * A tool bound by another's path rules (Grep and Glob by Read's, Write by Edit's) gets those
+ * patterns as constraints of its own, in the list that wrote them: `Read(src/**), Grep` allows Grep
+ * in src/** only. Carried by the member's rules, the binding survives every intersection (the
+ * head's rules may not: a caller without Read has none, and must not unbind Grep).
+ */
+function bindFamilies(rules: Rule[], ctx: CompileContext): Rule[] {
+  let out = rules;
+  for (const [head, members] of familiesOf(ctx)) {
+    const bound = out.filter(
+      (r) => r.tool.kind === "exact" && r.tool.value === head && r.constraints.length > 0,
+    );
+    if (bound.length === 0) continue;
+    const next: Rule[] = [];
+    for (const r of out) {
+      const covered = members.filter((m) => covers(r.tool, m));
+      if (covered.length === 0) {
+        next.push(r);
+        continue;
+      }
+      if (r.tool.kind !== "exact") {
+        const rest = intersectMatchers(r.tool, { kind: "any", value: "", except: covered });
+        if (rest) next.push({ ...r, tool: rest });
+      }
+      for (const m of covered) {
+        for (const h of bound) {
+          const constraints = conjoin(r.constraints, h.constraints);
+          if (constraints !== null)
+            next.push({ tool: toolMatcher(m), constraints, origins: [...r.origins, ...h.origins] });
+        }
+      }
+    }
+    out = next;
+  }
+  return out;
+}
+
+/** Heads and the tools their path rules bind, from the tools' own declarations. */
+function familiesOf(ctx: CompileContext): Map<string, string[]> {
+  const families = new Map<string, string[]>();
+  for (const [name, spec] of ctx.specs) {
+    if (spec.family) families.set(spec.family, [...(families.get(spec.family) ?? []), name]);
+  }
+  return families;
 }
 
 function matcherName(m: Rule["tool"]): string {
@@ -133,4 +187,14 @@ export function offered(list: PermissionList, toolNames: readonly string[]): str
 /** True when no tool at all survives: the run must be refused. */
 export function allowsNothing(list: PermissionList): boolean {
   return list.rules !== null && list.rules.length === 0;
+}
+
+/** Whether a command line could ever be parsed for this list: some rule or deny gives a command tool a pattern. */
+export function judgesCommands(list: PermissionList, specs: ToolSpecs): boolean {
+  const command = (name: string) => specs.get(name)?.kind === "command";
+  const named = (m: { kind: string; value: string }) => m.kind === "exact" && command(m.value);
+  return (
+    (list.rules ?? []).some((r) => r.constraints.length > 0 && named(r.tool)) ||
+    list.deny.some((d) => d.constraint !== undefined && named(d.tool))
+  );
 }

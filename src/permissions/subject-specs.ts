@@ -6,12 +6,14 @@ import type { CustomRule, ToolPermissionSpec } from "./types.js";
  */
 export const judgesCommand = (field: string): ToolPermissionSpec => ({ kind: "command", field });
 
-/** A PATH field; `defaultToCwd` when an absent field means the working folder (Glob, Grep). */
-export const judgesPath = (field: string, defaultToCwd = false): ToolPermissionSpec => ({
-  kind: "path",
-  field,
-  ...(defaultToCwd && { defaultToCwd }),
-});
+/**
+ * A PATH field. `defaultToCwd` when an absent field means the working folder (Glob, Grep);
+ * `family`: the tool whose path rules also bind this one (`Read` for Grep and Glob, `Edit` for Write).
+ */
+export const judgesPath = (
+  field: string,
+  options: { readonly defaultToCwd?: boolean; readonly family?: string } = {},
+): ToolPermissionSpec => ({ kind: "path", field, ...options });
 
 export const judgesName = (field: string): ToolPermissionSpec => ({ kind: "name", field });
 

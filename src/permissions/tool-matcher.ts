@@ -7,13 +7,23 @@ export function canonicalToolName(name: string): string {
   return name === "Agent" ? "Task" : name;
 }
 
-/** `*` → every tool; `mcp__github__*` → that server's tools; anything else → one tool. */
+/**
+ * `*` → every tool; `mcp__github__*` and `mcp__github` → that server's tools; anything else → one
+ * tool. An MCP tool is always `mcp__<server>__<tool>` and a server name holds no `__`, so a bare
+ * `mcp__github` can name no tool of its own: it means the server, as in Claude Code.
+ */
 export function toolMatcher(name: string): ToolMatcher {
   const n = canonicalToolName(name);
   if (n === "*") return { kind: "any", value: "", except: [] };
   // The only other wildcard is an MCP server's tools; `Re*` names no tool at all.
   if (/^mcp__[^*]+__\*$/.test(n)) return { kind: "prefix", value: n.slice(0, -1), except: [] };
+  if (isMcpServerName(n)) return { kind: "prefix", value: `${n}__`, except: [] };
   return { kind: "exact", value: n, except: [] };
+}
+
+/** `mcp__github`: an MCP server named alone (letters, digits, `_` and `-`, no `__` after the prefix). */
+export function isMcpServerName(name: string): boolean {
+  return /^mcp__[A-Za-z0-9_-]+$/.test(name) && !name.slice(5).includes("__") && !name.endsWith("_");
 }
 
 function excluded(name: string, except: readonly string[]): boolean {

@@ -26,6 +26,11 @@ export interface ToolPermissionSpec {
   readonly field: string;
   /** An absent field means the working folder (Glob and Grep search it by default). */
   readonly defaultToCwd?: boolean;
+  /**
+   * The tool whose patterns bind this one's paths too, as Claude Code applies them: `Read(…)`
+   * entries (allow or deny) also constrain Grep and Glob; `Edit(…)` entries also constrain Write.
+   */
+  readonly family?: string;
   readonly custom?: CustomRule;
 }
 
@@ -87,7 +92,6 @@ export type DenyReason =
   | "denied-by-rule"
   | "cannot-judge"
   | "no-pattern-matched"
-  | "metacharacter"
   | "bad-pattern";
 
 export type Decision =
@@ -111,6 +115,11 @@ export interface CompileContext {
 export interface DecideContext {
   readonly specs: ToolSpecs;
   readonly cwd: string;
+  /**
+   * A path's real path (symlinks followed, as far as the path exists), when the caller can look it
+   * up. Given, a PATH call is judged on both: both must be allowed and neither denied.
+   */
+  readonly realPath?: (absolutePath: string) => string;
 }
 
 export interface ToolCall {

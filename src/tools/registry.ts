@@ -28,6 +28,10 @@ export interface ToolRegistry {
 
 export class ToolRegistryError extends AgentmdError {}
 
+// A tool's sanitised schema is the same every time: a run's registry of hundreds of MCP tools is
+// built per run, and their schemas are sanitised once (as the gate compiles each schema once).
+const sanitised = new WeakMap<Tool, ReturnType<typeof sanitiseSchema>>();
+
 /**
  * Registers tools: our own as they are; others with their names and schema keys made to fit the
  * API, so that one bad tool never makes the API reject a request.
@@ -46,7 +50,11 @@ export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
     let apiSchema: Readonly<Record<string, unknown>> = tool.inputSchema;
     let keys: KeyMap | null = null;
     if (!tool.ownsSchema) {
-      const s = sanitiseSchema(tool.inputSchema);
+      let s = sanitised.get(tool);
+      if (!s) {
+        s = sanitiseSchema(tool.inputSchema);
+        sanitised.set(tool, s);
+      }
       apiSchema = s.schema;
       keys = s.keys;
     }

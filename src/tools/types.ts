@@ -52,6 +52,11 @@ export interface ToolContext {
   readonly readRecord: ReadRecord;
   /** Environment for child processes; defaults to the process's, without API keys. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whether this call may touch a path it found on its own (a file under the folder Grep searches, a
+   * match of Glob): judged as if the call had named it, on its real path too. Absent: every path.
+   */
+  readonly mayAccess?: (absolutePath: string) => boolean;
 }
 
 export type JsonSchemaObject = Readonly<Record<string, unknown>> & { readonly type: "object" };

@@ -72,7 +72,7 @@ describe("where a session stands, from its transcript", () => {
     const kept = new Map([["s", upTo(events, "message_end", 2)]]);
     const store: TranscriptStore = {
       open: (id) => ({ write: (e) => kept.set(id, [...(kept.get(id) ?? []), e]) }),
-      read: (id) => kept.get(id) ?? [],
+      read: (id) => ({ events: kept.get(id) ?? [], skipped: 0 }),
     };
     const runner = createRunner({ cwd: dir, env: {}, model: { apiKey: "k", baseURL: fake.url } });
     const item = { id: "a", input: { kind: "prompt" as const, text: "go" } };

@@ -5,7 +5,7 @@ import { fixture, REPO_ROOT } from "../support/fixtures.js";
 
 describe("agentmd check", () => {
   it("prints diagnostics as compilers do, then a summary, and exits 1 on an error", async () => {
-    const r = await runCli(["check"], { cwd: fixture("misspelled-list-keys") });
+    const r = await runCli(["check", "."], { cwd: fixture("misspelled-list-keys") });
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines[2]).toBe(
@@ -18,8 +18,8 @@ describe("agentmd check", () => {
 
   it("exits 0 on warnings, and 1 on warnings with --strict", async () => {
     const cwd = fixture("unquoted-colon");
-    expect((await runCli(["check"], { cwd })).code).toBe(0);
-    expect((await runCli(["check", "--strict"], { cwd })).code).toBe(1);
+    expect((await runCli(["check", "."], { cwd })).code).toBe(0);
+    expect((await runCli(["check", ".", "--strict"], { cwd })).code).toBe(1);
   });
 
   it("checks files and folders given as paths, relative to the working folder", async () => {
@@ -32,7 +32,7 @@ describe("agentmd check", () => {
   });
 
   it("prints a stable JSON report with --json", async () => {
-    const r = await runCli(["check", "--json"], { cwd: fixture("duplicate-names") });
+    const r = await runCli(["check", ".", "--json"], { cwd: fixture("duplicate-names") });
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
     expect(report).toEqual({
@@ -63,11 +63,11 @@ describe("agentmd check", () => {
 
   it("colours only on a terminal without NO_COLOR", async () => {
     const cwd = fixture("tools-star");
-    expect((await runCli(["check"], { cwd, tty: true })).stdout).toContain("\x1b[");
-    expect((await runCli(["check"], { cwd, tty: true, env: { NO_COLOR: "1" } })).stdout).not.toContain(
+    expect((await runCli(["check", "."], { cwd, tty: true })).stdout).toContain("\x1b[");
+    expect((await runCli(["check", "."], { cwd, tty: true, env: { NO_COLOR: "1" } })).stdout).not.toContain(
       "\x1b[",
     );
-    expect((await runCli(["check"], { cwd, tty: false })).stdout).not.toContain("\x1b[");
+    expect((await runCli(["check", "."], { cwd, tty: false })).stdout).not.toContain("\x1b[");
   });
 
   it("finds the project root above the working folder", async () => {

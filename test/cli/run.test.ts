@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runBinAsync } from "../support/cli.js";
@@ -34,8 +34,11 @@ const steps = () => [
   { kind: "message" as const, content: [{ type: "text" as const, text: "Read it; could not delete." }] },
 ];
 
-/** Runs the CLI on one Bash call and sends it `signal` `afterMs` after the call starts. */
-async function signalDuringBash(command: string, signal: NodeJS.Signals, afterMs: number) {
+/**
+ * Runs the CLI on one Bash call and sends it `signal` once the command has written `ready` (or
+ * `afterMs` after the call starts, for a command that writes nothing).
+ */
+async function signalDuringBash(command: string, signal: NodeJS.Signals, afterMs: number, ready?: string) {
   fake = await startFakeAnthropic([
     { kind: "message", content: [{ type: "tool_use", name: "Bash", input: { command } }] },
   ]);
@@ -45,10 +48,17 @@ async function signalDuringBash(command: string, signal: NodeJS.Signals, afterMs
     env: env(),
     onStart: (child) => {
       child.stdout?.on("data", (d: Buffer) => {
-        if (d.toString().includes('"tool_start"')) setTimeout(() => child.kill(signal), afterMs);
+        if (!d.toString().includes('"tool_start"')) return;
+        if (!ready) setTimeout(() => child.kill(signal), afterMs);
+        else void waitForFile(path.join(dir, ready)).then(() => child.kill(signal));
       });
     },
   });
+}
+
+/** Polls for a file another process writes (its existence cannot be awaited otherwise). */
+async function waitForFile(file: string): Promise<void> {
+  for (let i = 0; i < 400 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 25));
 }
 
 describe("agentmd run (built CLI, fake server)", () => {
@@ -104,7 +114,7 @@ describe("agentmd run (built CLI, fake server)", () => {
     const bad = await runBinAsync(["run", "x"], { cwd: dir, env: env() });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(
-      "error: the model API answered with invalid_request_error: bad request here",
+      `error: the model API at ${fake.url} answered HTTP 400 (invalid_request_error): bad request here`,
     );
     writeFiles(dir, { "agent.md": "---\nallowed-tools: NoSuchTool\n---\nx\n" });
     const refused = await runBinAsync(["run", "x"], { cwd: dir, env: env() });
@@ -126,7 +136,12 @@ describe("agentmd run (built CLI, fake server)", () => {
   });
 
   it("leaves no command running when it is terminated (SIGTERM)", async () => {
-    const r = await signalDuringBash("sleep 30 & echo $! > pid; wait", "SIGTERM", 300);
+    const r = await signalDuringBash(
+      "sleep 30 & echo $! > pid.tmp; mv pid.tmp pid; wait",
+      "SIGTERM",
+      0,
+      "pid",
+    );
     expect(r.code).toBe(143);
     const pid = Number(readFileSync(path.join(dir, "pid"), "utf8"));
     const alive = () => {
@@ -146,7 +161,7 @@ describe("agentmd run (built CLI, fake server)", () => {
     const r = await runBinAsync(["run", "x"], { cwd: dir, env: {} });
     expect([r.code, r.stderr]).toEqual([
       1,
-      "agentmd: no API key: set ANTHROPIC_API_KEY, or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'\n",
+      "agentmd: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'\n",
     ]);
   });
 });

@@ -59,7 +59,7 @@ describe("the public corpus", () => {
       agents: [460, 36, 35],
       skills: [231, 2],
       commands: [343, 3, 20],
-      severities: [42, 483, 135],
+      severities: [42, 484, 135],
     });
     const codes = new Map<string, number>();
     for (const d of result.diagnostics) codes.set(d.code, (codes.get(d.code) ?? 0) + 1);
@@ -72,6 +72,7 @@ describe("the public corpus", () => {
         "documentation": 55,
         "dollar-zero": 3,
         "duplicate-name": 36,
+        "empty-tool-list": 1,
         "foreign-key": 75,
         "invalid-tool-name": 2,
         "skill-name": 2,

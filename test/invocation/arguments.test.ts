@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { splitArgs, substituteArguments } from "../../src/invocation/arguments.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { quoteIntoCommand, splitArgs, substituteArguments } from "../../src/invocation/arguments.js";
+import { loadShellParser } from "../../src/permissions/index.js";
+
+beforeAll(loadShellParser);
 
 describe("arguments of /name invocations", () => {
   it.each<[string, string, string]>([
@@ -21,8 +24,18 @@ describe("arguments of /name invocations", () => {
     ['echo "$1"', "'\"`x`\"'", 'echo "\\"\\`x\\`\\""'],
     ["echo '$1'", '"it\'s"', "echo 'it'\\''s'"],
     ["git log -- $ARGUMENTS", "a 'b c'", "git log -- a 'b c'"],
+    ['echo "$(git log -1 -- $1)"', "'x; rm -rf ~'", "echo \"$(git log -1 -- 'x; rm -rf ~')\""],
+    ['echo "a $(echo "$1")"', "'$(id)'", 'echo "a $(echo "\\$(id)")"'],
+    ["echo $'$1'", '"it\'s"', "echo $'it\\'s'"],
+    ["echo `git log -- $1`", "'; id'", "echo `git log -- '; id'`"],
+    ["cat <<EOF\n$1\nEOF", "'$(id)'", "cat <<EOF\n\\$(id)\nEOF"],
   ])("in a command line, %s with %s is quoted for where it stands", (command, args, expected) => {
-    expect(substituteArguments(command, args, true)).toBe(expected);
+    expect(quoteIntoCommand(command, args)).toEqual({ ok: true, command: expected });
+  });
+
+  it("refuses what it cannot quote safely", () => {
+    expect(quoteIntoCommand("echo $1 )", "x").ok).toBe(false);
+    expect(quoteIntoCommand("cat <<EOF\n$1\nEOF", "'a\nEOF\nrm -rf ~'").ok).toBe(false);
   });
 
   it("splits as a shell does", () => {

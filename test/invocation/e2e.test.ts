@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
@@ -287,16 +289,20 @@ describe("commands", () => {
     );
   });
 
-  it("shell-quotes arguments inside !`…`: an argument never becomes shell syntax", async () => {
+  it('shell-quotes arguments inside !`…`, also inside "$( … )": an argument never becomes shell syntax', async () => {
     writeFiles(dir, {
-      "commands/echo.md": "---\nallowed-tools: Bash(git:*)\n---\n!`git log -1 --format=%s -- $1`\n",
+      "commands/echo.md":
+        '---\nallowed-tools: Bash(git:*), Bash(echo:*)\n---\n!`echo "$(git log -1 --format=%s -- $1)"`\n',
     });
     fake = await startFakeAnthropic([text("ok")]);
-    const r = await cli(["/echo '; touch pwned'"]);
-    expect(r.code).toBe(1);
-    const err = jsonLines(r.stdout).find((e) => e.type === "error") as { message: string };
-    expect(err.message).toContain("was not run: ");
-    expect(err.message).toContain("holds a shell metacharacter");
+    await cli(["/echo '; touch pwned'"]);
+    const start = jsonLines((await cli(["/echo 'x; touch pwned'"])).stdout).find(
+      (e) => e.type === "tool_start",
+    ) as {
+      input: { command: string };
+    };
+    expect(start.input.command).toBe(`echo "$(git log -1 --format=%s -- 'x; touch pwned')"`);
+    expect(existsSync(path.join(dir, "pwned"))).toBe(false);
   });
 
   it("answers an unknown /name with the closest names", async () => {

@@ -49,7 +49,7 @@ describe("sessions a caller names, continues and stores", () => {
     const { result } = await drain(runner.run("go", { sessionId: "batch-a-1" }));
     expect(result.sessionId).toBe("batch-a-1");
     expect(existsSync(sessionFile("batch-a-1"))).toBe(true);
-    expect(() => runner.run("go", { sessionId: "../escape" })).toThrow(SessionError);
+    await expect(runner.run("go", { sessionId: "../escape" }).result()).rejects.toThrow(SessionError);
   });
 
   it("continues an interrupted run from its transcript without sending the prompt again", async () => {
@@ -81,7 +81,7 @@ describe("sessions a caller names, continues and stores", () => {
       read: async (id) => {
         const events = kept.get(id);
         if (!events) throw new SessionError(`no session '${id}'`);
-        return events;
+        return { events, skipped: 0 };
       },
     };
     fake = await startFakeAnthropic([call("Read", { file_path: "a.txt" }), text("first")]);

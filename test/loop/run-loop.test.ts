@@ -189,7 +189,7 @@ describe("the run loop against a fake Anthropic server", () => {
     expect(peak).toBe(4);
   });
 
-  it("retries 429 (SDK) and says so, then succeeds", async () => {
+  it("retries 429 and says so, then succeeds", async () => {
     const runner = await start([
       { kind: "http-error", status: 429, headers: { "retry-after-ms": "5" } },
       text("after retry"),
@@ -202,7 +202,7 @@ describe("the run loop against a fake Anthropic server", () => {
     expect(fake?.requests).toHaveLength(2);
   });
 
-  it("retries 529 overloaded (SDK), and ends with a clear error when retries run out", async () => {
+  it("retries 529 overloaded, and ends with a clear error when retries run out", async () => {
     const runner = await start([
       { kind: "http-error", status: 529, headers: { "retry-after-ms": "1" } },
       { kind: "http-error", status: 529, headers: { "retry-after-ms": "1" } },
@@ -213,7 +213,9 @@ describe("the run loop against a fake Anthropic server", () => {
     expect(events.filter((e) => e.type === "retry")).toHaveLength(2);
     const err = events.find((e) => e.type === "error") as { code: string; message: string };
     expect(err.code).toBe("overloaded_error");
-    expect(err.message).toMatch(/^the model API answered with overloaded_error: /);
+    expect(err.message).toBe(
+      `the model API at ${fake?.url} answered HTTP 529 (overloaded_error): fake server: scripted 529 overloaded_error`,
+    );
   });
 
   it("retries an overloaded_error inside the stream before any output", async () => {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { decide, intersect } from "../../src/permissions/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { decide, intersect, loadShellParser } from "../../src/permissions/index.js";
 import { CWD, inputFor, judge, list, SPECS } from "../support/permissions.js";
 
 // One line per case: [allow list, deny list, tool, subject value, expected].
@@ -13,20 +13,50 @@ const BASH: Case[] = [
   ["Bash(git:*)", "", "Bash", "  git log -1", "allowed"],
   ["Bash(git:*)", "", "Bash", "gitk", "denied: no-pattern-matched"],
   ["Bash(git:*)", "", "Bash", "git-lfs pull", "denied: no-pattern-matched"],
-  ["Bash(git:*)", "", "Bash", "git status; rm -rf /", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git $(rm -rf ~)", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git `rm -rf ~`", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git status\nrm -rf /", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git status\rrm -rf /", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git status && curl x", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git status || curl x", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git log | sh", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git log > /etc/passwd", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git apply < patch", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git log &", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "git log $HOME", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "(git log)", "denied: metacharacter"],
-  ["Bash(git:*)", "", "Bash", "rm -rf /", "denied: no-pattern-matched"],
+  // A compound line is judged command by command: every one must be allowed.
+  ["Bash(git:*)", "", "Bash", "git status; rm -rf /", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git $(rm -rf ~)", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git `rm -rf ~`", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git status\nrm -rf /", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git status\rrm -rf /", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "git status && curl x", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git status || curl x", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git log | sh", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "git diff <(rm -rf x)", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "(git log; git status)", "allowed"],
+  ["Bash(git:*)", "", "Bash", "git log && git status | git hash-object --stdin", "allowed"],
+  ["Bash(git:*)", "", "Bash", "git log &", "allowed"],
+  ["Bash(git:*)", "", "Bash", "git log $HOME", "allowed"],
+  ["Bash(git:*)", "", "Bash", 'git commit -m "fix: a bug"', "allowed"],
+  ["Bash(git:*)", "", "Bash", "git apply < patch", "allowed"],
+  ["Bash(git log:*)", "", "Bash", "git $SUB", "denied: no-pattern-matched"],
+  ["Bash(git log:*), Bash(head:*)", "", "Bash", "git log --oneline | head -20", "allowed"],
+  ["Bash(git log:*), Bash(head:*)", "", "Bash", "git log --oneline | tail -20", "denied: no-pattern-matched"],
+  ["Bash(git status)", "", "Bash", "git status; rm -rf x", "denied: no-pattern-matched"],
+  // A redirection to a file is a Write of that path; 2>&1 and /dev/null are always fine.
+  ["Bash(git:*)", "", "Bash", "git log > /etc/passwd", "denied: not-offered"],
+  ["Bash(git:*)", "", "Bash", "git log > /dev/null 2>&1", "allowed"],
+  ["Bash(git:*)", "", "Bash", "git log 2>/dev/null >&2", "allowed"],
+  ["Bash(git:*), Write(/proj/out/**)", "", "Bash", "git log > out/log.txt", "allowed"],
+  ["Bash(git:*), Write(/proj/out/**)", "", "Bash", "git log >> /etc/cron.d/x", "denied: no-pattern-matched"],
+  ["Bash(git:*), Write(/proj/out/**)", "", "Bash", "git log &> $TARGET", "denied: cannot-judge"],
+  ["Bash(git:*), Write", "", "Bash", "git log > anything", "allowed"],
+  // What cannot be reduced to plain words is denied whenever a pattern applies.
+  ["Bash(git:*)", "", "Bash", "$CMD status", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "g*t status", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "eval git status", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "git status )", "denied: cannot-judge"],
+  ["Bash(python3:*)", "", "Bash", "python3 <<EOF\nimport os\nEOF", "denied: cannot-judge"],
+  ["Bash(bash:*)", "", "Bash", "bash <<< 'rm -rf x'", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "PATH=/tmp/evil git status", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "PATH=/tmp/evil; git status", "denied: cannot-judge"],
+  ["Bash(git:*), Bash(export:*)", "", "Bash", "export PATH=/tmp/evil; git status", "denied: cannot-judge"],
+  ["Bash(git:*)", "", "Bash", "x=1; git status", "allowed"],
+  ["Bash(git:*)", "", "Bash", "x=$(curl evil.io); git status", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "f() { rm -rf x; }; git status", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "for f in a b; do git add $f; done", "allowed"],
+  ["Bash(git:*)", "", "Bash", "cat <<EOF\n$(rm -rf x)\nEOF", "denied: no-pattern-matched"],
+  ["Bash(git:*)", "", "Bash", "rm -rf ~", "denied: no-pattern-matched"],
   ["Bash(git:*)", "", "Bash", "", "denied: cannot-judge"],
   ["Bash(git:*)", "", "Bash", "   ", "denied: cannot-judge"],
   ["Bash(git:*)", "", "Bash", 42, "denied: cannot-judge"],
@@ -37,7 +67,11 @@ const BASH: Case[] = [
   ["Bash(npm install)", "", "Bash", "npm  install", "allowed"],
   ["Bash(npm install)", "", "Bash", "npm install lodash", "denied: no-pattern-matched"],
   ["Bash(npm install)", "", "Bash", "npm", "denied: no-pattern-matched"],
-  ["Bash(npm install)", "", "Bash", "npm install; ls", "denied: metacharacter"],
+  ["Bash(npm install)", "", "Bash", "npm install; ls", "denied: no-pattern-matched"],
+  ["Bash(npm install)", "", "Bash", "npm install && npm install", "allowed"],
+  ['Bash(git commit -m "wip")', "", "Bash", "git commit -m 'wip'", "allowed"],
+  ['Bash(git commit -m "wip")', "", "Bash", "git commit -m wip now", "denied: no-pattern-matched"],
+  ["Bash(echo a b)", "", "Bash", 'echo "a b"', "denied: no-pattern-matched"],
   ["Bash(git diff:*)", "", "Bash", "git diff HEAD~1", "allowed"],
   ["Bash(git diff:*)", "", "Bash", "git diff", "allowed"],
   ["Bash(git diff:*)", "", "Bash", "git diff-tree HEAD", "denied: no-pattern-matched"],
@@ -47,15 +81,18 @@ const BASH: Case[] = [
   ["Bash(ls *)", "", "Bash", "ls", "allowed"],
   ["Bash(ls *)", "", "Bash", "lsof", "denied: no-pattern-matched"],
   ["Bash(*)", "", "Bash", "anything at all", "allowed"],
-  ["Bash(*)", "", "Bash", "echo hi; rm -rf /", "denied: metacharacter"],
+  ["Bash(*)", "", "Bash", "echo hi; rm -rf /", "allowed"],
+  ["Bash(*)", "", "Bash", "eval rm -rf /", "denied: cannot-judge"],
   ["Bash(git * status)", "", "Bash", "git x status", "denied: bad-pattern"],
   ["Bash(*git)", "", "Bash", "git", "denied: bad-pattern"],
   ["Bash", "", "Bash", "echo hi; rm -rf /", "allowed"],
   ["Bash", "", "Bash", "", "allowed"],
   ["Bash(git:*), Bash(npm test)", "", "Bash", "npm test", "allowed"],
   ["Bash(git:*), Bash(npm test)", "", "Bash", "npm test --watch", "denied: no-pattern-matched"],
+  ["Bash(git:*), Bash(npm test)", "", "Bash", "npm test && git status", "allowed"],
   ["Bash(./gradlew:*)", "", "Bash", "./gradlew build", "allowed"],
   ["Bash(./gradlew:*)", "", "Bash", "./gradlew", "allowed"],
+  ["Bash(git:*)", "", "Bash", "/tmp/evil/git status", "denied: no-pattern-matched"],
 ];
 
 const PATHS: Case[] = [
@@ -181,7 +218,9 @@ const LISTS: Case[] = [
   ["Read, Grep", "", "read", "/tmp/a", "denied: not-offered"],
   // No list: no restriction at this level.
   [null, "", "Bash", "rm -rf /", "allowed"],
-  ["", "", "Bash", "rm -rf /", "allowed"],
+  // A list that is written but empty allows nothing.
+  ["", "", "Bash", "rm -rf /", "denied: not-offered"],
+  ["", "", "Task", "reviewer", "denied: not-offered"],
   ["*", "", "Bash", "rm -rf /", "allowed"],
   ["*", "", "mcp__github__create_issue", "x", "allowed"],
   // MCP names and wildcards.
@@ -201,14 +240,14 @@ const LISTS: Case[] = [
   ["Bash", "Bash(curl:*)", "Bash", "curl evil.io", "denied: denied-by-rule"],
   ["Bash", "Bash(curl:*)", "Bash", "FOO=1 curl evil.io", "denied: denied-by-rule"],
   ["Bash", "Bash(curl:*)", "Bash", "/usr/bin/curl evil.io", "denied: denied-by-rule"],
-  ["Bash", "Bash(curl:*)", "Bash", "env -i curl evil.io", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "env -i curl evil.io", "denied: denied-by-rule"],
   ["Bash", "Bash(curl:*)", "Bash", "sudo curl evil.io", "denied: cannot-judge"],
   ["Bash", "Bash(curl:*)", "Bash", "sudo -u root curl x", "denied: cannot-judge"],
-  ["Bash", "Bash(curl:*)", "Bash", "env -u FOO curl x", "denied: cannot-judge"],
-  ["Bash", "Bash(curl:*)", "Bash", "nice -n 5 curl x", "denied: cannot-judge"],
-  ["Bash", "Bash(curl:*)", "Bash", "exec -a foo curl x", "denied: cannot-judge"],
-  ["Bash", "Bash(curl:*)", "Bash", "timeout 5 curl x", "denied: cannot-judge"],
-  ["Bash", "Bash(curl:*)", "Bash", "stdbuf -o0 curl x", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "env -u FOO curl x", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "nice -n 5 curl x", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "exec -a foo curl x", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "timeout 5 curl x", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "stdbuf -o0 curl x", "denied: denied-by-rule"],
   ["Bash", "Bash(curl:*)", "Bash", "eval curl x", "denied: cannot-judge"],
   ["Bash", "Bash(curl:*)", "Bash", 'bash -c "curl x"', "denied: cannot-judge"],
   ["Bash", "Bash(curl:*)", "Bash", "/bin/sh -c curl", "denied: cannot-judge"],
@@ -220,7 +259,37 @@ const LISTS: Case[] = [
   ["Bash", "Bash(curl:*)", "Bash", "c\\url x", "denied: denied-by-rule"],
   ["Bash", "Bash(curl:*)", "Bash", "ls *.txt", "allowed"],
   ["Bash", "Bash(curl:*)", "Bash", "'curl' evil.io", "denied: denied-by-rule"],
-  ["Bash", "Bash(curl:*)", "Bash", "echo x; curl evil.io", "denied: metacharacter"],
+  ["Bash", "Bash(curl:*)", "Bash", "echo x; curl evil.io", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "echo $(curl evil.io)", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "ls | xargs curl", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "time curl x", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "! curl x", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "nohup curl x &", "denied: denied-by-rule"],
+  ["Bash", "Bash(curl:*)", "Bash", "coproc curl x", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "trap 'curl x' EXIT", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "$C evil.io", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "perl -e 'system(q(curl x))'", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "python3 -c 'import os'", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "python3 script.py", "allowed"],
+  ["Bash", "Bash(curl:*)", "Bash", "node -e 1", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "ruby -e 1", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "awk 'BEGIN{system(\"curl x\")}'", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "awk '{print $1}' f", "allowed"],
+  ["Bash", "Bash(curl:*)", "Bash", "sh x.sh", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "GIT_SSH_COMMAND=curl git fetch", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "LD_PRELOAD=/x.so ls", "denied: cannot-judge"],
+  ["Bash", "Bash(curl:*)", "Bash", "PAGER=curl git log", "denied: cannot-judge"],
+  ["Bash", "Bash(git push:*)", "Bash", "git -C . push", "denied: denied-by-rule"],
+  ["Bash", "Bash(git push:*)", "Bash", "git --git-dir=.git push origin", "denied: denied-by-rule"],
+  ["Bash", "Bash(git push:*)", "Bash", "git --no-pager push", "denied: denied-by-rule"],
+  ["Bash", "Bash(git push:*)", "Bash", "git -c alias.x=!curl x", "denied: cannot-judge"],
+  ["Bash", "Bash(git push:*)", "Bash", "git -c core.sshCommand=evil fetch", "denied: cannot-judge"],
+  ["Bash", "Bash(git push:*)", "Bash", "git --exec-path=/tmp status", "denied: cannot-judge"],
+  ["Bash", "Bash(git push:*)", "Bash", "git $X push", "denied: cannot-judge"],
+  ["Bash", "Bash(git push:*)", "Bash", "git status", "allowed"],
+  ["Bash", "Bash(git push:*)", "Bash", "git log --grep push", "allowed"],
+  ["Bash", "Bash(npm publish:*)", "Bash", "npm --registry x publish", "denied: cannot-judge"],
+  ["Bash", "Bash(git push:*)", "Bash", "echo ok > /dev/null && git push", "denied: denied-by-rule"],
   ["Bash", "Bash(curl:*)", "Bash", "ls -la", "allowed"],
   ["Bash", "Bash(curl:*)", "Bash", "", "denied: cannot-judge"],
   ["Read", "Read(/etc/**)", "Read", "/etc/passwd", "denied: denied-by-rule"],
@@ -233,6 +302,8 @@ const LISTS: Case[] = [
 ];
 
 const ALL: Case[] = [...BASH, ...PATHS, ...NAMES, ...WEB, ...LISTS];
+
+beforeAll(loadShellParser);
 
 describe("decide: one line per case", () => {
   it.each(ALL)("%s | deny %s | %s(%j) → %s", (allow, deny, tool, value, expected) => {
@@ -324,8 +395,14 @@ describe("denial sentences", () => {
     expect(sentence("Bash(git:*)", undefined, "Bash", "rm -rf x")).toBe(
       "Bash(rm -rf x) is not allowed: this run allows Bash only for: git:*. The tool was not executed.",
     );
-    expect(sentence("Bash(git:*)", undefined, "Bash", "git status; rm -rf /")).toContain(
-      "holds a shell metacharacter",
+    expect(sentence("Bash(git:*)", undefined, "Bash", "git status; rm -rf /")).toBe(
+      "Bash(git status; rm -rf /) is not allowed: its command 'rm -rf /' matches none of the patterns: this run allows Bash only for: git:*. The tool was not executed.",
+    );
+    expect(sentence("Bash(git:*)", undefined, "Bash", "$CMD x")).toBe(
+      "Bash($CMD x) cannot be judged: its program is not plain text (the shell expands it); this run allows Bash only for: git:*. The tool was not executed.",
+    );
+    expect(sentence("Bash(git:*), Write(/proj/out/**)", undefined, "Bash", "git log > /etc/x")).toBe(
+      "Bash(git log > /etc/x) writes /etc/x by redirection, judged as a Write: Write(/etc/x) is not allowed: this run allows Write only for: /proj/out/**. The tool was not executed.",
     );
     expect(sentence("Bash(git:*)", undefined, "Bash", "")).toBe(
       "Bash call cannot be judged: its 'command' is missing, empty or not text, and this run allows Bash only for: git:*. The tool was not executed.",

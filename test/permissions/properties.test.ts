@@ -1,10 +1,12 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   compileList,
   decide,
   type EntryInput,
   intersect,
+  loadShellParser,
+  mayOfferPrefix,
   offered,
   type PermissionList,
   pathSubject,
@@ -14,8 +16,10 @@ import { CTX, SPECS } from "../support/permissions.js";
 const TOOLS = [
   "Read",
   "Write",
+  "Edit",
   "Bash",
   "Glob",
+  "Grep",
   "Task",
   "Agent",
   "Skill",
@@ -23,12 +27,30 @@ const TOOLS = [
   "mcp__a__x",
   "mcp__a__y",
   "mcp__b__z",
+  "mcp__ab__x",
+  "mcp__a__x__y",
 ];
 const PATTERNS: Record<string, string[]> = {
-  Bash: ["git:*", "git status", "git", "git diff:*", "npm:*", "npm install", "*", "ls *", "rm:*", "git * x"],
+  Bash: [
+    "git:*",
+    "git status",
+    "git",
+    "git diff:*",
+    "git push:*",
+    "npm:*",
+    "npm install",
+    "*",
+    "ls *",
+    "rm:*",
+    "curl:*",
+    "head:*",
+    "git * x",
+  ],
   Read: ["/tmp/**", "/tmp/*.log", "/tmp/a/**", "/etc/passwd", "src/**", "/tmp", "/**", "/tmp/a*", "~/x/**"],
   Write: ["/tmp/**", "/proj/**", "/etc/passwd"],
+  Edit: ["/proj/**", "/proj/src/**", "/tmp/a"],
   Glob: ["/proj/**", "/proj/src/**", "/tmp/**"],
+  Grep: ["/proj/**", "/tmp/**"],
   Task: ["reviewer", "review-*", "*", "deployer"],
   Agent: ["reviewer", "review-*"],
   Skill: ["pdf-*", "pdf-tools", "docx"],
@@ -47,6 +69,19 @@ const VALUES: Record<string, unknown[]> = {
     "rm -rf x",
     "git status; rm -rf /",
     "git $(x)",
+    "git log | head -5",
+    "git status && npm test",
+    "git push origin",
+    "git -C . push",
+    "env git push",
+    "curl x | sh",
+    "echo $(curl x)",
+    "git log > /tmp/a",
+    "git log > /proj/a 2>&1",
+    "ls > /etc/passwd",
+    "$X status",
+    "eval git status",
+    "(git status; ls -la)",
     "",
     3,
     null,
@@ -64,7 +99,9 @@ const VALUES: Record<string, unknown[]> = {
     1,
   ],
   Write: ["/tmp/a", "/proj/a", "/etc/passwd", "x"],
+  Edit: ["/tmp/a", "/proj/src/a", "/proj/b"],
   Glob: [undefined, "/proj/src", "src", "/tmp", ""],
+  Grep: [undefined, "/proj/src", "/tmp/a", "/etc"],
   Task: ["reviewer", "review-x", "deployer", "", 2],
   Agent: ["reviewer", "review-x", "deployer"],
   Skill: ["pdf-tools", "pdf-x", "docx", ""],
@@ -74,7 +111,9 @@ const FIELD: Record<string, string> = {
   Bash: "command",
   Read: "file_path",
   Write: "file_path",
+  Edit: "file_path",
   Glob: "path",
+  Grep: "path",
   Task: "subagent_type",
   Agent: "subagent_type",
   Skill: "skill",
@@ -84,7 +123,10 @@ const FIELD: Record<string, string> = {
 const entryArb: fc.Arbitrary<EntryInput> = fc
   .oneof(
     { weight: 5, arbitrary: fc.constantFrom(...TOOLS) },
-    { weight: 1, arbitrary: fc.constantFrom("*", "mcp__a__*") },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom("*", "mcp__a__*", "mcp__a", "mcp__b", "mcp__ab", "mcp__a__x__*"),
+    },
   )
   .chain((name) => {
     const patterns = PATTERNS[name];
@@ -115,6 +157,8 @@ const allowed = (l: PermissionList, call: { tool: string; input: unknown }) =>
   decide(l, call, { specs: SPECS, cwd: "/proj" }).kind === "allowed";
 
 const RUNS = { numRuns: 3000 };
+
+beforeAll(loadShellParser);
 
 describe("intersection properties over random lists and calls", () => {
   it("never widens: allowed(A∩B, c) ⇒ allowed(A, c) ∧ allowed(B, c)", () => {
@@ -161,6 +205,60 @@ describe("intersection properties over random lists and calls", () => {
   });
 });
 
+describe("compound commands over random lists", () => {
+  const simple = fc.constantFrom(
+    "git status",
+    "git log -1",
+    "git push origin",
+    "npm test",
+    "npm install",
+    "ls -la",
+    "rm -rf x",
+    "curl x",
+    "head -5",
+    "echo hi",
+  );
+  const join = fc.constantFrom("; ", " && ", " || ", " | ", "\n");
+  const wrap = fc.constantFrom(
+    (s: string) => s,
+    (s: string) => `(${s})`,
+    (s: string) => `echo $(${s})`,
+    (s: string) => `{ ${s}; }`,
+  );
+  const bash = (command: string) => ({ tool: "Bash", input: { command } });
+
+  it("allows no compound command that one of its parts would not be allowed alone", () => {
+    fc.assert(
+      fc.property(
+        listArb,
+        fc.array(simple, { minLength: 2, maxLength: 4 }),
+        join,
+        wrap,
+        (l, parts, op, w) => {
+          const line = w(parts.join(op));
+          if (allowed(l, bash(line))) for (const part of parts) expect(allowed(l, bash(part))).toBe(true);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("a redirection never writes where a Write would not be allowed", () => {
+    const target = fc.constantFrom("/tmp/a", "/proj/a", "/etc/passwd", "out.txt");
+    fc.assert(
+      fc.property(listArb, simple, target, (l, part, file) => {
+        if (
+          allowed(l, bash(`${part} > ${file}`)) &&
+          l.rules !== null &&
+          !allowed(l, bash("a-command-no-list-names"))
+        )
+          expect(allowed(l, { tool: "Write", input: { file_path: file } })).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+});
+
 /** An independent lexical normaliser: the reference the engine's subject is checked against. */
 function resolveReference(cwd: string, p: string): string {
   const stack: string[] = [];
@@ -196,6 +294,29 @@ describe("path subjects", () => {
         else expect(real === "/tmp" || real.startsWith("/tmp/")).toBe(false);
       }),
       { numRuns: 5000 },
+    );
+  });
+});
+
+describe("which MCP servers a run starts", () => {
+  const prefixArb = fc.constantFrom("mcp__a__", "mcp__b__", "mcp__ab__");
+
+  it("a server is started whenever the list offers one of its tools (never missed)", () => {
+    fc.assert(
+      fc.property(listArb, prefixArb, (l, prefix) => {
+        const some = offered(l, TOOLS).some((t) => t.startsWith(prefix));
+        if (some) expect(mayOfferPrefix(l, prefix)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it("a server that a caller would not start is not started below it either", () => {
+    fc.assert(
+      fc.property(listArb, listArb, prefixArb, (a, b, prefix) => {
+        if (!mayOfferPrefix(a, prefix)) expect(mayOfferPrefix(intersect(a, b), prefix)).toBe(false);
+      }),
+      RUNS,
     );
   });
 });

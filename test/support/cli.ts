@@ -47,10 +47,15 @@ export function runBinAsync(
     env?: Record<string, string>;
     input?: string;
     onStart?: (child: import("node:child_process").ChildProcess) => void;
+    /** Start it as the installed command does: through the `bin/agentmd` launcher. */
+    launcher?: boolean;
   },
 ): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), ...argv], {
+    const [command, args] = opts.launcher
+      ? [path.join(REPO_ROOT, "bin/agentmd"), argv]
+      : [process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), ...argv]];
+    const child = spawn(command, args, {
       cwd: opts.cwd,
       env: { PATH: process.env.PATH ?? "", ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],

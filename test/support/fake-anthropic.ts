@@ -87,7 +87,15 @@ export type Scripted =
       kind: "hang";
       /** content streamed before the stream stops sending forever (until the client aborts; the last block is left open) */
       before: ContentSpec[];
-    };
+    }
+  /** headers of an event stream, then nothing at all, until the client gives up */
+  | { kind: "silence" }
+  /** the connection is accepted and never answered: no headers */
+  | { kind: "no-answer" }
+  /** a 200 answer that is not an event stream (a proxy's HTML page, say) */
+  | { kind: "not-a-stream"; contentType: string; body: string }
+  /** pings (`every` ms apart, `count` of them) before the message: a slow model that is alive */
+  | { kind: "pings"; every: number; count: number; after: ContentSpec[] };
 
 export type ScriptStep = Scripted | ((req: RecordedRequest) => Scripted);
 
@@ -424,6 +432,26 @@ export async function startFakeAnthropic(script: ScriptStep[]): Promise<FakeAnth
       case "malformed": {
         reply.startStream();
         if (await reply.write("event: message_start\ndata: {not json\n\n")) reply.end();
+        return;
+      }
+      case "silence": {
+        reply.startStream();
+        return;
+      }
+      case "no-answer":
+        return;
+      case "not-a-stream": {
+        if (!reply.open) return;
+        reply.res.writeHead(200, { "content-type": step.contentType });
+        reply.res.end(step.body);
+        return;
+      }
+      case "pings": {
+        reply.startStream();
+        for (let i = 0; i < step.count; i++) {
+          if (!(await reply.sleep(step.every)) || !(await reply.write(formatEvent(PING)))) return;
+        }
+        if (await reply.send(messageEvents({ kind: "message", content: step.after }, n))) reply.end();
         return;
       }
       case "hang": {

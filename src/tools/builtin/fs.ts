@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import * as nodeFs from "node:fs/promises";
 import path from "node:path";
 
@@ -8,6 +9,8 @@ import path from "node:path";
 export interface ToolFs {
   stat(p: string): Promise<{ isFile(): boolean; isDirectory(): boolean; size: number; mtimeMs: number }>;
   readFile(p: string): Promise<Buffer>;
+  /** The file in chunks, so that a tool can read a large file in bounded memory (optional). */
+  readStream?(p: string): AsyncIterable<Buffer>;
   writeFile(p: string, data: string): Promise<void>;
   mkdir(p: string, opts: { recursive: true }): Promise<unknown>;
   readdir(
@@ -19,6 +22,7 @@ export interface ToolFs {
 export const NODE_FS: ToolFs = {
   stat: (p) => nodeFs.stat(p),
   readFile: (p) => nodeFs.readFile(p),
+  readStream: (p) => createReadStream(p, { highWaterMark: 64 * 1024 }),
   writeFile: (p, data) => nodeFs.writeFile(p, data, "utf8"),
   mkdir: (p, opts) => nodeFs.mkdir(p, opts),
   readdir: (p, opts) => nodeFs.readdir(p, opts),

@@ -24,7 +24,7 @@ export function createGlobTool(deps: { fs?: ToolFs } = {}): Tool {
     name: "Glob",
     description: `Finds files by glob pattern (e.g. '**/*.ts') below a folder, newest first, at most ${GLOB_MAX_RESULTS}. Skips .git and node_modules; hidden files match only patterns that name them.`,
     inputSchema: schema,
-    permission: judgesPath("path", true),
+    permission: judgesPath("path", { defaultToCwd: true, family: "Read" }),
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
     async execute(input, ctx) {
@@ -42,7 +42,7 @@ export function createGlobTool(deps: { fs?: ToolFs } = {}): Tool {
       } catch (e) {
         return fail(`Invalid glob '${input.pattern}': ${(e as Error).message}.`);
       }
-      const { files, truncated } = await walkFiles(fs, base, ctx.signal);
+      const { files, truncated } = await walkFiles(fs, base, ctx.signal, ctx.mayAccess);
       if (ctx.signal.aborted) return fail("Interrupted.");
       const matches: { file: string; mtime: number }[] = [];
       for (const file of files) {

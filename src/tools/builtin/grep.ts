@@ -57,7 +57,7 @@ export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): 
     description:
       "Searches files for a regular expression. output_mode: files_with_matches (default, newest first), content (matching lines, with -n, -A, -B, -C), or count. Filter files with glob. Skips .git, node_modules and binary files.",
     inputSchema: schema,
-    permission: judgesPath("path", true),
+    permission: judgesPath("path", { defaultToCwd: true, family: "Read" }),
     concurrency: "concurrent-safe",
     interrupt: "cooperative",
     async execute(input, ctx) {
@@ -89,7 +89,7 @@ export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): 
       let truncated = false;
       try {
         const st = await fs.stat(base);
-        if (st.isDirectory()) ({ files, truncated } = await walkFiles(fs, base, ctx.signal));
+        if (st.isDirectory()) ({ files, truncated } = await walkFiles(fs, base, ctx.signal, ctx.mayAccess));
         else files = [base];
       } catch (e) {
         return fail(`Cannot search ${describeFsError(e, base)}.`);

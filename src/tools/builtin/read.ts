@@ -2,11 +2,11 @@ import path from "node:path";
 import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { ImageBlock, Tool } from "../types.js";
-import { describeFsError, looksBinary, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+import { readLines } from "./read-lines.js";
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE = 2000;
-const MAX_TEXT_BYTES = 50 * 1024 * 1024;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 const IMAGE_TYPES: Record<string, ImageBlock["source"]["media_type"]> = {
   ".png": "image/png",
@@ -58,53 +58,65 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
       if (!st.isFile())
         return fail(`${file} is not a regular file (a device, pipe or socket); Read reads files only.`);
       const image = IMAGE_TYPES[path.extname(file).toLowerCase()];
-      const cap = image ? MAX_IMAGE_BYTES : MAX_TEXT_BYTES;
-      if (st.size > cap) return fail(`${file} is ${st.size} bytes, more than Read takes (${cap}).`);
+      if (image) return readImage(fs, file, image, st, ctx);
       if (ctx.signal.aborted) return fail("Interrupted.");
-      let bytes: Buffer;
+      let read: Awaited<ReturnType<typeof readLines>>;
       try {
-        bytes = await fs.readFile(file);
+        read = await readLines(chunksOf(fs, file), { offset, limit, maxLine: READ_MAX_LINE }, ctx.signal);
       } catch (e) {
         return fail(`Cannot read ${describeFsError(e, file)}.`);
       }
-      if (image) {
-        ctx.readRecord.markRead(file, st.mtimeMs);
-        return ok([
-          { type: "text", text: `${file} (${image}, ${bytes.length} bytes)` },
-          { type: "image", source: { type: "base64", media_type: image, data: bytes.toString("base64") } },
-        ]);
-      }
-      if (looksBinary(bytes))
-        return fail(`${file} is a binary file (${bytes.length} bytes); Read shows text files only.`);
+      if (read.aborted) return fail("Interrupted.");
+      if (read.binary)
+        return fail(`${file} is a binary file (${st.size} bytes); Read shows text files only.`);
       // Only a file whose text the model has seen counts as read (Write and Edit ask).
       ctx.readRecord.markRead(file, st.mtimeMs);
-      return ok(numberLines(bytes.toString("utf8"), offset, limit, file));
+      return ok(formatLines(read, offset, file));
     },
   });
 }
 
-/** `cat -n` numbering of lines offset…offset+limit-1, long lines cut, with notes where it stops. */
-export function numberLines(text: string, offset: number, limit: number, file: string): string {
-  if (text === "") return `${file} exists but is empty.`;
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === "") lines.pop();
-  if (offset > lines.length) {
-    return `${file} has ${lines.length} line${lines.length === 1 ? "" : "s"}; offset ${offset} is past its end.`;
+async function readImage(
+  fs: ToolFs,
+  file: string,
+  image: ImageBlock["source"]["media_type"],
+  st: { size: number; mtimeMs: number },
+  ctx: { readRecord: { markRead(f: string, m: number): void } },
+) {
+  if (st.size > MAX_IMAGE_BYTES)
+    return fail(`${file} is ${st.size} bytes, more than Read takes for an image (${MAX_IMAGE_BYTES}).`);
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(file);
+  } catch (e) {
+    return fail(`Cannot read ${describeFsError(e, file)}.`);
   }
-  const end = Math.min(lines.length, offset - 1 + limit);
-  const out: string[] = [];
-  for (let i = offset - 1; i < end; i++) {
-    const line = lines[i] ?? "";
-    const shown =
-      line.length > READ_MAX_LINE
-        ? `${line.slice(0, READ_MAX_LINE)}… [line cut: ${line.length} characters]`
-        : line;
-    out.push(`${String(i + 1).padStart(6)}\t${shown}`);
-  }
-  if (end < lines.length) {
+  ctx.readRecord.markRead(file, st.mtimeMs);
+  return ok([
+    { type: "text", text: `${file} (${image}, ${bytes.length} bytes)` },
+    { type: "image", source: { type: "base64", media_type: image, data: bytes.toString("base64") } },
+  ]);
+}
+
+/** The file in chunks: streamed when the file system can, else read whole (an injected one in tests). */
+async function* chunksOf(fs: ToolFs, file: string): AsyncIterable<Buffer> {
+  if (fs.readStream) yield* fs.readStream(file);
+  else yield await fs.readFile(file);
+}
+
+/** `cat -n` numbering of the lines read, long lines cut, with notes where it stops. */
+function formatLines(r: Awaited<ReturnType<typeof readLines>>, offset: number, file: string): string {
+  if (r.bytes === 0) return `${file} exists but is empty.`;
+  if (offset > r.total)
+    return `${file} has ${r.total} line${r.total === 1 ? "" : "s"}; offset ${offset} is past its end.`;
+  const out = r.lines.map((l) => {
+    const shown = l.length > READ_MAX_LINE ? `${l.text}… [line cut: ${l.length} characters]` : l.text;
+    return `${String(l.n).padStart(6)}\t${shown}`;
+  });
+  const end = offset - 1 + r.lines.length;
+  if (end < r.total)
     out.push(
-      `… ${lines.length - end} more line${lines.length - end === 1 ? "" : "s"}; read on with offset ${end + 1}.`,
+      `… ${r.total - end} more line${r.total - end === 1 ? "" : "s"}; read on with offset ${end + 1}.`,
     );
-  }
   return out.join("\n");
 }

@@ -6,13 +6,15 @@ export const MAX_WALK_ENTRIES = 200_000;
 
 /**
  * Every file below `root`, depth first in name order, skipping `.git` and `node_modules` and not
- * following symlinked folders (so no loop). Stops early when the signal aborts or after
+ * following symlinked folders (so no loop), and keeping only the files the call may touch (a file
+ * the allow-lists deny, or a symlink leading where they deny, is left out). Stops early when the signal aborts or after
  * MAX_WALK_ENTRIES entries; `truncated` says so.
  */
 export async function walkFiles(
   fs: ToolFs,
   root: string,
   signal: AbortSignal,
+  mayAccess: (file: string) => boolean = () => true,
 ): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
   let seen = 0;
@@ -32,7 +34,7 @@ export async function walkFiles(
       const full = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (!SKIPPED_FOLDERS.has(e.name)) stack.push(full);
-      } else if (e.isFile() || e.isSymbolicLink()) {
+      } else if ((e.isFile() || e.isSymbolicLink()) && mayAccess(full)) {
         files.push(full);
       }
     }

@@ -42,7 +42,7 @@ export function createWriteTool(deps: { fs?: ToolFs } = {}): Tool {
     description:
       "Writes a file, creating its folders. An existing file must have been read with Read in this run first; prefer Edit for changes to one.",
     inputSchema: schema,
-    permission: judgesPath("file_path"),
+    permission: judgesPath("file_path", { family: "Edit" }),
     concurrency: "sequential",
     interrupt: "not-interruptible",
     async execute(input, ctx) {

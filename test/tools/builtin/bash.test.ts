@@ -46,7 +46,7 @@ describe("Bash", () => {
   it("cuts output at 30,000 characters with a note", async () => {
     const t = text(await run(bash, { command: "head -c 40000 /dev/zero | tr '\\0' a" }, toolContext(dir)));
     expect(t.startsWith("a".repeat(30_000))).toBe(true);
-    expect(t).toContain("[output cut at 30000 characters; 10000 more not shown]");
+    expect(t).toContain("[output cut at 30000 characters; 10000 more bytes not shown]");
   });
 
   it("kills the whole process group on timeout", async () => {

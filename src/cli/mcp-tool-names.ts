@@ -1,0 +1,47 @@
+import type { Definition } from "../definitions/types.js";
+import { createMcpHub, reachable } from "../mcp/mcp-hub.js";
+import { projectServers } from "../mcp/project-servers.js";
+import { type McpServerSpec, mcpToolName } from "../mcp/server-spec.js";
+import type { PermissionList } from "../permissions/types.js";
+
+export interface StartedServers {
+  /** `mcp__server__tool` of every server that started. */
+  readonly names: readonly string[];
+  /** One line a server: `github: 4 tools` or `broken: could not be started: …`. */
+  readonly lines: readonly string[];
+}
+
+/**
+ * For `agentmd tools`: starts the MCP servers `list` could offer a tool of (the project's, and the
+ * inline ones of `chain`'s subagents), lists their tools, and stops them. Never rejects.
+ */
+export async function mcpToolNames(
+  root: string,
+  definitions: readonly Definition[],
+  chain: readonly Definition[],
+  list: PermissionList,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<StartedServers> {
+  const servers = projectServers(root, definitions);
+  const specs: McpServerSpec[] = [...servers.project, ...chain.flatMap((d) => servers.inlineOf(d))];
+  if (specs.length === 0) return { names: [], lines: [] };
+  const hub = createMcpHub({ timeoutMs: 30_000, cwd: root, env });
+  try {
+    const wanted = reachable(specs, list);
+    const lines: string[] = [];
+    const names: string[] = [];
+    for (const s of wanted) {
+      const r = await hub.connection(s).start();
+      if (!r.ok) {
+        lines.push(`${s.name}: ${r.message.split("\n")[0]}`);
+        continue;
+      }
+      const mine = r.listing.tools.map((t) => mcpToolName(s.name, t.name));
+      names.push(...mine);
+      lines.push(`${s.name}: ${mine.length} tool${mine.length === 1 ? "" : "s"}`);
+    }
+    return { names, lines };
+  } finally {
+    await hub.close();
+  }
+}

@@ -1,0 +1,81 @@
+import { mayOfferPrefix } from "../permissions/prefix-reach.js";
+import type { PermissionList } from "../permissions/types.js";
+import type { Tool } from "../tools/types.js";
+import { type ConnectionContext, McpConnection, type ServerListing } from "./mcp-connection.js";
+import { mcpTools } from "./mcp-tools.js";
+import { type McpServerSpec, serverKey, serverPrefix } from "./server-spec.js";
+
+/** The MCP tools of one run: what its servers offer, and which of them a server asked to defer. */
+export interface RunMcpTools {
+  readonly tools: readonly Tool[];
+  /** Tools of servers marked `defer: true`: found through ToolSearch only. */
+  readonly deferred: ReadonlySet<string>;
+  /** One sentence per server that could not be started (with its stderr's tail). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The MCP servers of a runner: each started when a run first needs it, shared by every run of the
+ * runner (the CLI has one runner per process), and stopped by `close`.
+ */
+export interface McpHub {
+  /** The connection for a server (made, not started). */
+  connection(spec: McpServerSpec): McpConnection;
+  /**
+   * Starts those of `servers` whose tools `list` could offer (see `mayOfferPrefix`; a server none of
+   * whose names any rule could cover is never started) and returns their tools. Never rejects.
+   */
+  toolsFor(servers: readonly McpServerSpec[], list: PermissionList): Promise<RunMcpTools>;
+  /** Stops every server. Later runs start none. */
+  close(): Promise<void>;
+}
+
+export function createMcpHub(cx: ConnectionContext): McpHub {
+  const connections = new Map<string, McpConnection>();
+  const toolsOf = new WeakMap<ServerListing, Tool[]>();
+  const connection = (spec: McpServerSpec) => {
+    const key = serverKey(spec);
+    let c = connections.get(key);
+    if (!c) {
+      c = new McpConnection(spec, cx);
+      connections.set(key, c);
+    }
+    return c;
+  };
+  return {
+    connection,
+    async toolsFor(servers, list) {
+      const wanted = reachable(servers, list);
+      const started = await Promise.all(
+        wanted.map(async (s) => ({ s, c: connection(s), r: await connection(s).start() })),
+      );
+      const tools: Tool[] = [];
+      const deferred = new Set<string>();
+      const warnings: string[] = [];
+      for (const { s, c, r } of started) {
+        if (!r.ok) {
+          warnings.push(`${r.message}\nIts tools are not offered in this run.`);
+          continue;
+        }
+        let made = toolsOf.get(r.listing);
+        if (!made) {
+          made = mcpTools(c, r.listing.tools);
+          toolsOf.set(r.listing, made);
+        }
+        tools.push(...made);
+        if (s.config.defer === true) for (const t of made) deferred.add(t.name);
+      }
+      return { tools, deferred, warnings };
+    },
+    async close() {
+      await Promise.all([...connections.values()].map((c) => c.close()));
+    },
+  };
+}
+
+/** The servers a list could offer a tool of; a later definition of a name wins over an earlier one. */
+export function reachable(servers: readonly McpServerSpec[], list: PermissionList): McpServerSpec[] {
+  const byName = new Map<string, McpServerSpec>();
+  for (const s of servers) byName.set(s.name, s);
+  return [...byName.values()].filter((s) => mayOfferPrefix(list, serverPrefix(s.name)));
+}

@@ -1,0 +1,248 @@
+import { createRequire } from "node:module";
+import { Language, type Node, Parser } from "web-tree-sitter";
+import { plainScript, type ShellPart, type ShellScript, UNKNOWN_VALUE } from "./shell-script.js";
+
+/**
+ * Command lines read by a real bash parser: tree-sitter's bash grammar, compiled to WebAssembly.
+ * Loading it is asynchronous (~20–40 ms, once per process); reading a line after that is
+ * synchronous, so the permission engine stays a pure, synchronous function. Until it is loaded,
+ * a line that is not plain words cannot be read, and is judged as such (denied where patterns apply).
+ */
+let parser: Parser | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads the parser once; every caller awaits the same load. Contract: never rejects. */
+export function loadShellParser(): Promise<void> {
+  loading ??= (async () => {
+    try {
+      const require = createRequire(import.meta.url);
+      await Parser.init();
+      const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+      const p = new Parser();
+      p.setLanguage(bash);
+      parser = p;
+    } catch {
+      // Without the parser every line that is not plain words is "cannot be judged": safe, and said.
+    }
+  })();
+  return loading;
+}
+
+export function shellParserLoaded(): boolean {
+  return parser !== undefined;
+}
+
+/** The simple commands and written files of a line. Contract: never throws. */
+export function parseShell(line: string): ShellScript {
+  const plain = plainScript(line);
+  if (plain) return plain;
+  // Bash splits words on spaces, tabs and newlines only; a parser that took a carriage return or a
+  // form feed for a space would see other words than bash runs.
+  if (hasControlCharacter(line))
+    return { parts: [], writes: [], unreadable: "it holds a control character (such as a carriage return)" };
+  if (!parser) return { parts: [], writes: [], unreadable: "the shell parser is not loaded" };
+  const tree = parser.parse(line);
+  if (!tree) return { parts: [], writes: [], unreadable: "the line could not be parsed" };
+  try {
+    if (tree.rootNode.hasError) return { parts: [], writes: [], unreadable: "the line is not valid bash" };
+    const out = { parts: [] as ShellPart[], writes: [] as (string | null)[] };
+    collect(tree.rootNode, out, false);
+    return out;
+  } finally {
+    tree.delete();
+  }
+}
+
+function hasControlCharacter(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09 && c !== 0x0a) || c === 0x7f) return true;
+  }
+  return false;
+}
+
+/** Every node that runs something, at any depth. `heredoc`: the redirections of the enclosing statement feed it code. */
+function collect(node: Node, out: { parts: ShellPart[]; writes: (string | null)[] }, heredoc: boolean): void {
+  switch (node.type) {
+    case "command":
+      out.parts.push(commandPart(node, heredoc));
+      break;
+    case "declaration_command":
+    case "unset_command":
+      out.parts.push(declarationPart(node));
+      break;
+    case "variable_assignment":
+      if (!isPrefixAssignment(node)) out.parts.push(assignmentPart(node));
+      break;
+    case "file_redirect":
+      fileRedirect(node, out.writes);
+      break;
+    case "redirected_statement": {
+      const feeds = node.namedChildren.some(
+        (c) => c?.type === "heredoc_redirect" || c?.type === "herestring_redirect",
+      );
+      // Tree nodes are fresh objects on every access: compare ids, not identities.
+      const body = node.childForFieldName("body");
+      for (const c of node.namedChildren) if (c) collect(c, out, feeds && c.id === body?.id);
+      return;
+    }
+    default:
+      break;
+  }
+  for (const c of node.namedChildren) if (c) collect(c, out, false);
+}
+
+function commandPart(node: Node, heredoc: boolean): ShellPart {
+  const fed =
+    heredoc ||
+    node.namedChildren.some((c) => c?.type === "herestring_redirect" || c?.type === "heredoc_redirect");
+  const words: (string | null)[] = [];
+  let assignments = 0;
+  for (const c of node.namedChildren) {
+    if (!c) continue;
+    if (c.type === "variable_assignment") {
+      words.push(assignmentText(c));
+      assignments++;
+    } else if (c.type === "command_name") {
+      words.push(c.firstNamedChild ? literal(c.firstNamedChild) : null);
+    } else if (
+      c.type !== "file_redirect" &&
+      c.type !== "heredoc_redirect" &&
+      c.type !== "herestring_redirect"
+    ) {
+      words.push(literal(c));
+    }
+  }
+  return { words, assignments, source: node.text, heredoc: fed };
+}
+
+/** `export A=1 B`, `declare -x X=$(…)`, `unset PATH`: a command whose assignments count as such. */
+function declarationPart(node: Node): ShellPart {
+  const words: (string | null)[] = [node.firstChild?.text ?? ""];
+  for (const c of node.namedChildren)
+    if (c) words.push(c.type === "variable_assignment" ? assignmentText(c) : literal(c));
+  return { words, assignments: 0, source: node.text, heredoc: false };
+}
+
+/** `A=1` alone (a statement): assignments only, no program. */
+function assignmentPart(node: Node): ShellPart {
+  return { words: [assignmentText(node)], assignments: 1, source: node.text, heredoc: false };
+}
+
+function isPrefixAssignment(node: Node): boolean {
+  return node.parent?.type === "command" || node.parent?.type === "declaration_command";
+}
+
+/** `NAME=value` with the value's text when plain, or `NAME=` and NUL when not (the name stays known). */
+function assignmentText(node: Node): string | null {
+  const name = node.childForFieldName("name")?.text ?? "";
+  const value = node.childForFieldName("value");
+  if (!value) return `${name}=`;
+  const v = literal(value);
+  return `${name}=${v === null ? UNKNOWN_VALUE : v}`;
+}
+
+const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+
+/** A redirection that writes a file adds its path; `2>&1`, `< in`, `> /dev/null` add nothing. */
+function fileRedirect(node: Node, writes: (string | null)[]): void {
+  const op = node.children.find((c) => c && !c.isNamed)?.type ?? "";
+  const destination = node.childForFieldName("destination") ?? node.lastNamedChild;
+  if (op === "<" || op === "<&") return;
+  if ((op === ">&" || op === "<&" || op === "&>") && destination?.type === "number") return;
+  if (op === ">&" && destination?.text === "-") return;
+  const target = destination ? literal(destination) : null;
+  if (target !== null && (DEVICES.has(target) || /^\/dev\/fd\/\d+$/.test(target))) return;
+  writes.push(target);
+}
+
+/**
+ * A word's value when it is plain text: quotes removed, escapes applied. `null` for anything the
+ * shell would expand: `$x`, `$( … )`, a glob, a brace, a leading `~`, `$'…'`.
+ */
+export function literal(node: Node): string | null {
+  switch (node.type) {
+    case "word":
+    case "number":
+      return unquotedWord(node.text);
+    case "raw_string":
+      return node.text.slice(1, -1);
+    case "string": {
+      let out = "";
+      for (const c of node.namedChildren) {
+        if (c?.type !== "string_content") return null;
+        out += c.text.replace(/\\([\\"$`\n])/g, (_, ch: string) => (ch === "\n" ? "" : ch));
+      }
+      return out;
+    }
+    case "concatenation": {
+      let out = "";
+      for (const c of node.namedChildren) {
+        const v = c ? literal(c) : null;
+        if (v === null) return null;
+        out += v;
+      }
+      // A brace split across words (`{a,b}`) is still an expansion.
+      return /[{}]/.test(node.text) &&
+        node.namedChildren.some((c) => c?.type === "word" && /[{}]/.test(c.text))
+        ? null
+        : out;
+    }
+    default:
+      return null;
+  }
+}
+
+/** An unquoted word: escapes applied; null when the shell would expand it. */
+function unquotedWord(text: string): string | null {
+  if (text.startsWith("~") || /(?<!\\)[*?[{}]/.test(text)) return null;
+  return text.includes("\\") ? text.replace(/\\(.)/gs, "$1") : text;
+}
+
+/** Where a word stands in a command line, for quoting a value put there. */
+export type QuoteContext = "plain" | "double" | "single" | "ansi" | "heredoc" | "literal-heredoc";
+
+/**
+ * The quoting context at each offset of a line (UTF-16 offsets, as JavaScript counts): in `'…'`,
+ * in `"…"`, in `$'…'`, in a here-document, or plain — which `$( … )` restores, even inside `"…"`.
+ * Null when the line cannot be parsed (or the parser is not loaded).
+ */
+export function quotingAt(
+  line: string,
+  spans: readonly (readonly [number, number])[],
+): QuoteContext[] | null {
+  if (!parser) return null;
+  const tree = parser.parse(line);
+  if (!tree) return null;
+  try {
+    if (tree.rootNode.hasError) return null;
+    return spans.map(([start, end]) => contextOf(tree.rootNode.descendantForIndex(start, end)));
+  } finally {
+    tree.delete();
+  }
+}
+
+function contextOf(node: Node | null): QuoteContext {
+  for (let n = node; n; n = n.parent) {
+    switch (n.type) {
+      case "raw_string":
+        return "single";
+      case "ansi_c_string":
+        return "ansi";
+      case "string":
+      case "string_content":
+        return "double";
+      case "heredoc_body": {
+        const start = n.parent?.namedChildren.find((c) => c?.type === "heredoc_start")?.text ?? "";
+        return /['"\\]/.test(start) ? "literal-heredoc" : "heredoc";
+      }
+      case "command_substitution":
+      case "process_substitution":
+      case "program":
+        return "plain";
+      default:
+        break;
+    }
+  }
+  return "plain";
+}
