@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { closeSync, readFileSync } from "node:fs";
-import { killLiveMcpServers, killLiveProcessGroups, main } from "../dist/cli/main.js";
+import { killLiveMcpServers, killLiveProcessGroups, main } from "../dist/bundle/cli.mjs";
 
 /**
  * The API key, when the `agentmd` launcher handed it over on a file descriptor (so that it is not

@@ -1,5 +1,6 @@
 import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import PQueue from "p-queue";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { CallContext, ToolUse } from "./execute-call.js";
 import { executeCall, INTERRUPTED } from "./execute-call.js";
 
@@ -13,7 +14,7 @@ export interface ConcurrencySettings {
 /**
  * Runs the tool calls of one response and returns their results in `tool_use` order. A batch runs
  * in parallel only when (1) parallelism is on and there are at least two calls, and (2) every call
- * is to a known, concurrent-safe, cooperatively interruptible tool; otherwise in order. Every call
+ * is to a known tool that is concurrent-safe for its input and can be interrupted; otherwise in order. Every call
  * takes a slot of the runner's one global pool (maxConcurrency), shared by all runs of the process;
  * a call that spawns a child run takes none, so that a parent waiting on its children never holds
  * a slot they need.
@@ -27,7 +28,7 @@ export async function dispatchBatch(
   const slot = <T>(use: ToolUse, work: () => Promise<T>): Promise<T> =>
     cx.registry.get(use.name)?.tool.spawnsRuns ? work() : (pool.add(work) as Promise<T>);
   const run = (use: ToolUse) => slot(use, () => executeCall(use, cx)).then((o) => o.block);
-  if (parallelSafe(uses, cx, settings)) {
+  if (await parallelSafe(uses, cx, settings)) {
     const batch = new PQueue({ concurrency: Math.max(1, settings.perBatchMax) });
     return Promise.all(uses.map((use) => batch.add(() => run(use))));
   }
@@ -61,10 +62,23 @@ export async function dispatchBatch(
   return results;
 }
 
-function parallelSafe(uses: readonly ToolUse[], cx: CallContext, settings: ConcurrencySettings): boolean {
+/**
+ * Every call of the batch is to a known tool that is concurrent-safe for its input (a Bash call
+ * that only reads is) and stops when the run is aborted (cooperatively, or by its process group).
+ */
+async function parallelSafe(
+  uses: readonly ToolUse[],
+  cx: CallContext,
+  settings: ConcurrencySettings,
+): Promise<boolean> {
   if (!settings.enabled || uses.length < 2) return false;
-  return uses.every((u) => {
-    const tool = cx.registry.get(u.name)?.tool;
-    return tool !== undefined && tool.concurrency === "concurrent-safe" && tool.interrupt === "cooperative";
+  const tools = uses.map((u) => cx.registry.get(u.name)?.tool);
+  // Whether a command line only reads is a question for the shell parser (loaded once).
+  if (tools.some((t) => t?.concurrencyFor)) await loadShellParser();
+  return uses.every((u, i) => {
+    const tool = tools[i];
+    if (tool === undefined || tool.interrupt === "not-interruptible" || u.invalidInput !== undefined)
+      return false;
+    return (tool.concurrencyFor?.(u.input) ?? tool.concurrency) === "concurrent-safe";
   });
 }

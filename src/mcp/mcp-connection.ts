@@ -1,7 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   CallToolResult,
@@ -9,10 +6,10 @@ import type {
   Prompt as McpPrompt,
   Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../definitions/types.js";
 import { expandConfig } from "./expand-vars.js";
 import { forgetLiveServer, rememberLiveServer } from "./live-servers.js";
+import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
 import type { McpServerSpec } from "./server-spec.js";
 import { StderrTail } from "./stderr-tail.js";
 
@@ -55,6 +52,7 @@ const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "
  */
 export class McpConnection {
   #client: Client | undefined;
+  #sdk: McpSdk | undefined;
   #starting: Promise<Started> | undefined;
   #status: ServerStatus = { state: "stopped" };
   #lost: string | undefined;
@@ -145,10 +143,17 @@ export class McpConnection {
       return this.#fail(
         `its definition needs ${missing.map((m) => `\${${m}}`).join(", ")}, which is not set`,
       );
-    const client = new Client({ name: "agentmd", version: "0.1.0" }, { capabilities: {} });
+    let sdk: McpSdk;
+    try {
+      sdk = await loadMcpSdk();
+    } catch (e) {
+      return this.#fail(`the MCP client could not be loaded: ${(e as Error).message}`);
+    }
+    this.#sdk = sdk;
+    const client = new sdk.Client({ name: "agentmd", version: "0.1.0" }, { capabilities: {} });
     let transport: Transport;
     try {
-      transport = this.#transport(config);
+      transport = this.#transport(config, sdk);
     } catch (e) {
       return this.#fail((e as Error).message);
     }
@@ -168,18 +173,18 @@ export class McpConnection {
     }
   }
 
-  #transport(config: McpServerConfig): Transport {
+  #transport(config: McpServerConfig, sdk: McpSdk): Transport {
     const headers = config.headers ? { headers: { ...config.headers } } : {};
     if (config.type === "http")
-      return new StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: headers });
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: headers });
     if (config.type === "sse")
-      return new SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers });
+      return new sdk.SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers });
     const env: Record<string, string> = {};
     for (const k of INHERITED) {
       const v = this.cx.env[k];
       if (typeof v === "string") env[k] = v;
     }
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: config.command ?? "",
       args: [...(config.args ?? [])],
       env: { ...env, ...config.env },
@@ -219,7 +224,9 @@ export class McpConnection {
   /** Why a request failed; a server that timed out or stopped is closed, to be started on the next call. */
   async #failedCall(client: Client, e: unknown, signal: AbortSignal): Promise<string> {
     if (signal.aborted) return "the call was interrupted";
-    const timedOut = e instanceof McpError && e.code === ErrorCode.RequestTimeout;
+    const sdk = this.#sdk;
+    const timedOut =
+      sdk !== undefined && e instanceof sdk.McpError && e.code === sdk.ErrorCode.RequestTimeout;
     const message = await this.#describe(
       e,
       timedOut ? `did not answer within ${this.cx.timeoutMs / 1000} s` : "failed during the call",

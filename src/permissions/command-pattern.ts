@@ -129,10 +129,11 @@ export const isInterpreter = (name: string) =>
  * shell, `sudo`, `xargs`, `find -exec`), gives an interpreter code to run, or configures `git` to run
  * a program. A deny list is a guard, not a sandbox: what it cannot rule out, it denies.
  */
-export function evadesDeny(words: readonly (string | null)[]): string | undefined {
-  const program = words[0];
-  if (program === null || program === undefined) return undefined;
-  const name = baseName(program);
+export function evadesDeny(
+  words: readonly (string | null)[],
+  name = words[0] ? baseName(words[0]) : undefined,
+): string | undefined {
+  if (name === undefined) return undefined;
   if (RUNNERS.has(name)) return `'${name}' runs another command`;
   if (name === "git") {
     const opt = gitGlobals(words).risky;
@@ -229,11 +230,17 @@ export function baseName(program: string): string {
  * counts as caught; so does `prog --opt value sub` against `prog sub`, where an option's value
  * cannot be told from a subcommand.
  */
-export function denyMatch(p: CommandPattern, words: readonly (string | null)[]): "yes" | "no" | "unsure" {
-  const program = words[0];
-  if (program === undefined) return "no";
+export function denyMatch(
+  p: CommandPattern,
+  words: readonly (string | null)[],
+  name: string | null | undefined = words[0] === undefined
+    ? undefined
+    : words[0] === null
+      ? null
+      : baseName(words[0]),
+): "yes" | "no" | "unsure" {
+  if (name === undefined) return "no";
   if (p.words.length === 0) return "yes";
-  const name = program === null ? null : baseName(program);
   if (name !== null && name !== p.words[0]) return "no";
   let m = matchFrom(p, name, words, 1);
   if (m === "yes") return m;

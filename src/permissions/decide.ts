@@ -1,5 +1,6 @@
 import path from "node:path";
 import {
+  baseName,
   type CommandPattern,
   denyMatch,
   evadesDeny,
@@ -391,17 +392,19 @@ function denyVerdict(
   let words: readonly (string | null)[] | undefined =
     p.assignments === 0 ? p.words : p.words.slice(p.assignments);
   for (let depth = 0; words && depth < 8; depth++) {
+    const program = words[0];
+    const name = program === undefined ? undefined : program === null ? null : baseName(program);
     for (const d of denies) {
       // A deny pattern that cannot be interpreted denies every call of its tool.
       if ((d.constraint as Constraint).kind !== "command") return { rule: d };
-      const m = denyMatch((d.constraint as Constraint).compiled as CommandPattern, words);
+      const m = denyMatch((d.constraint as Constraint).compiled as CommandPattern, words, name);
       if (m === "yes") return { rule: d };
       if (m === "unsure")
         return {
           why: "a word it would need to rule out is not plain text, or comes after options it cannot read",
         };
     }
-    const why = evadesDeny(words);
+    const why = evadesDeny(words, name ?? undefined);
     if (why) return { why };
     words = unwrap(words);
   }

@@ -21,6 +21,8 @@ export interface ToolDefinition<S extends JSONSchema> {
   readonly inputSchema: S;
   readonly permission?: ToolPermissionSpec;
   readonly concurrency?: Concurrency;
+  /** The concurrency of one call, when it depends on its input (see `Tool.concurrencyFor`). */
+  readonly concurrencyFor?: (input: unknown) => Concurrency;
   readonly interrupt?: InterruptBehavior;
   execute(input: NoInfer<FromSchema<S>>, ctx: ToolContext): Promise<ToolResult>;
 }
@@ -48,6 +50,7 @@ export function defineTool<const S extends JSONSchema>(def: ToolDefinition<S>): 
     inputSchema: closeObjects(schema) as JsonSchemaObject,
     ...(def.permission && { permission: def.permission }),
     concurrency: def.concurrency ?? "sequential",
+    ...(def.concurrencyFor && { concurrencyFor: def.concurrencyFor }),
     interrupt: def.interrupt ?? "cooperative",
     ownsSchema: true,
     execute: (input, ctx) => runSafely(def.name, () => execute(input, ctx)),

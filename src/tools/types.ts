@@ -72,6 +72,11 @@ export interface Tool {
   readonly inputSchema: JsonSchemaObject;
   readonly permission?: ToolPermissionSpec;
   readonly concurrency: Concurrency;
+  /**
+   * The concurrency of one call, when it depends on the input (a Bash call that only reads may run
+   * beside others). Asked with the input as the model sent it; overrides `concurrency` for that call.
+   */
+  readonly concurrencyFor?: (input: unknown) => Concurrency;
   readonly interrupt: InterruptBehavior;
   readonly ownsSchema: boolean;
   /**

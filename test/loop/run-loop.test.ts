@@ -418,3 +418,36 @@ describe("the run loop against a fake Anthropic server", () => {
     expect(fake?.requests).toHaveLength(0);
   });
 });
+
+describe("Bash calls that only read run beside each other", () => {
+  const overlap = (events: RunEvent[]) => {
+    let running = 0;
+    let peak = 0;
+    for (const e of events) {
+      if (e.type === "tool_start") peak = Math.max(peak, ++running);
+      if (e.type === "tool_end") running--;
+    }
+    return peak;
+  };
+
+  it("four read-only calls in one batch overlap; a batch with a write does not", async () => {
+    writeFiles(dir, { "agent.md": "---\nallowed-tools: Bash\n---\nx\n" });
+    const runner = await start([
+      calls(...["ls", "cat a.txt", "git status", "wc -l b.txt"].map((command) => use("Bash", { command }))),
+      calls(use("Bash", { command: "ls" }), use("Bash", { command: "touch c.txt" })),
+      text("done"),
+    ]);
+    const { events } = await drain(runner.run("go"));
+    const byTurn = (turn: number) => {
+      const out: RunEvent[] = [];
+      let t = 0;
+      for (const e of events) {
+        if (e.type === "turn_start") t = e.turn;
+        else if (t === turn) out.push(e);
+      }
+      return out;
+    };
+    expect(overlap(byTurn(1))).toBe(4);
+    expect(overlap(byTurn(2))).toBe(1);
+  });
+});

@@ -6,8 +6,7 @@ import { REPO_ROOT } from "./fixtures.js";
 export default function setup(): void {
   const tsc = path.join(REPO_ROOT, "node_modules/typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: REPO_ROOT, stdio: "inherit" });
-  execFileSync(process.execPath, [path.join(REPO_ROOT, "scripts/build-validators.mjs")], {
-    cwd: REPO_ROOT,
-    stdio: "ignore",
-  });
+  for (const script of ["scripts/build-validators.mjs", "scripts/bundle.mjs"]) {
+    execFileSync(process.execPath, [path.join(REPO_ROOT, script)], { cwd: REPO_ROOT, stdio: "ignore" });
+  }
 }

@@ -1,6 +1,7 @@
 import { judgesCommand } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
+import { isReadOnlyCommand } from "./read-only-commands.js";
 import { killLiveProcessGroups, runShell, type Spawn } from "./shell-process.js";
 
 export const BASH_DEFAULT_TIMEOUT = 120_000;
@@ -35,6 +36,12 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
     permission: judgesCommand("command"),
     concurrency: "sequential",
     interrupt: "terminates-process",
+    concurrencyFor: (input) =>
+      isReadOnlyCommand(
+        typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined,
+      )
+        ? "concurrent-safe"
+        : "sequential",
     async execute(input, ctx) {
       if (input.command.trim() === "") return fail("command is empty.");
       if (input.timeout !== undefined && input.timeout < 1)

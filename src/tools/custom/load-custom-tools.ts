@@ -1,7 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJiti } from "jiti";
 import type { Diagnostic } from "../../definitions/types.js";
 import type { Tool } from "../types.js";
 
@@ -39,6 +38,9 @@ export async function loadCustomTools(
   } catch {
     return { tools: [], diagnostics: [] };
   }
+  if (files.length === 0) return { tools: [], diagnostics: [] };
+  // Loaded only for a project that has tool modules: jiti is a large dependency to start with.
+  const { createJiti } = await import("jiti");
   const jiti = createJiti(import.meta.url, {
     // `import { defineTool } from "agentmd"` means this agentmd, installed in the project or not.
     alias: { agentmd: selfEntry() },
@@ -120,9 +122,9 @@ export function isTool(v: unknown): v is Tool {
   );
 }
 
-/** This package's entry point: `dist/index.js` (built beside this file, or beside `src/` when run from source). */
+/** This package's entry point: `dist/index.js` (built beside this file, beside the CLI bundle, or beside `src/` when run from source). */
 function selfEntry(): string {
-  const candidates = ["../../index.js", "../../../dist/index.js", "../../index.ts"];
+  const candidates = ["../../index.js", "../index.js", "../../../dist/index.js", "../../index.ts"];
   const paths = candidates.map((c) => fileURLToPath(new URL(c, import.meta.url)));
   return paths.find((p) => existsSync(p)) ?? (paths[0] as string);
 }

@@ -1,0 +1,35 @@
+/**
+ * The MCP SDK, loaded the first time a server is started: a run that reaches no server never pays
+ * for it (or for zod, which it brings) at start-up.
+ */
+export interface McpSdk {
+  readonly Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
+  readonly SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
+  readonly StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
+  readonly StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  readonly McpError: typeof import("@modelcontextprotocol/sdk/types.js").McpError;
+  readonly ErrorCode: typeof import("@modelcontextprotocol/sdk/types.js").ErrorCode;
+}
+
+let loading: Promise<McpSdk> | undefined;
+
+export function loadMcpSdk(): Promise<McpSdk> {
+  loading ??= (async () => {
+    const [client, sse, stdio, http, types] = await Promise.all([
+      import("@modelcontextprotocol/sdk/client/index.js"),
+      import("@modelcontextprotocol/sdk/client/sse.js"),
+      import("@modelcontextprotocol/sdk/client/stdio.js"),
+      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+    ]);
+    return {
+      Client: client.Client,
+      SSEClientTransport: sse.SSEClientTransport,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      McpError: types.McpError,
+      ErrorCode: types.ErrorCode,
+    };
+  })();
+  return loading;
+}
