@@ -82,7 +82,7 @@ export {
 export { resolveSettings, type Settings } from "./invocation/settings.js";
 export type { CallDecision, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
 export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from "./loop/hooks.js";
-export { SessionError } from "./loop/transcript.js";
+export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
 export type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model/model.js";
 export { costOf, MODEL_ALIASES, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";

@@ -18,6 +18,9 @@ Commands:
   mcp list           list the MCP servers, their status and their tools
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one
+  batch FILE.jsonl   many runs, one a line of FILE: here, or on workers with --redis URL
+  worker             take runs from a queue (--redis URL) and run them
+  enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
 
 Run 'agentmd <command> --help' for a command's options.`;
 
@@ -57,6 +60,12 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         const { runMcpCommand } = await import("./mcp-command.js");
         return await runMcpCommand(rest, io, (m) => new UsageError(m));
       }
+      case "batch":
+        return await (await import("./batch-command.js")).batchCommand(rest, io);
+      case "worker":
+        return await (await import("./worker-command.js")).workerCommand(rest, io);
+      case "enqueue":
+        return await (await import("./enqueue-command.js")).enqueueCommand(rest, io);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }

@@ -6,6 +6,7 @@ import type {
   SubagentInput,
 } from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
+import type { TranscriptStore } from "../loop/transcript.js";
 import type { Price } from "../model/models.js";
 import type { BuiltinToolDeps } from "../tools/builtin/index.js";
 import type { SchemaValidationMode, Tool } from "../tools/types.js";
@@ -86,7 +87,12 @@ export interface RunnerOptions {
   };
   /** Hooks as functions, run after agent.md's command hooks. */
   readonly hooks?: Hooks;
-  readonly transcript?: { readonly enabled?: boolean; readonly dir?: string };
+  /** Where each session's events go: `dir` (default `.agentmd/sessions/`), or a store of your own. */
+  readonly transcript?: {
+    readonly enabled?: boolean;
+    readonly dir?: string;
+    readonly store?: TranscriptStore;
+  };
   readonly promptCaching?: boolean;
   /** Delay before retry `attempt` of an in-stream overload (tests make it 0). */
   readonly backoff?: (attempt: number) => number;

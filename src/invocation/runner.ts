@@ -3,12 +3,12 @@ import type { Definition, Diagnostic } from "../definitions/types.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import {
+  checkSessionId,
   conversationOf,
-  lockSession,
+  fileTranscripts,
   newSessionId,
-  openTranscript,
-  readSession,
   sessionsDir,
+  type TranscriptStore,
 } from "../loop/transcript.js";
 import { recordInput } from "../model/record-replay.js";
 import { UNRESTRICTED } from "../permissions/index.js";
@@ -38,6 +38,14 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Continue this session: its conversation is sent again, and its transcript extended. */
   readonly resume?: string;
+  /**
+   * With `resume`: pick up a run that was interrupted (a crash, Ctrl-C, a killed worker) where its
+   * transcript ends. When its conversation ends with a user turn (the prompt, or tool results), it
+   * goes on from there and `input` is not sent again; otherwise `input` starts a new turn.
+   */
+  readonly continue?: boolean;
+  /** The id of a new session (default: a fresh one), for a caller that must find it again. */
+  readonly sessionId?: string;
   /** Run this subagent instead of the main agent (its list is the main agent's ∩ its own). */
   readonly agent?: string;
 }
@@ -74,19 +82,21 @@ export interface Runner {
 export function createRunner(options: RunnerOptions = {}): Runner {
   let notice: (message: string) => void = () => {};
   const core = createCore(options, (m) => notice(m));
+  const store =
+    options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   const run: Runner["run"] = (input, runOptions = {}) => {
-    const sessionId = runOptions.resume ?? newSessionId();
+    const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
-    const dir = options.transcript?.dir ?? sessionsDir(core.projectDir);
     const keep = options.transcript?.enabled !== false;
     // The run starts on the next tick, so that a reader that starts at once sees all of it.
     const done = Promise.resolve()
       .then(async () => {
+        checkSessionId(sessionId);
         // One run at a time continues a session: a second is refused before it writes anything.
-        const release = keep && runOptions.resume ? lockSession(dir, sessionId) : undefined;
+        const release = keep && runOptions.resume ? store.lock?.(sessionId) : undefined;
         try {
           const transcript = keep
-            ? openTranscript(dir, sessionId, (message) =>
+            ? store.open(sessionId, (message) =>
                 events.push({ runId: "", depth: 0, type: "warning", message }),
               )
             : undefined;
@@ -95,8 +105,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             events.push(event);
           };
           notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
-          const result = await runLine(core, options, input, runOptions, { sessionId, emit, dir });
-          return transcript?.intact ? { ...result, transcript: transcript.file } : result;
+          const result = await runLine(core, store, options, input, runOptions, { sessionId, emit });
+          return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
         }
@@ -118,10 +128,11 @@ export function createRunner(options: RunnerOptions = {}): Runner {
 /** A typed line (or `--agent`) as a run of the main agent's project: prepared, then started. */
 async function runLine(
   core: Core,
+  store: TranscriptStore,
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: { sessionId: string; emit: EventSink; dir: string },
+  out: { sessionId: string; emit: EventSink },
 ): Promise<RunResult> {
   if (options.model?.record && typeof input === "string") recordInput(options.model.record, input);
   for (const message of core.catalog.registry.warnings)
@@ -135,13 +146,14 @@ async function runLine(
         type: "warning",
         message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
       });
-  const history = runOptions.resume ? resumed(out.dir, runOptions.resume, out.emit) : [];
+  const history = runOptions.resume ? await resumed(store, runOptions.resume, out.emit) : [];
   let request: RunRequest = parseLine(input, runOptions.agent);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
     sessionId: out.sessionId,
     emit: out.emit,
     history,
+    ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
   // `/mcp__server__prompt args` is an MCP prompt, unless a command or skill has that very name.
@@ -170,8 +182,8 @@ async function runLine(
 }
 
 /** A session's conversation, to continue it; damaged lines of its transcript are skipped, and said. */
-function resumed(dir: string, id: string, emit: EventSink): MessageParam[] {
-  const { events, skipped } = readSession(dir, id);
+async function resumed(store: TranscriptStore, id: string, emit: EventSink): Promise<MessageParam[]> {
+  const { events, skipped } = await store.read(id);
   if (skipped > 0)
     emit({
       runId: "",

@@ -25,6 +25,8 @@ export interface RunIo {
   readonly history: readonly MessageParam[];
   /** What the user typed, when it differs from the prompt (a `/name args` line). */
   readonly typed?: string;
+  /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
+  readonly continues?: boolean;
 }
 
 /** A run in progress, as the tools it offers (Task, Skill) see it. */
@@ -86,12 +88,16 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
   if (spec.list.rules !== null && tools.offerAll(spec.list).length === 0)
     logger.warn(`${spec.agent} runs with no tools: ${noToolSentence(spec.list)}`);
   call = callContext(core, spec, io, { registry, state, runId, logger });
-  const content =
-    spec.prompt.kind === "content"
-      ? { ok: true as const, text: spec.prompt.content }
-      : await expandBody(spec.prompt, call, core.fs);
-  if (!content.ok) return endBeforeStart(ended, "error", "invocation_failed", content.message);
-  io.emit({ ...base, type: "user_message", content: content.text });
+  let messages: MessageParam[] = [...io.history];
+  if (!io.continues) {
+    const content =
+      spec.prompt.kind === "content"
+        ? { ok: true as const, text: spec.prompt.content }
+        : await expandBody(spec.prompt, call, core.fs);
+    if (!content.ok) return endBeforeStart(ended, "error", "invocation_failed", content.message);
+    io.emit({ ...base, type: "user_message", content: content.text });
+    messages = [...messages, { role: "user", content: content.text }];
+  }
   const system = [
     spec.system.trim(),
     shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "",
@@ -113,7 +119,7 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
       sessionId: io.sessionId,
       ...(core.prices && { prices: core.prices }),
     },
-    [...io.history, { role: "user", content: content.text }],
+    messages,
   );
 }
 

@@ -29,9 +29,14 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export class SessionError extends AgentmdError {}
 
-export function sessionFile(dir: string, id: string): string {
+/** Throws `SessionError` unless `id` can name a session (it is a file name, so a narrow one). */
+export function checkSessionId(id: string): string {
   if (!SESSION_ID.test(id) || id.includes("..")) throw new SessionError(`'${id}' is not a session id`);
-  return path.join(dir, `${id}.jsonl`);
+  return id;
+}
+
+export function sessionFile(dir: string, id: string): string {
+  return path.join(dir, `${checkSessionId(id)}.jsonl`);
 }
 
 export interface Transcript {
@@ -39,6 +44,30 @@ export interface Transcript {
   write(event: RunEvent): void;
   /** Whether every event so far was written (a resume can rely on the file). */
   readonly intact: boolean;
+}
+
+/**
+ * Where a runner keeps its sessions' events: a folder of JSONL files unless told otherwise (a worker
+ * keeps them in Redis, where the next worker finds them). Contract: `open(id).write` never throws
+ * and keeps the order of the events; `read(id)` throws `SessionError` when there is no session `id`;
+ * `lock(id)`, when the store has one, holds the session for one run at a time and returns the release.
+ */
+export interface TranscriptStore {
+  open(
+    id: string,
+    onError: (message: string) => void,
+  ): { write(event: RunEvent): void; readonly intact?: boolean; readonly file?: string };
+  read(id: string): SessionRead | Promise<SessionRead>;
+  lock?(id: string): () => void;
+}
+
+/** The default store: `<dir>/<id>.jsonl`, each event appended as it happens, locked by a file. */
+export function fileTranscripts(dir: string): TranscriptStore {
+  return {
+    open: (id, onError) => openTranscript(dir, id, onError),
+    read: (id) => readSession(dir, id),
+    lock: (id) => lockSession(dir, id),
+  };
 }
 
 /**

@@ -1,0 +1,64 @@
+import { Redis } from "ioredis";
+import { AgentmdError } from "../shared/errors.js";
+
+/** Redis cannot be reached (or the URL is not one): a user must fix the URL or start Redis. */
+export class RedisUnavailableError extends AgentmdError {}
+
+/** `redis://host:port[/db]` or `rediss://…`; throws `RedisUnavailableError` for anything else. */
+export function checkRedisUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RedisUnavailableError(`'${url}' is not a URL such as redis://127.0.0.1:6379`);
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
+    throw new RedisUnavailableError(`'${url}' is not a redis:// or rediss:// URL`);
+  return url;
+}
+
+/** The URL without its password, for messages. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A connection for agentmd's own keys. The first connection fails fast with a message that names
+ * the URL (a worker that cannot start should say why, not retry in silence); once connected, it
+ * reconnects after a failure as long as it takes, keeping commands queued meanwhile.
+ */
+export async function connectRedis(url: string): Promise<Redis> {
+  checkRedisUrl(url);
+  let ready = false;
+  let failure = "";
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => (ready ? Math.min(times * 200, 2000) : null),
+    // A connection that never opened has nothing to wait for when it is let go.
+    disconnectTimeout: 200,
+  });
+  // Errors while reconnecting are retried; the commands waiting on them report what matters.
+  redis.on("error", (e: Error) => {
+    failure ||= e.message;
+  });
+  try {
+    await redis.connect();
+    ready = true;
+  } catch (e) {
+    redis.disconnect();
+    throw new RedisUnavailableError(
+      `cannot reach Redis at ${shownUrl(url)}: ${failure || (e as Error).message}`,
+    );
+  }
+  return redis;
+}
+
+/** What BullMQ is given to open its own connections (a worker's blocking one among them). */
+export const bullConnection = (url: string) => ({ url, maxRetriesPerRequest: null });

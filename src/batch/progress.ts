@@ -1,0 +1,93 @@
+import type { BatchResult } from "./batch-result.js";
+
+/** Where a batch stands, for its progress bar and its last line. */
+export interface Progress {
+  readonly total: number;
+  /** Finished with `done` (now or before). */
+  readonly done: number;
+  /** Finished with any other outcome. */
+  readonly failed: number;
+  readonly running: number;
+  /** Finished in earlier invocations and not run again. */
+  readonly skipped: number;
+  readonly tokens: number;
+  readonly costUsd: number;
+  /** When this invocation started, and how many runs it has finished: the pace the ETA uses. */
+  readonly startedAt: number;
+  readonly finishedNow: number;
+  /** Runs at once now (the rate gate's limit) of at most `max`, and until when requests are held. */
+  readonly limit?: number;
+  readonly max?: number;
+  readonly pausedUntil?: number;
+}
+
+export const emptyProgress = (total: number, startedAt: number): Progress => ({
+  total,
+  done: 0,
+  failed: 0,
+  running: 0,
+  skipped: 0,
+  tokens: 0,
+  costUsd: 0,
+  startedAt,
+  finishedNow: 0,
+});
+
+/** The progress after one more finished run. */
+export function withResult(p: Progress, r: BatchResult): Progress {
+  const ok = r.outcome === "done";
+  return {
+    ...p,
+    done: p.done + (ok ? 1 : 0),
+    failed: p.failed + (ok ? 0 : 1),
+    skipped: p.skipped + (r.skipped ? 1 : 0),
+    finishedNow: p.finishedNow + (r.skipped ? 0 : 1),
+    tokens: p.tokens + r.usage.input_tokens + r.usage.output_tokens,
+    costUsd: p.costUsd + r.costUsd,
+  };
+}
+
+const BAR = 24;
+
+/**
+ * One line: `[█████░░░] 120/300 · 3 failed · 8 running · 1.2M tokens · $3.42 · ETA 1m20s`, with the
+ * rate limit's pause and the lowered concurrency when there is one. Pure: the caller draws it.
+ */
+export function progressLine(p: Progress, now: number): string {
+  const finished = p.done + p.failed;
+  const filled = p.total === 0 ? BAR : Math.round((finished / p.total) * BAR);
+  const parts = [
+    `[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${finished}/${p.total}`,
+    `${p.failed} failed`,
+    `${p.running} running`,
+    `${compact(p.tokens)} tokens`,
+    `$${p.costUsd.toFixed(2)}`,
+    `ETA ${eta(p, now)}`,
+  ];
+  if (p.pausedUntil !== undefined && p.pausedUntil > now)
+    parts.push(`rate limited: paused ${duration(p.pausedUntil - now)}`);
+  if (p.limit !== undefined && p.max !== undefined && p.limit < p.max)
+    parts.push(`concurrency ${p.limit}/${p.max}`);
+  return parts.join(" · ");
+}
+
+function eta(p: Progress, now: number): string {
+  const left = p.total - p.done - p.failed;
+  if (left <= 0) return "0s";
+  if (p.finishedNow === 0) return "…";
+  return duration(((now - p.startedAt) / p.finishedNow) * left);
+}
+
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+function compact(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}

@@ -1,0 +1,32 @@
+/** The default name of the queue (and of the folder of keys beside it). */
+export const DEFAULT_QUEUE = "agentmd";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Throws unless `name` can name a queue: letters, digits, `_`, `.`, `-` (BullMQ refuses `:`). */
+export function checkQueueName(name: string): string {
+  if (!NAME.test(name)) throw new Error(`'${name}' cannot name a queue: use letters, digits, _ . -`);
+  return name;
+}
+
+/**
+ * Where a queue's runs keep what outlives a worker, beside BullMQ's own keys (`bull:<queue>:…`):
+ * - `agentmd:<queue>:results:<batch>`: a hash, item id → its result as JSON, written once;
+ * - `agentmd:<queue>:totals:<batch>`: a hash of counters (runs, failed, tokens, cost_usd);
+ * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order.
+ */
+export function queueKeys(queue: string) {
+  const base = `agentmd:${queue}`;
+  return {
+    batch: (batch: string): BatchKeys => ({
+      results: `${base}:results:${batch}`,
+      totals: `${base}:totals:${batch}`,
+    }),
+    transcript: (sessionId: string) => `${base}:transcript:${sessionId}`,
+  };
+}
+
+export interface BatchKeys {
+  readonly results: string;
+  readonly totals: string;
+}

@@ -1,0 +1,101 @@
+import PQueue from "p-queue";
+import type { Runner } from "../invocation/runner.js";
+import type { TranscriptStore } from "../loop/transcript.js";
+import { ZERO_USAGE } from "../model/models.js";
+import type { BatchItem } from "./batch-item.js";
+import type { BatchResult } from "./batch-result.js";
+import { batchSessionId } from "./batch-session-id.js";
+import { emptyProgress, type Progress, withResult } from "./progress.js";
+import type { RateGate } from "./rate-gate.js";
+import { runItem } from "./run-item.js";
+
+export interface RunBatchOptions {
+  readonly items: readonly BatchItem[];
+  readonly batchId: string;
+  /** The runner an item runs with (one per working folder); may throw a `ConfigError`. */
+  readonly runnerFor: (item: BatchItem) => Runner;
+  /** Where the items' transcripts are (what the runners write to). */
+  readonly store: TranscriptStore;
+  /** The gate every runner's requests pass: its limit is how many runs go at once. */
+  readonly gate: RateGate;
+  readonly signal: AbortSignal;
+  readonly retryFailed?: boolean;
+  /** Each finished item, once: run now, or finished before (`skipped`). */
+  readonly onResult: (result: BatchResult) => void;
+  readonly onProgress?: (progress: Progress) => void;
+  readonly now?: () => number;
+}
+
+export interface BatchSummary {
+  readonly progress: Progress;
+  /** Runs cut off by the signal, and items never started: a run of the batch again does them. */
+  readonly interrupted: number;
+  readonly notStarted: number;
+}
+
+/**
+ * Runs a batch in this process: every item in its own session, at most the gate's limit at once
+ * (one pool for the batch), items that finished before skipped, interrupted ones continued. When
+ * `signal` aborts, no item starts and the running ones stop (their transcripts say where).
+ * Contract: never rejects; an item that cannot run (its runner fails to build) is a failed result.
+ */
+export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
+  const now = o.now ?? Date.now;
+  const max = o.gate.limit;
+  const pool = new PQueue({ concurrency: max });
+  let progress = emptyProgress(o.items.length, now());
+  let running = 0;
+  let interrupted = 0;
+  let started = 0;
+  const report = () =>
+    o.onProgress?.({ ...progress, running, limit: o.gate.limit, max, pausedUntil: o.gate.pausedUntil });
+  const stop = () => pool.clear();
+  o.signal.addEventListener("abort", stop, { once: true });
+
+  const runOne = async (item: BatchItem) => {
+    if (o.signal.aborted) return;
+    started++;
+    running++;
+    report();
+    const sessionId = batchSessionId(o.batchId, item.id);
+    try {
+      const run = await runItem(o.runnerFor(item), o.store, item, sessionId, {
+        signal: o.signal,
+        ...(o.retryFailed && { retryFailed: true }),
+      });
+      if (run.kind === "interrupted") interrupted++;
+      else finish(run.ran ? run.result : { ...run.result, skipped: true });
+    } catch (e) {
+      finish(failure(item, sessionId, e));
+    } finally {
+      running--;
+      // A limit the gate lowered (or raised) applies from the next item on.
+      pool.concurrency = Math.max(1, o.gate.limit);
+      report();
+    }
+  };
+  const finish = (result: BatchResult) => {
+    progress = withResult(progress, result);
+    report();
+    o.onResult(result);
+  };
+
+  for (const item of o.items) void pool.add(() => runOne(item));
+  await pool.onIdle();
+  o.signal.removeEventListener("abort", stop);
+  report();
+  return { progress, interrupted, notStarted: o.items.length - started };
+}
+
+function failure(item: BatchItem, sessionId: string, e: unknown): BatchResult {
+  return {
+    id: item.id,
+    sessionId,
+    outcome: "error",
+    text: "",
+    turns: 0,
+    usage: ZERO_USAGE,
+    costUsd: 0,
+    message: e instanceof Error ? e.message : String(e),
+  };
+}

@@ -1,0 +1,174 @@
+import { hostname } from "node:os";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Runner } from "../invocation/runner.js";
+import { fileTranscripts } from "../loop/transcript.js";
+import type { BatchResult } from "./batch-result.js";
+import { batchSessionId } from "./batch-session-id.js";
+import { bullConnection, connectRedis } from "./connect-redis.js";
+import { jobDataOf } from "./job-data.js";
+import { projectVersion } from "./project-version.js";
+import { queueKeys } from "./queue-keys.js";
+import { BATCH_MAX_RETRIES, createRateGate } from "./rate-gate.js";
+import { type DurableTranscripts, redisTranscripts } from "./redis-transcripts.js";
+import { recordResult } from "./results-store.js";
+import { runItem } from "./run-item.js";
+import { runnersByFolder } from "./runners-by-folder.js";
+
+export interface StartWorkerOptions {
+  readonly redisUrl: string;
+  readonly queue: string;
+  /** Runs at once (lowered while the API rate-limits, then raised again). */
+  readonly concurrency: number;
+  /** The project the definitions come from; a job made for another version is refused. */
+  readonly projectDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * How long a job stays with a worker that stops answering (killed, cut off): then it goes back
+   * to the queue, and another worker continues it from its transcript.
+   */
+  readonly lockDurationMs: number;
+  /** Keep transcripts in this (shared) folder instead of in Redis. */
+  readonly transcriptsDir?: string;
+  /** Each run finished and recorded by this worker. */
+  readonly onResult?: (result: BatchResult) => void;
+  /** What a person watching the worker should know (a refused job, a Redis error). */
+  readonly onNotice?: (message: string) => void;
+}
+
+export interface RunningWorker {
+  readonly name: string;
+  readonly version: string;
+  /** Takes no new job, waits for the running ones, then disconnects. */
+  close(): Promise<void>;
+}
+
+/**
+ * A worker: takes jobs from the queue, runs each through the public runner in its own session
+ * (continuing it when an earlier worker was cut off), records the result once, and renews the job's
+ * lock while it runs. Throws `ConfigError` (no API key, a broken agent.md) or
+ * `RedisUnavailableError` before it takes any job.
+ */
+export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker> {
+  const name = `${hostname()}:${process.pid}`;
+  const version = projectVersion(o.projectDir);
+  const keys = queueKeys(o.queue);
+  const redis = await connectRedis(o.redisUrl);
+  const transcripts: DurableTranscripts = o.transcriptsDir
+    ? sharedFolder(o.transcriptsDir)
+    : redisTranscripts(redis, keys.transcript);
+  let worker: Worker | undefined;
+  const gate = createRateGate({
+    max: o.concurrency,
+    onChange: (g) => {
+      if (worker) worker.concurrency = g.limit;
+    },
+  });
+  // Write-ahead: whatever the model is about to be told is in the transcript first, so a worker
+  // killed during a request leaves a session the next worker continues rather than restarts.
+  const fetch = gate.wrap(async (input, init) => {
+    await transcripts.flushed();
+    return globalThis.fetch(input, init);
+  });
+  const runnerFor = runnersByFolder(o.projectDir, {
+    env: o.env,
+    model: { fetch, maxRetries: BATCH_MAX_RETRIES },
+    transcript: { store: transcripts },
+  });
+  try {
+    runnerFor({});
+  } catch (e) {
+    redis.disconnect();
+    throw e;
+  }
+
+  const processor = jobProcessor({
+    name,
+    version,
+    runnerFor,
+    transcripts,
+    record: (batch, result) => recordResult(redis, keys.batch(batch), result),
+    ...(o.onResult && { onResult: o.onResult }),
+  });
+  worker = new Worker(o.queue, processor, {
+    connection: bullConnection(o.redisUrl),
+    name,
+    concurrency: o.concurrency,
+    lockDuration: o.lockDurationMs,
+    stalledInterval: Math.max(500, Math.round(o.lockDurationMs / 2)),
+    // A job resumed from its transcript loses nothing by stalling again, but one that kills every
+    // worker it lands on must stop somewhere.
+    maxStalledCount: 10,
+  });
+  worker.on("error", (e) => o.onNotice?.(`queue error: ${e.message}`));
+  // A job whose lock could not be renewed may be running on another worker by now: stop ours, so
+  // that one run of it goes on (its transcript says where), not two.
+  worker.on("lockRenewalFailed", (jobIds) => {
+    for (const id of jobIds) worker?.cancelJob(id, "the job's lock was lost");
+  });
+  worker.on("failed", (job, e) => {
+    if (e instanceof UnrecoverableError || e.name === "UnrecoverableError")
+      o.onNotice?.(`job ${job?.id ?? "?"} failed: ${e.message}`);
+  });
+  await worker.waitUntilReady();
+  return {
+    name,
+    version,
+    close: async () => {
+      await worker.close();
+      await transcripts.flushed();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/**
+ * Transcripts as files in a folder every worker sees. Each write is on disk when it returns; the
+ * job's lock keeps a session to one worker, so the files' own lock (by process id, which means
+ * nothing on another machine) is left out.
+ */
+function sharedFolder(dir: string): DurableTranscripts {
+  const { lock: _byProcessId, ...files } = fileTranscripts(dir);
+  return { ...files, flushed: async () => {} };
+}
+
+interface JobContext {
+  readonly name: string;
+  readonly version: string;
+  readonly runnerFor: ReturnType<typeof runnersByFolder>;
+  readonly transcripts: DurableTranscripts;
+  /** Stores a result once; true when this call stored it. */
+  readonly record: (batch: string, result: BatchResult) => Promise<boolean>;
+  readonly onResult?: (result: BatchResult) => void;
+}
+
+/**
+ * What a worker does with one job. Throws `UnrecoverableError` for a job no worker of this version
+ * could run (bad data, another project version, a missing folder), and a plain error for an
+ * interrupted run, which the job's next attempt continues.
+ */
+function jobProcessor(cx: JobContext) {
+  return async (job: Job, _token?: string, signal?: AbortSignal) => {
+    const data = jobDataOf(job.data);
+    if (typeof data === "string") throw new UnrecoverableError(data);
+    if (data.projectVersion !== cx.version)
+      throw new UnrecoverableError(
+        `refused by ${cx.name}: the job was made for project version ${data.projectVersion}, and this worker's project is ${cx.version}`,
+      );
+    const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
+    let runner: Runner;
+    try {
+      runner = cx.runnerFor(data.item);
+    } catch (e) {
+      throw new UnrecoverableError((e as Error).message);
+    }
+    const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
+      signal: signal ?? new AbortController().signal,
+    });
+    if (run.kind === "interrupted")
+      throw new Error("the run was interrupted; the job's next attempt continues it");
+    await cx.transcripts.flushed();
+    const result: BatchResult = { ...run.result, worker: cx.name };
+    if (await cx.record(data.batch, result)) cx.onResult?.(result);
+    return { outcome: result.outcome };
+  };
+}

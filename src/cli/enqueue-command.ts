@@ -1,0 +1,172 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import type { BatchItem } from "../batch/batch-item.js";
+import { failed } from "../batch/batch-result.js";
+import { batchIdOf } from "../batch/batch-session-id.js";
+import { collectResults } from "../batch/collect-results.js";
+import { bullConnection, connectRedis, RedisUnavailableError, shownUrl } from "../batch/connect-redis.js";
+import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
+import { projectVersion } from "../batch/project-version.js";
+import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
+import { findProjectRoot } from "../definitions/discover.js";
+import { interruptions, loadItems, progressBar, summaryLine, usage } from "./batch-command.js";
+import type { RunIo } from "./run-command.js";
+
+export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
+
+Puts the runs of a batch file (see 'agentmd batch --help'; - for standard input) on the
+queue at URL, for 'agentmd worker's to take. Each job names the version of this project
+(a hash of agent.md, agents/, skills/, commands/ and .claude/): a worker whose project
+differs refuses it. Enqueuing again adds nothing twice: ids with a result are skipped,
+jobs on the queue are left alone, failed jobs are queued anew. Prints one JSON line:
+{"batch", "projectVersion", "added", "queued", "finished"}.
+
+Options:
+  --redis URL       the Redis that holds the queue (redis://host:port[/db])
+  --queue NAME      the queue's name (default ${DEFAULT_QUEUE})
+  --batch-id NAME   the batch's name (default: FILE's name without .jsonl)
+  --cwd DIR         the folder the project is found from (default: the current folder)
+  -h, --help        show this help
+
+Example:
+  agentmd enqueue reviews.jsonl --redis redis://queue.internal:6379
+
+Exit status: 0 queued, 1 Redis cannot be reached, 2 bad usage or a bad line in FILE.`;
+
+/** Runs `agentmd enqueue`; returns the exit code. */
+export async function enqueueCommand(args: readonly string[], io: RunIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      redis: { type: "string" },
+      queue: { type: "string" },
+      "batch-id": { type: "string" },
+      cwd: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${ENQUEUE_HELP}\n`);
+    return 0;
+  }
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1)
+    return usage(io, "enqueue", "give one batch file (FILE.jsonl, or - for standard input)");
+  if (values.redis === undefined) return usage(io, "enqueue", "--redis URL is required");
+  const items = await loadItems(file, io);
+  if (!items) return 2;
+  const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
+  const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
+  return withQueue("enqueue", io, values.redis, values.queue, async (q) => {
+    const enqueued = await enqueue(q, batchId, items, projectDir);
+    io.stdout.write(`${JSON.stringify({ batch: batchId, ...enqueued })}\n`);
+    io.stderr.write(`${enqueuedLine(batchId, enqueued, q.url)}\n`);
+    return 0;
+  });
+}
+
+export interface QueueBatch {
+  readonly redisUrl: string;
+  readonly queue: string | undefined;
+  readonly batchId: string;
+  readonly items: readonly BatchItem[];
+  readonly projectDir: string;
+}
+
+/** `agentmd batch --redis URL --wait`: enqueue, then collect every result as the workers finish. */
+export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
+  return withQueue("batch", io, o.redisUrl, o.queue, async (q) => {
+    const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl) });
+    try {
+      await events.waitUntilReady();
+      const enqueued = await enqueue(q, o.batchId, o.items, o.projectDir);
+      io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
+      const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
+      const bar = progressBar(io);
+      let anyFailed = false;
+      const started = Date.now();
+      const collected = await collectResults({
+        redis: q.redis,
+        queue: q.queue,
+        events,
+        keys: queueKeys(q.name).batch(o.batchId),
+        batchId: o.batchId,
+        ids: o.items.map((i) => i.id),
+        signal: stop.signal,
+        onResult: (r) => {
+          anyFailed ||= failed(r);
+          bar.print(r);
+        },
+        onProgress: bar.draw,
+      });
+      stop.dispose();
+      bar.end();
+      const left = collected.pending
+        ? `, ${collected.pending} still with the workers (run the same command again to collect them)`
+        : "";
+      io.stderr.write(`${summaryLine(o.batchId, collected.progress, Date.now() - started)}${left}\n`);
+      if (collected.pending) return 130;
+      return anyFailed ? 1 : 0;
+    } finally {
+      await events.close();
+    }
+  });
+}
+
+interface OpenQueue {
+  readonly name: string;
+  readonly url: string;
+  readonly redis: Redis;
+  readonly queue: Queue;
+}
+
+/** Opens the queue and agentmd's connection, runs `body`, closes both; Redis errors are exit 1. */
+async function withQueue(
+  command: "enqueue" | "batch",
+  io: RunIo,
+  url: string,
+  queueName: string | undefined,
+  body: (q: OpenQueue) => Promise<number>,
+): Promise<number> {
+  let name: string;
+  try {
+    name = checkQueueName(queueName ?? DEFAULT_QUEUE);
+  } catch (e) {
+    return usage(io, command, (e as Error).message);
+  }
+  let redis: Redis;
+  try {
+    redis = await connectRedis(url);
+  } catch (e) {
+    if (!(e instanceof RedisUnavailableError)) throw e;
+    io.stderr.write(`agentmd: ${e.message}\n`);
+    return 1;
+  }
+  const queue = new Queue(name, { connection: bullConnection(url) });
+  try {
+    return await body({ name, url, redis, queue });
+  } finally {
+    await queue.close();
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+async function enqueue(q: OpenQueue, batchId: string, items: readonly BatchItem[], projectDir: string) {
+  const version = projectVersion(projectDir);
+  const enqueued = await enqueueItems({
+    redis: q.redis,
+    queue: q.queue,
+    keys: queueKeys(q.name).batch(batchId),
+    batchId,
+    items,
+    projectVersion: version,
+  });
+  return { projectVersion: version, ...enqueued };
+}
+
+function enqueuedLine(batchId: string, e: Enqueued & { projectVersion: string }, url: string): string {
+  return `batch ${batchId}: ${e.added} queued, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
+}

@@ -1,0 +1,106 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { RedisUnavailableError, shownUrl } from "../batch/connect-redis.js";
+import { checkQueueName, DEFAULT_QUEUE } from "../batch/queue-keys.js";
+import { startWorker } from "../batch/start-worker.js";
+import { findProjectRoot } from "../definitions/discover.js";
+import { ConfigError } from "../shared/errors.js";
+import { usage, wholeNumber } from "./batch-command.js";
+import type { RunIo } from "./run-command.js";
+
+export const WORKER_HELP = `Usage: agentmd worker --redis URL [options]
+
+Takes runs from the queue at URL (put there by 'agentmd enqueue' or 'agentmd batch
+--redis URL --wait') and runs them with this project's definitions, as many at once as
+--concurrency allows (fewer while the API rate-limits). Each run's transcript is kept in
+Redis, appended event by event: a worker killed mid-run loses nothing, since its jobs go
+back to the queue once their lock expires and the next worker continues them from there.
+Results, usage and cost go to Redis. A job made for another version of the project is
+refused. Prints one JSON line per run it finishes. Ctrl-C finishes the running runs and
+stops; a second Ctrl-C stops at once (the runs are resumed by another worker).
+
+Options:
+  --redis URL          the Redis that holds the queue (redis://host:port[/db])
+  --concurrency N      runs at once (default 4)
+  --queue NAME         the queue's name (default ${DEFAULT_QUEUE})
+  --cwd DIR            the folder the project is found from (default: the current folder)
+  --lock-duration MS   how long a job stays with a worker that stopped answering before
+                       another takes it over (default 30000)
+  --transcripts DIR    keep transcripts in this folder (shared by every worker) instead
+                       of in Redis
+  -h, --help           show this help
+
+Example:
+  ANTHROPIC_API_KEY=… agentmd worker --redis redis://queue.internal:6379 --concurrency 8
+
+Exit status: 0 stopped, 1 it could not start (no API key, Redis unreachable), 2 bad usage.`;
+
+/** Runs `agentmd worker` until Ctrl-C; returns the exit code. */
+export async function workerCommand(args: readonly string[], io: RunIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      redis: { type: "string" },
+      concurrency: { type: "string" },
+      queue: { type: "string" },
+      cwd: { type: "string" },
+      "lock-duration": { type: "string" },
+      transcripts: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${WORKER_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) return usage(io, "worker", `unexpected argument '${positionals[0]}'`);
+  if (values.redis === undefined) return usage(io, "worker", "--redis URL is required");
+  const concurrency = wholeNumber(values.concurrency, 4);
+  if (concurrency === undefined)
+    return usage(io, "worker", "--concurrency must be a whole number from 1 to 1000");
+  const lockDurationMs = wholeNumber(values["lock-duration"], 30_000, 3_600_000);
+  if (lockDurationMs === undefined || lockDurationMs < 1000)
+    return usage(io, "worker", "--lock-duration must be a whole number of milliseconds, at least 1000");
+  let queue: string;
+  try {
+    queue = checkQueueName(values.queue ?? DEFAULT_QUEUE);
+  } catch (e) {
+    return usage(io, "worker", (e as Error).message);
+  }
+  const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  try {
+    worker = await startWorker({
+      redisUrl: values.redis,
+      queue,
+      concurrency,
+      projectDir,
+      env: io.env,
+      lockDurationMs,
+      ...(values.transcripts !== undefined && { transcriptsDir: path.resolve(io.cwd, values.transcripts) }),
+      onResult: (r) => io.stdout.write(`${JSON.stringify(r)}\n`),
+      onNotice: (m) => io.stderr.write(`agentmd worker: ${m}\n`),
+    });
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof RedisUnavailableError) {
+      io.stderr.write(`agentmd: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  io.stderr.write(
+    `agentmd worker ${worker.name}: project ${projectDir} at version ${worker.version}, queue ${queue} on ${shownUrl(values.redis)}, ${concurrency} at once\n`,
+  );
+  await new Promise<void>((resolve) => {
+    let count = 0;
+    io.onInterrupt?.(() => {
+      count++;
+      if (count > 1) process.exit(130);
+      io.stderr.write("\nagentmd worker: finishing the running runs (Ctrl-C again to stop at once)\n");
+      resolve();
+    });
+  });
+  await worker.close();
+  return 0;
+}

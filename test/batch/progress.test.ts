@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import type { BatchResult } from "../../src/batch/batch-result.js";
+import { emptyProgress, progressLine, withResult } from "../../src/batch/progress.js";
+
+const result = (outcome: BatchResult["outcome"], extra: Partial<BatchResult> = {}): BatchResult => ({
+  id: "a",
+  sessionId: "s",
+  outcome,
+  text: "",
+  turns: 1,
+  usage: {
+    input_tokens: 1000,
+    output_tokens: 200,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  },
+  costUsd: 0.5,
+  ...extra,
+});
+
+describe("the progress line", () => {
+  it("counts done, failed, tokens and cost, and estimates what is left from this invocation's pace", () => {
+    let p = emptyProgress(10, 0);
+    expect(progressLine({ ...p, running: 3 }, 0)).toBe(
+      "[░░░░░░░░░░░░░░░░░░░░░░░░] 0/10 · 0 failed · 3 running · 0 tokens · $0.00 · ETA …",
+    );
+    p = withResult(p, result("done", { skipped: true }));
+    p = withResult(p, result("done"));
+    p = withResult(p, result("error"));
+    p = withResult(p, result("done"));
+    p = withResult(p, result("limit"));
+    expect(p).toMatchObject({ done: 3, failed: 2, skipped: 1, finishedNow: 4, tokens: 6000, costUsd: 2.5 });
+    // 4 runs finished in 40 s: 5 left take 50 s.
+    expect(progressLine({ ...p, running: 2 }, 40_000)).toBe(
+      "[████████████░░░░░░░░░░░░] 5/10 · 2 failed · 2 running · 6.0k tokens · $2.50 · ETA 50s",
+    );
+  });
+
+  it("says when the rate limit holds requests, and how far concurrency was lowered", () => {
+    const p = { ...emptyProgress(4, 0), running: 2, limit: 2, max: 8, pausedUntil: 93_000 };
+    expect(progressLine(p, 90_000)).toContain("· rate limited: paused 3s · concurrency 2/8");
+    expect(progressLine({ ...p, limit: 8 }, 95_000)).not.toMatch(/rate limited|concurrency/);
+  });
+});

@@ -1,0 +1,67 @@
+import { rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { projectVersion } from "../../src/batch/project-version.js";
+import { tempDir } from "../support/fixtures.js";
+import { writeFiles } from "../support/tools.js";
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  writeFiles(dir, {
+    "agent.md": "---\nallowed-tools: Read\n---\nx\n",
+    "agents/r.md": "---\nname: r\ndescription: d\n---\ny\n",
+    "skills/notes/SKILL.md": "---\nname: notes\ndescription: d\n---\nz\n",
+    "skills/notes/template.md": "t\n",
+    "commands/git/commit.md": "c\n",
+    ".claude/agents/c.md": "---\nname: c\ndescription: d\n---\nw\n",
+    "src/app.ts": "not a definition",
+  });
+});
+afterEach(() => cleanup());
+
+describe("projectVersion", () => {
+  it("is the same for the same definitions anywhere, whatever else changes", () => {
+    const v = projectVersion(dir);
+    expect(v).toMatch(/^sha256:[0-9a-f]{16}$/);
+    const { dir: other, cleanup: done } = tempDir();
+    try {
+      writeFiles(other, {
+        "agent.md": "---\r\nallowed-tools: Read\r\n---\r\nx\r\n",
+        "agents/r.md": "---\nname: r\ndescription: d\n---\ny\n",
+        "skills/notes/SKILL.md": "---\nname: notes\ndescription: d\n---\nz\n",
+        "skills/notes/template.md": "t\n",
+        "commands/git/commit.md": "c\n",
+        ".claude/agents/c.md": "---\nname: c\ndescription: d\n---\nw\n",
+      });
+      expect(projectVersion(other)).toBe(v);
+    } finally {
+      done();
+    }
+    writeFileSync(path.join(dir, "src/app.ts"), "changed");
+    writeFiles(dir, { ".agentmd/sessions/s.jsonl": "{}\n", "README.md": "r" });
+    expect(projectVersion(dir)).toBe(v);
+  });
+
+  it.each([
+    ["agent.md", "---\nallowed-tools: Read, Bash\n---\nx\n"],
+    ["skills/notes/template.md", "t2\n"],
+    ["commands/new.md", "n\n"],
+    [".claude/agents/c.md", "changed\n"],
+  ])("changes when %s changes", (file, content) => {
+    const v = projectVersion(dir);
+    writeFiles(dir, { [file]: content });
+    expect(projectVersion(dir)).not.toBe(v);
+  });
+
+  it("changes when a file moves or goes", () => {
+    const v = projectVersion(dir);
+    rmSync(path.join(dir, "commands/git/commit.md"));
+    const gone = projectVersion(dir);
+    expect(gone).not.toBe(v);
+    writeFiles(dir, { "commands/commit.md": "c\n" });
+    expect(projectVersion(dir)).not.toBe(gone);
+    expect(projectVersion(dir)).not.toBe(v);
+  });
+});

@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { BatchResult } from "../../src/batch/batch-result.js";
+import { createRateGate } from "../../src/batch/rate-gate.js";
+import { runBatch } from "../../src/batch/run-batch.js";
+import { createRunner } from "../../src/invocation/runner.js";
+import { fileTranscripts, sessionsDir } from "../../src/loop/transcript.js";
+import { answerItem, itemPrompt } from "../support/batch-script.js";
+import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from "../support/fake-anthropic.js";
+import { tempDir } from "../support/fixtures.js";
+import { writeFiles } from "../support/tools.js";
+
+let dir: string;
+let cleanup: () => void;
+let fake: FakeAnthropic;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\n---\nBe brief.\n", "a.txt": "alpha\n" });
+});
+afterEach(async () => {
+  await fake?.close();
+  cleanup();
+});
+
+const items = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `r${i}`,
+    input: { kind: "prompt" as const, text: itemPrompt(`r${i}`) },
+  }));
+
+describe("runBatch: the rate limits of one process are shared by its runs", () => {
+  it("a 429 with retry-after holds the other runs' next requests and halves the concurrency", async () => {
+    const answer = answerItem();
+    let first = true;
+    const step = (req: RecordedRequest) => {
+      if (first) {
+        first = false;
+        return { kind: "http-error" as const, status: 429, headers: { "retry-after-ms": "300" } };
+      }
+      return answer(req);
+    };
+    fake = await startFakeAnthropic(Array.from({ length: 20 }, () => step));
+    const held: number[] = [];
+    const limits: number[] = [];
+    const gate = createRateGate({
+      max: 4,
+      onChange: (g) => limits.push(g.limit),
+      sleep: (ms) => {
+        held.push(ms);
+        return new Promise((r) => setTimeout(r, ms));
+      },
+    });
+    const runner = createRunner({
+      projectDir: dir,
+      env: {},
+      model: { apiKey: "k", baseURL: fake.url, fetch: gate.wrap() },
+    });
+    const results: BatchResult[] = [];
+    const summary = await runBatch({
+      items: items(4),
+      batchId: "b",
+      runnerFor: () => runner,
+      store: fileTranscripts(sessionsDir(dir)),
+      gate,
+      signal: new AbortController().signal,
+      onResult: (r) => results.push(r),
+    });
+    expect(results.map((r) => r.outcome)).toEqual(["done", "done", "done", "done"]);
+    expect(summary.progress).toMatchObject({ done: 4, failed: 0 });
+    expect(gate.limited).toBe(1);
+    expect(limits[0]).toBe(2);
+    // The three runs whose first answers came while the gate was shut waited for it to open.
+    expect(held.length).toBeGreaterThanOrEqual(1);
+    // Four runs of two requests each, and the one answered 429 sent again.
+    expect(fake.requests).toHaveLength(9);
+  });
+
+  it("stops starting items when the signal aborts, and reports what is left", async () => {
+    fake = await startFakeAnthropic(Array.from({ length: 20 }, () => answerItem(100)));
+    const gate = createRateGate({ max: 1 });
+    const runner = createRunner({
+      projectDir: dir,
+      env: {},
+      model: { apiKey: "k", baseURL: fake.url, fetch: gate.wrap() },
+    });
+    const stop = new AbortController();
+    const summary = await runBatch({
+      items: items(5),
+      batchId: "b",
+      runnerFor: () => runner,
+      store: fileTranscripts(sessionsDir(dir)),
+      gate,
+      signal: stop.signal,
+      onResult: () => stop.abort(),
+    });
+    expect(summary.progress.done).toBe(1);
+    expect(summary.interrupted + summary.notStarted).toBe(4);
+    expect(summary.notStarted).toBeGreaterThanOrEqual(3);
+  });
+
+  it("turns an item whose runner cannot be built into a failed result, and goes on", async () => {
+    fake = await startFakeAnthropic(Array.from({ length: 4 }, () => answerItem()));
+    const gate = createRateGate({ max: 2 });
+    const runner = createRunner({ projectDir: dir, env: {}, model: { apiKey: "k", baseURL: fake.url } });
+    const results: BatchResult[] = [];
+    await runBatch({
+      items: [...items(1), { id: "far", input: { kind: "prompt", text: "x" }, cwd: "nowhere" }],
+      batchId: "b",
+      runnerFor: (item) => {
+        if (item.cwd) throw new Error("no such folder");
+        return runner;
+      },
+      store: fileTranscripts(sessionsDir(dir)),
+      gate,
+      signal: new AbortController().signal,
+      onResult: (r) => results.push(r),
+    });
+    expect(results.find((r) => r.id === "far")).toMatchObject({
+      outcome: "error",
+      message: "no such folder",
+    });
+    expect(results.find((r) => r.id === "r0")).toMatchObject({ outcome: "done" });
+  });
+});
