@@ -98,6 +98,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
       chain: { type: "string", default: "main" },
       json: { type: "boolean", default: false },
       try: { type: "string" },
+      sandbox: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -112,6 +113,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
     {
       chain: values.chain,
       json: values.json,
+      ...(values.sandbox && { sandbox: true }),
       ...(values.try !== undefined && { tryTool: values.try, tryInput: positionals[0] ?? "{}" }),
     },
     io,
@@ -132,6 +134,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       resume: { type: "string" },
       cwd: { type: "string" },
       agent: { type: "string" },
+      sandbox: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -164,6 +167,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       ...(values.resume && { resume: values.resume }),
       ...(values.cwd && { cwd: values.cwd }),
       ...(values.agent && { agent: values.agent }),
+      ...(values.sandbox && { sandbox: true }),
     },
     io,
   );
@@ -179,6 +183,7 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
       record: { type: "string" },
       replay: { type: "string" },
       cwd: { type: "string" },
+      sandbox: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -194,6 +199,7 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
       ...(values.record && { record: values.record }),
       ...(values.replay && { replay: values.replay }),
       ...(values.cwd && { cwd: values.cwd }),
+      ...(values.sandbox && { sandbox: true }),
     },
     io,
   );

@@ -174,5 +174,7 @@ function userCaller(core: Core): Caller {
       system: main?.body ?? "",
       maxIterations: core.settings.maxIterations,
     },
+    // Issue 17: the runner's sandbox (option > agent.md), inherited by everything the user starts.
+    ...(core.settings.sandbox && { sandbox: core.settings.sandbox }),
   };
 }

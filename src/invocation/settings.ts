@@ -1,5 +1,6 @@
 import type { MainAgentDefinition } from "../definitions/types.js";
 import { resolveModel } from "../model/models.js";
+import { resolveSandbox, type SandboxInput, type SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { SchemaValidationMode } from "../tools/types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 50;
@@ -21,6 +22,8 @@ export interface Settings {
     readonly maxConcurrency: number;
     readonly perBatchMax: number;
   };
+  /** Issue 17: commands run inside the OS sandbox, for every run of the runner; absent: off. */
+  readonly sandbox?: SandboxSetting;
 }
 
 /** The runner options that settings come from (a part of `RunnerOptions`). */
@@ -38,6 +41,7 @@ export interface SettingOptions {
     readonly perBatchMax?: number;
   };
   readonly promptCaching?: boolean;
+  readonly sandbox?: SandboxInput;
 }
 
 /** Each setting: the option given in code (or on the command line), else agent.md's, else the default. Pure. */
@@ -46,6 +50,7 @@ export function resolveSettings(options: SettingOptions, main: MainAgentDefiniti
   const m = main?.toolConcurrency ?? {};
   const maxConcurrency = Math.max(1, c.maxConcurrency ?? m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
   const perBatch = Math.max(1, c.perBatchMax ?? m.perBatchMax ?? maxConcurrency);
+  const sandbox = resolveSandbox(options.sandbox, main?.sandbox);
   return {
     model: resolveModel(options.model?.id ?? main?.model),
     maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
@@ -58,5 +63,6 @@ export function resolveSettings(options: SettingOptions, main: MainAgentDefiniti
       maxConcurrency,
       perBatchMax: Math.min(maxConcurrency, perBatch),
     },
+    ...(sandbox && { sandbox }),
   };
 }

@@ -52,7 +52,9 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
       for (const k of HIDDEN_ENV) delete env[k];
       let child: ChildProcess;
       try {
-        child = run("bash", ["-c", input.command], {
+        // Issue 17: in a sandboxed run the same command line starts inside the sandbox (src/sandbox/).
+        const start = ctx.sandbox ? ctx.sandbox.wrapSpawn(run) : run;
+        child = start("bash", ["-c", input.command], {
           cwd: ctx.cwd,
           env,
           detached: true,
