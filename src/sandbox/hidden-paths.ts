@@ -63,7 +63,7 @@ export function hiddenPaths(list: PermissionList, ctx: HiddenContext): HiddenPat
     for (const m of matches) hide(m);
     notes.push(`'${d.origin.raw}' hides the paths it matches when the run's first command starts`);
   }
-  const hidden = [...found.values()].sort((a, b) => a.path.localeCompare(b.path));
+  const hidden = [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const over = hidden.find((h) => h.dir && within(ctx.cwd, h.path));
   if (over)
     return {

@@ -90,7 +90,8 @@ function areasOf(list: PermissionList, tool: string, ctx: WritableContext, notes
   const out: Area[] = [];
   for (const rule of list.rules) {
     if (!covers(rule.tool, tool)) continue;
-    let area: Area | null = whole;
+    // A rule without a pattern gives the project; one with patterns, what all of them cover.
+    let area: Area | null | undefined = rule.constraints.length === 0 ? whole : undefined;
     for (const c of rule.constraints) {
       const p = pathPatternOf(c);
       const own = p ? areaOfPattern(p) : null;
@@ -99,7 +100,7 @@ function areasOf(list: PermissionList, tool: string, ctx: WritableContext, notes
           `${tool}(${c.text}) makes nothing writable for commands: only a folder with everything below it (DIR/**) or one existing file can be`,
         );
       }
-      area = own === null || area === null ? null : intersectAreas(area, own);
+      area = own === null || area === null ? null : area === undefined ? own : intersectAreas(area, own);
     }
     if (area) out.push(area);
   }
@@ -171,7 +172,13 @@ function carve(
     const whole = areaOfPattern(p);
     if (whole && (whole.tree ? within(area.path, whole.path) : whole.path === area.path)) return null;
     if (!within(p.base, area.path) && !within(area.path, p.base)) continue;
-    const found = ctx.matches ? ctx.matches(p) : globMatches(p, ctx.fs);
+    const found = whole
+      ? ctx.fs.kind(whole.path) === "missing"
+        ? []
+        : [whole.path]
+      : ctx.matches
+        ? ctx.matches(p)
+        : globMatches(p, ctx.fs);
     if (found === undefined) {
       notes.push(`the deny rule '${c.text}' matches too many paths to list, so ${area.path} is not writable`);
       return null;
