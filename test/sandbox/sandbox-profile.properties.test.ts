@@ -76,7 +76,9 @@ const scenario = fc.record({
   files: fc.subarray(FILES),
 });
 
-function build(s: fc.Infer<typeof scenario>) {
+type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
+
+function build(s: Scenario) {
   const one = (allow: string, deny: string) =>
     list(allow === "" ? null : allow, deny === "" ? undefined : deny);
   const l =
