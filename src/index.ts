@@ -61,6 +61,8 @@ export type {
   McpServerRef,
   McpServersInput,
   McpTransport,
+  SandboxInput,
+  SandboxSetting,
   Severity,
   SkillDefinition,
   SkillInput,
@@ -126,4 +128,4 @@ export {
   ToolRegistryError,
 } from "./tools/index.js";
 export type { ToolSearchSetting } from "./tools/search/deferral.js";
-export type { Tool, ToolContext, ToolResult } from "./tools/types.js";
+export type { CommandSandbox, SpawnProcess, Tool, ToolContext, ToolResult } from "./tools/types.js";

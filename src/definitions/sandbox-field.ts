@@ -5,6 +5,9 @@ import type { Field } from "./yaml-fields.js";
 /** `example.com` or `*.example.com`: what WebFetch's `domain:` patterns accept. */
 const DOMAIN = /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*\.?$/i;
 
+/** Whether a sandbox domain is a host name, or `*.` and one. */
+export const isDomainPattern = (d: string): boolean => DOMAIN.test(d.trim());
+
 /**
  * `sandbox` once its shape has passed the schema (issue 17): `true` or a map turns the sandbox on,
  * `false` leaves it off. Below agent.md a definition can only turn it on: its `false` is said and
@@ -32,7 +35,7 @@ export function readSandboxField(
   const domains = (value as { allowedDomains?: unknown }).allowedDomains;
   const list = Array.isArray(domains) ? domains.filter((d): d is string => typeof d === "string") : [];
   for (const [i, d] of list.entries()) {
-    if (!DOMAIN.test(d.trim()))
+    if (!isDomainPattern(d))
       sink.add(
         "error",
         "sandbox-domain",

@@ -1,4 +1,6 @@
+import { isDomainPattern } from "../definitions/sandbox-field.js";
 import type { SandboxInput, SandboxSetting } from "../definitions/types.js";
+import { ConfigError } from "../shared/errors.js";
 
 export type { SandboxInput, SandboxSetting } from "../definitions/types.js";
 
@@ -8,7 +10,8 @@ export const DEFAULT_SANDBOX: SandboxSetting = Object.freeze({ allowedDomains: O
 /**
  * The sandbox of a runner: the option given in code or on the command line, else agent.md's, else
  * off. `true` turns it on with agent.md's options when it has some (`--sandbox` keeps agent.md's
- * domains); `false` turns it off; a map is taken as it is. Pure.
+ * domains); `false` turns it off; a map is taken as it is. Pure; a domain that is not a host name
+ * is configuration to fix (`ConfigError`), as it is in agent.md.
  */
 export function resolveSandbox(
   option: SandboxInput | undefined,
@@ -17,7 +20,13 @@ export function resolveSandbox(
   if (option === undefined) return fromFile;
   if (option === false) return undefined;
   if (option === true) return fromFile ?? DEFAULT_SANDBOX;
-  return { allowedDomains: (option.allowedDomains ?? []).map((d) => d.trim().toLowerCase()) };
+  const domains = option.allowedDomains ?? [];
+  const bad = domains.find((d) => !isDomainPattern(d));
+  if (bad !== undefined)
+    throw new ConfigError(
+      `sandbox.allowedDomains entry '${bad}' is not a host name: write 'example.com' or '*.example.com'`,
+    );
+  return { allowedDomains: domains.map((d) => d.trim().toLowerCase()) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { definitionFromObject } from "../../src/index.js";
+import { ConfigError, definitionFromObject } from "../../src/index.js";
 import { resolveSettings } from "../../src/invocation/settings.js";
 import { parseTarget, startDomainProxy } from "../../src/sandbox/domain-proxy.js";
 import {
@@ -28,6 +28,14 @@ describe("the sandbox setting", () => {
   ] as const)("option %o over agent.md's %o → %s", (option, file, expected) => {
     const s = resolveSandbox(option, file);
     expect(s === undefined ? "off" : s.allowedDomains.join(",") || "(on)").toBe(expected);
+  });
+
+  it("refuses, as configuration to fix, a domain in the options that is not a host name", () => {
+    expect(() => resolveSandbox({ allowedDomains: ["https://x.com"] }, undefined)).toThrow(
+      new ConfigError(
+        "sandbox.allowedDomains entry 'https://x.com' is not a host name: write 'example.com' or '*.example.com'",
+      ),
+    );
   });
 
   it("is resolved with the other settings: option, then agent.md, then off", () => {
