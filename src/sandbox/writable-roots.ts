@@ -172,13 +172,7 @@ function carve(
     const whole = areaOfPattern(p);
     if (whole && (whole.tree ? within(area.path, whole.path) : whole.path === area.path)) return null;
     if (!within(p.base, area.path) && !within(area.path, p.base)) continue;
-    const found = whole
-      ? ctx.fs.kind(whole.path) === "missing"
-        ? []
-        : [whole.path]
-      : ctx.matches
-        ? ctx.matches(p)
-        : globMatches(p, ctx.fs);
+    const found = existing(p, whole, ctx);
     if (found === undefined) {
       notes.push(`the deny rule '${c.text}' matches too many paths to list, so ${area.path} is not writable`);
       return null;
@@ -190,4 +184,10 @@ function carve(
       );
   }
   return out;
+}
+
+/** What a deny names that exists: its path or folder, or a glob's matches (undefined: too many to list). */
+function existing(p: PathPattern, whole: Area | null, ctx: WritableContext): readonly string[] | undefined {
+  if (whole) return ctx.fs.kind(whole.path) === "missing" ? [] : [whole.path];
+  return ctx.matches ? ctx.matches(p) : globMatches(p, ctx.fs);
 }

@@ -350,6 +350,36 @@ if (mode === "get") {
     ).toEqual([true, false, false]);
   });
 
+  it("runs no command when the lists cannot be honoured, and says why", async () => {
+    writeFiles(dir, {
+      "agent.md":
+        "---\nallowed-tools: Bash\ndisallowed-tools: Read(${SKILL_DIR}/notes)\nsandbox: true\n---\nMain.\n",
+    });
+    fake = await startFakeAnthropic(bashScript("touch ran"));
+    await run(["go"]);
+    expect(told(1)).toBe(
+      "Cannot start bash: the sandbox cannot be set up: the deny rule 'Read(${SKILL_DIR}/notes)' cannot be interpreted, so what it keeps from being read cannot be hidden from commands.",
+    );
+    expect(existsSync(path.join(dir, "ran"))).toBe(false);
+  });
+
+  it("agentmd tools names the hop that turned the sandbox on", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash, Task(careful)\n---\nMain.\n",
+      "agents/careful.md":
+        "---\nname: careful\ndescription: Careful.\ntools: Bash\nsandbox: true\n---\nCareful.\n",
+    });
+    const r = await runCli(["tools", "--chain", "main,agent:careful"], {
+      cwd: dir,
+      env: { HOME: "/nowhere", PATH: process.env.PATH ?? "" },
+    });
+    expect(r.stdout).toContain(
+      "sandbox: on (agents/careful.md): Bash commands and !cmd run inside bubblewrap\n",
+    );
+    expect(r.stdout).toContain("  may write: only a private /tmp\n");
+    expect(r.stdout).toContain("  network: none\n");
+  });
+
   it("agentmd tools and check say what a sandboxed run may write, what is hidden and what it may reach", async () => {
     writeFiles(dir, {
       "agent.md":
