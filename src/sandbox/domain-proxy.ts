@@ -57,8 +57,13 @@ function tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer, all
   if (!target) return answer(client, 400, "agentmd sandbox: CONNECT needs host:port\n");
   if (!allows(target.host)) return answer(client, 403, refusal(target.host));
   const upstream = net.connect(target.port, target.host);
-  upstream.on("error", (e) => answer(client, 502, `agentmd sandbox: ${target.host}: ${e.message}\n`));
+  let open = false;
+  // Before the tunnel opens, a failure is the client's answer; after, it ends the tunnel.
+  upstream.on("error", (e) =>
+    open ? client.destroy() : answer(client, 502, `agentmd sandbox: ${target.host}: ${e.message}\n`),
+  );
   upstream.once("connect", () => {
+    open = true;
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);

@@ -8,7 +8,7 @@ import { runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { jsonLines, ofType } from "../support/runs.js";
-import { runSandboxTests } from "../support/sandbox.js";
+import { runSandboxTests, sandboxSupport } from "../support/sandbox.js";
 import { call, promptOf, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 
@@ -71,6 +71,11 @@ async function noneRunning(marker: string): Promise<number[]> {
   }
   return left;
 }
+
+// In CI bubblewrap must be there (.ci/run installs it): its absence is a failure, not a skip.
+it.runIf(Boolean(process.env.CI))("bubblewrap works on this machine", () => {
+  expect(sandboxSupport).toMatchObject({ ok: true });
+});
 
 describe.runIf(runSandboxTests)("the sandbox, through the CLI", () => {
   it("writes only in the folders Write allows, and in a private /tmp", async () => {
