@@ -43,7 +43,7 @@ export {
   parseEntry,
   splitToolList,
 } from "./definitions/index.js";
-// Tools from outside the runner (issue 15): project custom tools, MCP server definitions, ToolSearch.
+// Tools from outside the runner: project custom tools, MCP server definitions, ToolSearch.
 export type {
   CommandDefinition,
   CommandInput,
@@ -61,6 +61,8 @@ export type {
   McpServerRef,
   McpServersInput,
   McpTransport,
+  SandboxInput,
+  SandboxSetting,
   Severity,
   SkillDefinition,
   SkillInput,
@@ -126,4 +128,4 @@ export {
   ToolRegistryError,
 } from "./tools/index.js";
 export type { ToolSearchSetting } from "./tools/search/deferral.js";
-export type { Tool, ToolContext, ToolResult } from "./tools/types.js";
+export type { CommandSandbox, SpawnProcess, Tool, ToolContext, ToolResult } from "./tools/types.js";

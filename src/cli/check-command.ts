@@ -9,6 +9,7 @@ import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { toolSearchDiagnostics } from "../mcp/tool-search-check.js";
 import { patternDiagnostics } from "../permissions/index.js";
+import { formatSandboxReport, projectSandboxReport } from "../sandbox/describe-sandbox.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
@@ -59,11 +60,18 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
     diagnostics: [...loaded.diagnostics, ...patterns, ...extra].sort(compareDiagnostics),
   };
   const counts = countSeverities(result.diagnostics);
+  // A project that mentions the sandbox is told what its main agent's commands could do.
+  const sandbox = project
+    ? await projectSandboxReport(project, loaded.definitions, { ...ctx, cwd: io.cwd }, io.env)
+    : undefined;
   if (options.json) {
-    io.stdout.write(`${JSON.stringify(toReport(result, io.cwd), null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ ...toReport(result, io.cwd), ...(sandbox && { sandbox }) }, null, 2)}\n`,
+    );
   } else {
     const style = styleFor(io.stdout, io.env);
     for (const d of result.diagnostics) io.stdout.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
+    for (const l of sandbox ? formatSandboxReport(sandbox) : []) io.stdout.write(`${printable(l, false)}\n`);
     io.stdout.write(`${summaryLine(result, counts)}\n`);
   }
   if (counts.error > 0) return 1;

@@ -56,7 +56,7 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
       case "tools":
         return await tools(rest, io);
       case "mcp": {
-        // MCP servers (issue 15): the command lives in mcp-command.ts, loaded only when used.
+        // MCP servers: the command lives in mcp-command.ts, loaded only when used.
         const { runMcpCommand } = await import("./mcp-command.js");
         return await runMcpCommand(rest, io, (m) => new UsageError(m));
       }
@@ -107,6 +107,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
       chain: { type: "string", default: "main" },
       json: { type: "boolean", default: false },
       try: { type: "string" },
+      sandbox: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -121,6 +122,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
     {
       chain: values.chain,
       json: values.json,
+      ...(values.sandbox && { sandbox: true }),
       ...(values.try !== undefined && { tryTool: values.try, tryInput: positionals[0] ?? "{}" }),
     },
     io,
@@ -141,6 +143,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       resume: { type: "string" },
       cwd: { type: "string" },
       agent: { type: "string" },
+      sandbox: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -173,6 +176,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       ...(values.resume && { resume: values.resume }),
       ...(values.cwd && { cwd: values.cwd }),
       ...(values.agent && { agent: values.agent }),
+      ...(values.sandbox && { sandbox: true }),
     },
     io,
   );
@@ -188,6 +192,7 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
       record: { type: "string" },
       replay: { type: "string" },
       cwd: { type: "string" },
+      sandbox: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -203,6 +208,7 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
       ...(values.record && { record: values.record }),
       ...(values.replay && { replay: values.replay }),
       ...(values.cwd && { cwd: values.cwd }),
+      ...(values.sandbox && { sandbox: true }),
     },
     io,
   );

@@ -14,6 +14,8 @@ export interface RunnerFlags {
   readonly replay?: string;
   readonly cwd?: string;
   readonly maxIterations?: number;
+  /** `--sandbox`: run commands inside the OS sandbox. */
+  readonly sandbox?: boolean;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function openRunner(flags: RunnerFlags, io: CliIo): Promise<Runner 
         ...(flags.replay && { replay: path.resolve(io.cwd, flags.replay) }),
       },
       ...(flags.maxIterations !== undefined && { limits: { maxIterations: flags.maxIterations } }),
+      ...(flags.sandbox && { sandbox: true }),
     });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof ReplayFileError) {

@@ -11,7 +11,7 @@ import { openRunner } from "./open-runner.js";
 import { createTextRenderer, printable, summary } from "./render.js";
 import type { RunIo } from "./run-command.js";
 
-export const CHAT_HELP = `Usage: agentmd [chat] [--model M] [--record FILE | --replay FILE] [--cwd DIR]
+export const CHAT_HELP = `Usage: agentmd [chat] [--model M] [--record FILE | --replay FILE] [--cwd DIR] [--sandbox]
 
 A conversation with the main agent (agent.md). Type a message, or:
   /name args   run a command or skill (Tab completes the names)
@@ -19,13 +19,15 @@ A conversation with the main agent (agent.md). Type a message, or:
   /agents      the subagents      /skills   the skills and commands
   /exit        leave (or Ctrl-D)
 Ctrl-C stops the current turn; a second Ctrl-C leaves. Each turn continues one session,
-written to .agentmd/sessions/<id>.jsonl.`;
+written to .agentmd/sessions/<id>.jsonl. --sandbox runs Bash commands inside bubblewrap.`;
 
 export interface ChatOptions {
   readonly model?: string;
   readonly record?: string;
   readonly replay?: string;
   readonly cwd?: string;
+  /** `--sandbox`: run commands inside the OS sandbox. */
+  readonly sandbox?: boolean;
 }
 
 const BUILTIN = ["/help", "/tools", "/agents", "/skills", "/exit", "/quit"];

@@ -22,6 +22,9 @@ Options:
   --replay FILE        answer from a recording: no network, no API key
   --resume ID          continue a session (see .agentmd/sessions/)
   --cwd DIR            the working folder for tools (default: the current folder)
+  --sandbox            run Bash commands inside bubblewrap: writable only where the
+                       lists allow writing, Read denies hidden, no network but
+                       WebFetch's hosts (as agent.md's 'sandbox: true')
   -h, --help           show this help
 
 Needs ANTHROPIC_API_KEY (or --replay). The project is the nearest folder holding
@@ -41,6 +44,8 @@ export interface RunCommandOptions {
   readonly cwd?: string;
   /** Run this subagent instead of the main agent. */
   readonly agent?: string;
+  /** `--sandbox`. */
+  readonly sandbox?: boolean;
 }
 
 export interface RunIo extends CliIo {

@@ -10,8 +10,10 @@ import {
   describeChain,
   formatChainReport,
   resolveChain,
+  UNRESTRICTED,
 } from "../permissions/index.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
+import { describeSandbox, formatSandboxReport, sandboxOfChain } from "../sandbox/describe-sandbox.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
@@ -32,6 +34,7 @@ and the tools removed along the way with the hop that removed them.
                 (default: main), e.g. --chain main,agent:reviewer,skill:pdf-tools
   --try TOOL    judge one call of TOOL with the JSON input that follows, e.g.
                 --try Bash '{"command":"git status"}'
+  --sandbox     show the sandbox a run with --sandbox would have
   --json        machine-readable output
 
 Exit status: 0 (and 0 when --try is allowed), 2 when no tool survives the chain or
@@ -42,6 +45,8 @@ export interface ToolsOptions {
   readonly json: boolean;
   readonly tryTool?: string;
   readonly tryInput?: string;
+  /** As a run with `--sandbox`. */
+  readonly sandbox?: boolean;
 }
 
 /** Runs `agentmd tools`; returns the exit code. */
@@ -112,8 +117,15 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   const report = describeChain(chain.hops, [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names]);
   const main = loaded.definitions.find((d) => d.surface === "main");
   const project = { root, agentMd: main ? main.file : null };
+  // Whether a run at the end of the chain is sandboxed, and what it could write and reach.
+  const sandbox = await describeSandbox(
+    effective ?? UNRESTRICTED,
+    sandboxOfChain(chain.hops, options.sandbox === true, root),
+    { specs: catalog.specs, projectDir: root, cwd: io.cwd },
+    io.env,
+  );
   if (options.json)
-    io.stdout.write(`${JSON.stringify({ project, ...report, mcpServers: mcp.lines }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ project, ...report, mcpServers: mcp.lines, sandbox }, null, 2)}\n`);
   else {
     const used = main
       ? path.relative(root, main.file)
@@ -121,7 +133,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     const lines = [`project: ${root} (agent.md: ${used})`];
     if (mcp.lines.length > 0)
       lines.push(`started MCP servers to list their tools (then stopped them): ${mcp.lines.join("; ")}`);
-    lines.push(...formatChainReport(report, root));
+    lines.push(...formatChainReport(report, root), ...formatSandboxReport(sandbox));
     io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
   }
   return report.allowsNothing ? 2 : 0;

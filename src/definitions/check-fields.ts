@@ -289,7 +289,8 @@ function reportSchemaError(
       break;
     }
     case "type":
-      message = `${where} must be ${article(String(params.type))}, got ${got(err.data)}`;
+      // A list of types (`["boolean", "object"]`) reads "a boolean or object".
+      message = `${where} must be ${article(Array.isArray(params.type) ? params.type.join(" or ") : String(params.type))}, got ${got(err.data)}`;
       break;
     case "enum":
       message = `${where} must be one of ${(params.allowedValues as unknown[]).map((v) => `'${String(v)}'`).join(", ")}, got ${got(err.data)}`;

@@ -5,6 +5,7 @@ import type { Discovered } from "./discover.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { readMcpServersField } from "./mcp-servers.js";
 import { readSource } from "./read-source.js";
+import { readSandboxField } from "./sandbox-field.js";
 import type { ToolNames } from "./tool-names.js";
 import type {
   CommandDefinition,
@@ -74,6 +75,9 @@ export function loadDefinitionFile(
   const mcpField =
     surface === "main" || surface === "agent" ? fm.fields.find((f) => f.key === "mcpServers") : undefined;
   const mcpServers = mcpField ? readMcpServersField(mcpField, sink) : undefined;
+  // The sandbox, on every surface: below agent.md it can only be turned on.
+  const sandboxField = fm.fields.find((f) => f.key === "sandbox");
+  const sandbox = readSandboxField(sandboxField, checked.values.sandbox, surface, sink);
   if (sink.hasErrors) return fail();
   const v = checked.values;
   const common = {
@@ -85,6 +89,7 @@ export function loadDefinitionFile(
     ...(checked.allowedTools && { allowedTools: checked.allowedTools }),
     ...(checked.disallowedTools && { disallowedTools: checked.disallowedTools }),
     ...optional("model", asString(v.model)),
+    ...optional("sandbox", sandbox),
   };
   const hooks = normaliseHooks(v.hooks);
   let definition: Definition;

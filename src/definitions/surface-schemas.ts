@@ -49,6 +49,13 @@ const lists: Record<string, JsonSchema> = {
   disallowedTools: anyValue,
 };
 
+// The sandbox: true/false, or a map of options; domains are checked by readSandboxField.
+const sandbox: JsonSchema = {
+  type: ["boolean", "object"],
+  properties: { allowedDomains: { type: "array", items: str } },
+  additionalProperties: false,
+};
+
 // MCP servers: a list of names and one-key maps, or a map; entries are checked by readMcpServersField.
 const mcpServers: JsonSchema = { type: ["array", "object"] };
 
@@ -68,6 +75,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       description: str,
       model: str,
       ...lists,
+      sandbox,
       maxIterations: positiveInt,
       maxDepth: { type: "integer", minimum: 0 },
       maxTokens: positiveInt,
@@ -96,6 +104,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       description: str,
       model: str,
       ...lists,
+      sandbox,
       maxIterations: positiveInt,
       maxTurns: positiveInt,
       hooks,
@@ -110,6 +119,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       description: str,
       model: str,
       ...lists,
+      sandbox,
       ...invocable,
       hooks,
       license: str,
@@ -120,7 +130,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
   },
   command: {
     type: "object",
-    properties: { name: anyValue, description: str, model: str, ...lists, ...invocable },
+    properties: { name: anyValue, description: str, model: str, ...lists, sandbox, ...invocable },
   },
 };
 
@@ -138,7 +148,12 @@ export const STRING_KEYS = new Set([
 ]);
 
 /** Keys whose value must be a boolean; `"true"`/`"false"` strings are coerced with a warning. */
-export const BOOLEAN_KEYS = new Set(["disable-model-invocation", "user-invocable", "promptCaching"]);
+export const BOOLEAN_KEYS = new Set([
+  "disable-model-invocation",
+  "user-invocable",
+  "promptCaching",
+  "sandbox",
+]);
 
 export const ALLOW_LIST_KEYS = ["allowed-tools", "tools"] as const;
 export const DENY_LIST_KEYS = ["disallowed-tools", "disallowedTools"] as const;

@@ -74,7 +74,24 @@ interface DefinitionBase {
   readonly model?: ModelSetting;
   /** Every frontmatter key as parsed (plain data, no prototype), known or not. */
   readonly frontmatter: Readonly<Record<string, unknown>>;
+  /**
+   * `sandbox: true` or a map: this definition's runs, and every run they start, run
+   * their commands inside the OS sandbox. Absent when the key is absent or `false`.
+   */
+  readonly sandbox?: SandboxSetting;
 }
+
+/**
+ * The sandbox a run's commands start in, as written once normalised: `true` is
+ * `{ allowedDomains: [] }`. The sandbox's network is what WebFetch allows plus `allowedDomains`.
+ */
+export interface SandboxSetting {
+  /** Hosts commands may reach through the sandbox's proxy beside WebFetch's: `example.com`, `*.example.com`. */
+  readonly allowedDomains: readonly string[];
+}
+
+/** `sandbox` as written in frontmatter or in code: on, off, or on with options. */
+export type SandboxInput = boolean | { readonly allowedDomains?: readonly string[] };
 
 export interface MainAgentDefinition extends DefinitionBase {
   readonly surface: "main";
@@ -189,6 +206,8 @@ interface CommonInput {
   readonly "allowed-tools"?: ToolListInput;
   readonly "disallowed-tools"?: ToolListInput;
   readonly disallowedTools?: ToolListInput;
+  /** Run commands inside the OS sandbox; below agent.md it can only turn it on. */
+  readonly sandbox?: SandboxInput;
 }
 
 interface InvocableInput {

@@ -5,6 +5,7 @@ import type { Tool, ToolResult } from "../tools/types.js";
 import { allowedSubagents, modelSkills } from "./catalog.js";
 import { expandBody, shownPath } from "./expand-body.js";
 import { type Caller, prepareRun, resolveInvocable } from "./prepare-run.js";
+import { sandboxAfter } from "./run-sandbox-of.js";
 import { type ParentRun, startRun } from "./start-run.js";
 import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
 
@@ -106,12 +107,16 @@ async function invokeSkill(
   const resolved = resolveInvocable(core, callerOf(parent), name, args, "model");
   if (!resolved.ok) return fail(sentence(resolved.message));
   if (resolved.kind === "fork") return startChild(parent, { ok: true, spec: resolved.spec }, signal);
+  // A skill that turns the sandbox on does so for the rest of the run (never off).
+  const sandbox = await sandboxAfter(core, state, resolved.sandbox);
+  if (!sandbox.ok) return fail(`The skill '${name}' was not loaded: ${sentence(sandbox.message)}`);
   // Inline: the body is made ready under the narrowed list and hooks, through the run's own calls.
-  const narrowed = { ...state, list: resolved.list, hooks: resolved.hooks };
+  const narrowed = { ...state, list: resolved.list, hooks: resolved.hooks, ...sandbox.state };
   const expanded = await expandBody(resolved.prompt, { ...parent.call(), state: narrowed, signal }, core.fs);
   if (!expanded.ok) return fail(expanded.message);
   state.list = resolved.list;
   state.hooks = resolved.hooks;
+  if (sandbox.state) state.sandbox = sandbox.state.sandbox;
   const skill = core.skills.get(name);
   return ok(`Skill '${name}' (folder: ${shownPath(core.cwd, skill?.dir ?? core.cwd)}/)\n\n${expanded.text}`);
 }
@@ -127,6 +132,7 @@ function callerOf(parent: ParentRun): Caller {
     parentRunId: parent.runId,
     ...(spec.mcpScope && { mcpScope: spec.mcpScope }),
     self: { agent: spec.agent, system: spec.system, maxIterations: spec.maxIterations },
+    ...(state.sandbox && { sandbox: state.sandbox.setting }),
   };
 }
 

@@ -10,6 +10,7 @@ import { resolveModel } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
 import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
+import { joinSandbox, type SandboxSetting } from "../sandbox/sandbox-setting.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import type { Core } from "./core.js";
 
@@ -59,6 +60,8 @@ export interface Caller {
   readonly mcpScope?: readonly Definition[];
   /** The agent the caller runs as: a prompt or an inline invocation continues as it. */
   readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
+  /** The caller's sandbox; whatever it starts runs sandboxed too. */
+  readonly sandbox?: SandboxSetting;
 }
 
 /** A command or skill body, made ready (arguments, `!cmd`, `@file`) inside the run it starts. */
@@ -91,6 +94,8 @@ export interface RunSpec {
    * caller's, so they live for its runs and its children's (each still bounded by its list).
    */
   readonly mcpScope?: readonly Definition[];
+  /** Its commands run inside the OS sandbox: its caller's, joined with its own file's. */
+  readonly sandbox?: SandboxSetting;
 }
 
 export type Prepared =
@@ -104,6 +109,7 @@ export interface Inline {
   readonly hooks: Hooks;
   readonly model: string;
   readonly prompt: BodyPrompt;
+  readonly sandbox?: SandboxSetting;
 }
 
 type Invocable = SkillDefinition | CommandDefinition;
@@ -143,6 +149,7 @@ export function prepareRun(core: Core, caller: Caller, request: RunRequest): Pre
     hooks: resolved.hooks,
     depth: caller.depth,
     ...parent(caller),
+    ...(resolved.sandbox && { sandbox: resolved.sandbox }),
     prompt: resolved.prompt,
   });
 }
@@ -179,8 +186,19 @@ export function resolveInvocable(
   };
   const ownModel = target.model && target.model !== "inherit" ? resolveModel(target.model) : undefined;
   const model = ownModel ?? caller.model;
+  // A command or skill file may turn the sandbox on for what it runs, never off.
+  const sandbox = joinSandbox(caller.sandbox, target.sandbox);
+  const sandboxed = sandbox && { sandbox };
   if (target.context !== "fork")
-    return { ok: true, kind: "inline", list, hooks: mergeHooks(caller.hooks, own), model, prompt };
+    return {
+      ok: true,
+      kind: "inline",
+      list,
+      hooks: mergeHooks(caller.hooks, own),
+      model,
+      prompt,
+      ...sandboxed,
+    };
   if (!target.agent) {
     const spec = {
       agent: `${target.surface}:${name}`,
@@ -192,6 +210,7 @@ export function resolveInvocable(
       maxIterations: core.settings.maxIterations,
       hooks: mergeHooks(caller.hooks, own),
       prompt,
+      ...sandboxed,
     };
     return { ok: true, kind: "fork", spec };
   }
@@ -214,7 +233,7 @@ export function resolveInvocable(
     };
   const forked = agentRun(
     core,
-    { ...caller, hooks: mergeHooks(caller.hooks, own) },
+    { ...caller, hooks: mergeHooks(caller.hooks, own), ...sandboxed },
     agent,
     list,
     prompt,
@@ -238,6 +257,7 @@ function agentRun(
   const list = intersect(ceiling, own);
   const empty = refusal(ceiling, list, own, sub.name);
   if (empty) return empty;
+  const sandbox = joinSandbox(caller.sandbox, sub.sandbox);
   return ok({
     agent: label,
     system: sub.body,
@@ -249,6 +269,7 @@ function agentRun(
     maxIterations: sub.maxIterations ?? core.settings.maxIterations,
     hooks: mergeHooks(caller.hooks, sub.hooks),
     prompt,
+    ...(sandbox && { sandbox }),
   });
 }
 
@@ -310,8 +331,10 @@ function tooDeep(core: Core, caller: Caller): (Prepared & { ok: false }) | undef
   };
 }
 
-// What every run inherits from its caller: its parent's id, and the inline MCP servers it may reach.
+// What every run inherits from its caller: its parent's id, the inline MCP servers it may reach, and
+// its sandbox.
 const parent = (c: Caller) => ({
   ...(c.parentRunId && { parentRunId: c.parentRunId }),
   ...(c.mcpScope && { mcpScope: c.mcpScope }),
+  ...(c.sandbox && { sandbox: c.sandbox }),
 });

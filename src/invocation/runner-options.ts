@@ -2,6 +2,7 @@ import type {
   CommandInput,
   MainAgentInput,
   McpServerConfigInput,
+  SandboxInput,
   SkillInput,
   SubagentInput,
 } from "../definitions/types.js";
@@ -94,6 +95,12 @@ export interface RunnerOptions {
     readonly store?: TranscriptStore;
   };
   readonly promptCaching?: boolean;
+  /**
+   * Run Bash commands (and `!cmd` expansions) inside bubblewrap, with what the lists allow
+   * compiled into it. `true` turns it on (with agent.md's options, if any), a map sets its options,
+   * `false` turns agent.md's off. Subagents, skills and commands inherit it; none can turn it off.
+   */
+  readonly sandbox?: SandboxInput;
   /** Delay before retry `attempt` of an in-stream overload (tests make it 0). */
   readonly backoff?: (attempt: number) => number;
 }

@@ -207,5 +207,7 @@ function userCaller(core: Core): Caller {
       system: main?.body ?? "",
       maxIterations: core.settings.maxIterations,
     },
+    // The runner's sandbox (option > agent.md), inherited by everything the user starts.
+    ...(core.settings.sandbox && { sandbox: core.settings.sandbox }),
   };
 }

@@ -1,5 +1,6 @@
 import type { MainAgentDefinition } from "../definitions/types.js";
 import { resolveModel } from "../model/models.js";
+import { resolveSandbox, type SandboxInput, type SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { SchemaValidationMode } from "../tools/types.js";
 
 export const DEFAULT_MAX_ITERATIONS = 50;
@@ -23,6 +24,8 @@ export interface Settings {
     readonly maxConcurrency: number;
     readonly perBatchMax: number;
   };
+  /** Commands run inside the OS sandbox, for every run of the runner; absent: off. */
+  readonly sandbox?: SandboxSetting;
 }
 
 /** The runner options that settings come from (a part of `RunnerOptions`). */
@@ -40,6 +43,7 @@ export interface SettingOptions {
     readonly perBatchMax?: number;
   };
   readonly promptCaching?: boolean;
+  readonly sandbox?: SandboxInput;
 }
 
 /**
@@ -60,6 +64,7 @@ export function resolveSettings(
   const m = main?.toolConcurrency ?? {};
   const maxConcurrency = Math.max(1, c.maxConcurrency ?? m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
   const perBatch = Math.max(1, c.perBatchMax ?? m.perBatchMax ?? maxConcurrency);
+  const sandbox = resolveSandbox(options.sandbox, main?.sandbox);
   return {
     model: resolveModel(options.model?.id ?? (env.ANTHROPIC_MODEL || undefined) ?? main?.model),
     maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
@@ -73,5 +78,6 @@ export function resolveSettings(
       maxConcurrency,
       perBatchMax: Math.min(maxConcurrency, perBatch),
     },
+    ...(sandbox && { sandbox }),
   };
 }

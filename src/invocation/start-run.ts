@@ -14,6 +14,7 @@ import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
 import type { RunSpec } from "./prepare-run.js";
+import { runSandboxOf } from "./run-sandbox-of.js";
 import { runTools } from "./run-tools.js";
 
 /** Where a run's events go and what it continues: given by whoever starts it. */
@@ -85,6 +86,12 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
   for (const message of tools.warnings) logger.warn(message);
   const refused = refusalOf(spec, tools.offerAll(spec.list));
   if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
+  // A run that asks for the sandbox and cannot have it is refused before its first request.
+  if (spec.sandbox) {
+    const opened = await runSandboxOf(core, spec.sandbox);
+    if (!opened.ok) return endBeforeStart(ended, "refused", "sandbox_unavailable", opened.message);
+    state.sandbox = opened.sandbox;
+  }
   if (spec.list.rules !== null && tools.offerAll(spec.list).length === 0)
     logger.warn(`${spec.agent} runs with no tools: ${noToolSentence(spec.list)}`);
   call = callContext(core, spec, io, { registry, state, runId, logger });

@@ -5,6 +5,7 @@ import { decide } from "../permissions/decide.js";
 import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
+import type { RunSandbox } from "../sandbox/run-sandbox.js";
 import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
@@ -73,6 +74,12 @@ export interface RunState {
    * deferred tools); the loop then asks `offer` again. Absent: never changes.
    */
   offerVersion?: number;
+  /**
+   * Set when the run's commands run inside the OS sandbox. Each call gets the sandbox of
+   * the list in force at that call; an inline skill may turn it on for the rest of the run, and
+   * nothing turns it off.
+   */
+  sandbox?: RunSandbox;
 }
 
 export interface ToolUse {
@@ -159,6 +166,7 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
     readRecord: cx.readRecord,
     ...(cx.env && { env: cx.env }),
     ...(tool.permission?.kind === "path" && { mayAccess: accessJudge(cx, tool.name, tool.permission.field) }),
+    ...(cx.state.sandbox && { sandbox: cx.state.sandbox.forCall(cx.state.list) }),
   });
   const post = await runHooks(
     cx.state.hooks.PostToolUse,

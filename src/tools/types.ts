@@ -1,3 +1,4 @@
+import type { ChildProcess, SpawnOptions } from "node:child_process";
 import type { ToolPermissionSpec } from "../permissions/types.js";
 
 export interface TextBlock {
@@ -57,6 +58,23 @@ export interface ToolContext {
    * match of Glob): judged as if the call had named it, on its real path too. Absent: every path.
    */
   readonly mayAccess?: (absolutePath: string) => boolean;
+  /**
+   * Set when the run is sandboxed. A tool that starts processes starts them through
+   * `sandbox.wrapSpawn(spawn)`, which runs them inside the OS sandbox of this call's list.
+   */
+  readonly sandbox?: CommandSandbox;
+}
+
+/** How a tool starts a process (`child_process.spawn`'s shape, or a test's stand-in). */
+export type SpawnProcess = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+
+/** The OS sandbox of one call (see `src/sandbox/`). */
+export interface CommandSandbox {
+  /**
+   * `spawn`, wrapped so that the command it starts runs inside the sandbox (bubblewrap around it).
+   * The wrapped function throws, starting nothing, when the lists cannot be honoured.
+   */
+  wrapSpawn(spawn: SpawnProcess): SpawnProcess;
 }
 
 export type JsonSchemaObject = Readonly<Record<string, unknown>> & { readonly type: "object" };

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { judgesCommand } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
@@ -54,7 +55,10 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
         timeoutMs: timeout,
         signal: ctx.signal,
         maxChars: BASH_MAX_OUTPUT,
-        ...(deps.spawn && { spawn: deps.spawn }),
+        // In a sandboxed run the same command line starts inside the sandbox (src/sandbox/).
+        ...((deps.spawn || ctx.sandbox) && {
+          spawn: ctx.sandbox ? ctx.sandbox.wrapSpawn(deps.spawn ?? spawn) : deps.spawn,
+        }),
       });
       const text = r.output.text();
       if (r.error) return fail(`Cannot run bash: ${r.error.message}.`);

@@ -1,0 +1,34 @@
+import type { RunState } from "../loop/execute-call.js";
+import { openRunSandbox, type RunSandbox } from "../sandbox/run-sandbox.js";
+import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
+import type { Core } from "./core.js";
+
+/**
+ * A run's sandbox from its setting, once bubblewrap is known to work here (probed once
+ * per process), or the sentence that refuses the run.
+ */
+export function runSandboxOf(
+  core: Core,
+  setting: SandboxSetting,
+): Promise<{ ok: true; sandbox: RunSandbox } | { ok: false; message: string }> {
+  return openRunSandbox(setting, {
+    specs: core.catalog.specs,
+    projectDir: core.projectDir,
+    cwd: core.cwd,
+    env: core.env,
+  });
+}
+
+/**
+ * What an inline skill's sandbox setting (its caller's joined with its own) changes in the run:
+ * nothing when it is the run's already, else the sandbox the rest of the run uses.
+ */
+export async function sandboxAfter(
+  core: Core,
+  state: RunState,
+  setting: SandboxSetting | undefined,
+): Promise<{ ok: true; state?: { sandbox: RunSandbox } } | { ok: false; message: string }> {
+  if (!setting || setting === state.sandbox?.setting) return { ok: true };
+  const opened = await runSandboxOf(core, setting);
+  return opened.ok ? { ok: true, state: { sandbox: opened.sandbox } } : opened;
+}
