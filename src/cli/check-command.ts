@@ -4,15 +4,18 @@ import path from "node:path";
 import { compareDiagnostics } from "../definitions/diagnostics.js";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadPaths, loadProject } from "../definitions/index.js";
-import type { Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
+import { loadSettings } from "../definitions/settings.js";
+import { toolNames } from "../definitions/tool-names.js";
+import type { Definition, Diagnostic, LoadResult, Severity, Surface } from "../definitions/types.js";
 import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { toolSearchDiagnostics } from "../mcp/tool-search-check.js";
-import { patternDiagnostics } from "../permissions/index.js";
+import { compileList, patternDiagnostics } from "../permissions/index.js";
 import { formatSandboxReport, projectSandboxReport } from "../sandbox/describe-sandbox.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
+import { projectChecks } from "./project-checks.js";
 import { printable } from "./render.js";
 
 export interface CheckOptions {
@@ -51,8 +54,24 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
   const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
   const patterns = loaded.definitions.flatMap((d) => patternDiagnostics(d, ctx));
   const servers = project ? projectServers(project, loaded.definitions) : undefined;
+  const settings = project
+    ? loadSettings(project, userDirOf(io.env.HOME).userDir, toolNames(catalog.names))
+    : undefined;
+  const checks = await projectChecks({
+    definitions: loaded.definitions,
+    ctx,
+    projectDir: project ?? io.cwd,
+    ...(settings && {
+      denied: compileList(undefined, settings.settings.deny, { ...ctx, projectDir: project ?? io.cwd }),
+    }),
+    ...(servers && {
+      serversOf: (def: Definition) => [...servers.project, ...servers.inlineOf(def)].map((s) => s.name),
+    }),
+  });
   const extra = [
     ...custom.diagnostics,
+    ...(settings?.diagnostics ?? []),
+    ...checks,
     ...(servers ? [...servers.diagnostics, ...toolSearchDiagnostics(loaded.definitions, servers, ctx)] : []),
   ];
   const result = {

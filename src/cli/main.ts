@@ -1,7 +1,9 @@
 import { parseArgs } from "node:util";
 import type { CliIo } from "./io.js";
+import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
+import { UsageError } from "./usage-error.js";
 
 export type { CliIo } from "./io.js";
 export type { RunIo } from "./run-command.js";
@@ -23,13 +25,6 @@ Commands:
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
 
 Run 'agentmd <command> --help' for a command's options.`;
-
-class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
 
 /** The CLI entry point; returns the process exit code. Contract: never throws. */
 export async function main(argv: readonly string[], io: RunIo): Promise<number> {
@@ -108,6 +103,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
       json: { type: "boolean", default: false },
       try: { type: "string" },
       sandbox: { type: "boolean", default: false },
+      ...PERMISSION_FLAGS,
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -123,6 +119,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
       chain: values.chain,
       json: values.json,
       ...(values.sandbox && { sandbox: true }),
+      permissions: permissionFlags(values),
       ...(values.try !== undefined && { tryTool: values.try, tryInput: positionals[0] ?? "{}" }),
     },
     io,
@@ -144,6 +141,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       cwd: { type: "string" },
       agent: { type: "string" },
       sandbox: { type: "boolean", default: false },
+      ...PERMISSION_FLAGS,
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -177,6 +175,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       ...(values.cwd && { cwd: values.cwd }),
       ...(values.agent && { agent: values.agent }),
       ...(values.sandbox && { sandbox: true }),
+      permissions: permissionFlags(values),
     },
     io,
   );
@@ -193,6 +192,7 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
       replay: { type: "string" },
       cwd: { type: "string" },
       sandbox: { type: "boolean", default: false },
+      ...PERMISSION_FLAGS,
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -209,6 +209,7 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
       ...(values.replay && { replay: values.replay }),
       ...(values.cwd && { cwd: values.cwd }),
       ...(values.sandbox && { sandbox: true }),
+      permissions: permissionFlags(values),
     },
     io,
   );

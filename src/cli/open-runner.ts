@@ -1,5 +1,6 @@
 import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
+import type { PermissionOptions } from "../invocation/approvals.js";
 import { createRunner, type Runner } from "../invocation/runner.js";
 import { builtinCatalog } from "../invocation/tool-catalog.js";
 import { ReplayFileError } from "../model/record-replay.js";
@@ -16,6 +17,8 @@ export interface RunnerFlags {
   readonly maxIterations?: number;
   /** `--sandbox`: run commands inside the OS sandbox. */
   readonly sandbox?: boolean;
+  /** `--permission-mode`, `--allowedTools`, `--disallowedTools`, and (in chat) who approves. */
+  readonly permissions?: PermissionOptions;
 }
 
 /**
@@ -44,6 +47,7 @@ export async function openRunner(flags: RunnerFlags, io: CliIo): Promise<Runner 
       },
       ...(flags.maxIterations !== undefined && { limits: { maxIterations: flags.maxIterations } }),
       ...(flags.sandbox && { sandbox: true }),
+      ...(flags.permissions && { permissions: flags.permissions }),
     });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof ReplayFileError) {

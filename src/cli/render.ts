@@ -115,7 +115,7 @@ export function summary(r: RunResult, ms: number, style: Style): string {
     r.outcome,
     `${r.turns} turn${r.turns === 1 ? "" : "s"}`,
     `${n(u.input_tokens)} in / ${n(u.output_tokens)} out tokens (cache ${n(u.cache_read_input_tokens)} read, ${n(u.cache_creation_input_tokens)} written)`,
-    `$${r.costUsd.toFixed(4)}`,
+    r.costUnknown ? "cost unknown (no price known for the model)" : `$${r.costUsd.toFixed(4)}`,
     `${(ms / 1000).toFixed(1)} s`,
   ];
   return style.dim(`— ${parts.join(" · ")}`);

@@ -2,11 +2,14 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { findProjectRoot } from "../definitions/discover.js";
+import type { PermissionOptions } from "../invocation/approvals.js";
 import type { Runner } from "../invocation/runner.js";
 import { builtinCatalog } from "../invocation/tool-catalog.js";
 import type { RunEvent } from "../loop/events.js";
 import { describeChain, formatChainReport, resolveChain } from "../permissions/index.js";
+import { createApprovalPrompt } from "./approval-prompt.js";
 import { type Style, styleFor } from "./io.js";
+import { lineQueue } from "./line-queue.js";
 import { openRunner } from "./open-runner.js";
 import { createTextRenderer, printable, summary } from "./render.js";
 import type { RunIo } from "./run-command.js";
@@ -28,6 +31,8 @@ export interface ChatOptions {
   readonly cwd?: string;
   /** `--sandbox`: run commands inside the OS sandbox. */
   readonly sandbox?: boolean;
+  /** `--permission-mode`, `--allowedTools`, `--disallowedTools`. */
+  readonly permissions?: Omit<PermissionOptions, "approve">;
 }
 
 const BUILTIN = ["/help", "/tools", "/agents", "/skills", "/exit", "/quit"];
@@ -37,11 +42,10 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
   const projectDir = findProjectRoot(cwd, io.env.HOME);
-  const runner = await openRunner(options, io);
-  if (!runner) return 1;
   const style = styleFor(io.stdout, io.env);
   const tty = io.stdout.isTTY === true && io.stdin?.isTTY === true;
   const input = (io.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  let slashNames: () => string[] = () => [];
   const rl = createInterface({
     input,
     output: io.stdout as NodeJS.WritableStream,
@@ -49,11 +53,25 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     historySize: 500,
     completer: (line: string) => {
       if (!line.startsWith("/")) return [[], line];
-      const all = [...BUILTIN, ...runner.slashNames().map((n) => `/${n}`)];
+      const all = [...BUILTIN, ...slashNames().map((n) => `/${n}`)];
       const hits = all.filter((c) => c.startsWith(line));
       return [hits.length ? hits : all, line];
     },
   });
+  const lines = lineQueue(rl);
+  let current: AbortController | undefined;
+  let spinner: ReturnType<typeof createSpinner> | undefined;
+  // A call that needs approval asks here, between the turn's output and the next prompt.
+  const approve = createApprovalPrompt(lines, io.stdout, style, {
+    before: () => spinner?.stop(),
+    signal: () => current?.signal,
+  });
+  const runner = await openRunner({ ...options, permissions: { ...options.permissions, approve } }, io);
+  if (!runner) {
+    rl.close();
+    return 1;
+  }
+  slashNames = () => runner.slashNames();
   // Off a terminal (input piped in), no prompt is drawn: the output is the conversation alone.
   const showPrompt = () => {
     if (tty) rl.prompt();
@@ -64,7 +82,6 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   );
   let session: string | undefined;
   let written = false;
-  let current: AbortController | undefined;
   let lastInterrupt = 0;
   const onInterrupt = () => {
     if (current) {
@@ -86,7 +103,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   rl.setPrompt(`${style.cyan("›")} `);
   showPrompt();
   try {
-    for await (const raw of rl) {
+    for (let raw = await lines.next(); raw !== undefined; raw = await lines.next()) {
       const line = raw.trim();
       if (line === "") {
         showPrompt();
@@ -104,12 +121,13 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
         const handle = runner.run(line, { signal: current.signal, ...(session && { resume: session }) });
         session = handle.sessionId;
         const render = createTextRenderer(io.stdout, style);
-        const spinner = tty ? createSpinner(io.stdout, style) : undefined;
+        spinner = tty ? createSpinner(io.stdout, style) : undefined;
         for await (const event of handle) {
           spinner?.update(event);
           render(event);
         }
         spinner?.stop();
+        spinner = undefined;
         const result = await handle.result();
         written = result.transcript !== undefined;
         io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);

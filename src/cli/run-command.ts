@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { PermissionOptions } from "../invocation/approvals.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
 import { SessionError } from "../loop/transcript.js";
 import { loadRecording, recordedInput } from "../model/record-replay.js";
@@ -46,6 +47,8 @@ export interface RunCommandOptions {
   readonly agent?: string;
   /** `--sandbox`. */
   readonly sandbox?: boolean;
+  /** `--permission-mode`, `--allowedTools`, `--disallowedTools`. */
+  readonly permissions?: Omit<PermissionOptions, "approve">;
 }
 
 export interface RunIo extends CliIo {
@@ -99,7 +102,9 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
   }
   if (options.output === "json") {
     const { messages: _messages, ...rest } = result;
-    io.stdout.write(`${JSON.stringify(rest, null, 2)}\n`);
+    // An unknown price is no cost of 0.
+    const shown = rest.costUnknown ? { ...rest, costUsd: null } : rest;
+    io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
   } else if (options.output === "text") {
     io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
     // Only a session whose transcript was written can be continued.

@@ -2,19 +2,27 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
-import type { Definition } from "../definitions/types.js";
-import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { loadSettings } from "../definitions/settings.js";
+import { toolNames } from "../definitions/tool-names.js";
+import type { Definition, Diagnostic } from "../definitions/types.js";
+import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
+import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import type { CallApproval } from "../loop/execute-call.js";
+import type { ApprovalPolicy } from "../permissions/approval.js";
 import {
   canonicalToolName,
   decide,
   describeChain,
   formatChainReport,
   resolveChain,
+  ruleTexts,
   UNRESTRICTED,
 } from "../permissions/index.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
+import type { PermissionList, ToolSpecs } from "../permissions/types.js";
 import { describeSandbox, formatSandboxReport, sandboxOfChain } from "../sandbox/describe-sandbox.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { ConfigError } from "../shared/errors.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { realPathOf } from "../tools/real-path.js";
@@ -37,8 +45,16 @@ and the tools removed along the way with the hop that removed them.
   --sandbox     show the sandbox a run with --sandbox would have
   --json        machine-readable output
 
+  --permission-mode, --allowedTools, --disallowedTools
+                as a run given them (see agentmd run --help)
+
+The settings of the project (.claude/settings.json, .claude/settings.local.json,
+~/.claude/settings.json) apply as they do to a run: their deny rules join every
+hop, and their allow and ask rules decide which calls need a user's approval.
+
 Exit status: 0 (and 0 when --try is allowed), 2 when no tool survives the chain or
-on bad usage, 3 when --try is denied, 1 when the chain cannot be resolved.`;
+on bad usage, 3 when --try is denied, 4 when --try needs a user's approval, 1 when
+the chain or the settings cannot be used.`;
 
 export interface ToolsOptions {
   readonly chain: string;
@@ -47,6 +63,8 @@ export interface ToolsOptions {
   readonly tryInput?: string;
   /** As a run with `--sandbox`. */
   readonly sandbox?: boolean;
+  /** As a run with `--permission-mode`, `--allowedTools`, `--disallowedTools`. */
+  readonly permissions?: Omit<PermissionOptions, "approve">;
 }
 
 /** Runs `agentmd tools`; returns the exit code. */
@@ -55,8 +73,10 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   // The project's custom tools are tools like the built-in ones; MCP tools are listed below.
   const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
   const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
-  const loaded = loadProject(root, { toolNames: catalog.names, ...userDirOf(io.env.HOME) });
-  const ctx = { specs: catalog.specs, home: io.env.HOME ?? homedir() };
+  const user = userDirOf(io.env.HOME);
+  const loaded = loadProject(root, { toolNames: catalog.names, ...user });
+  const home = io.env.HOME ?? homedir();
+  const ctx = { specs: catalog.specs, home };
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
   const style = styleFor(io.stderr, io.env);
   const mainErrors = errors.filter((d) => d.surface === "main");
@@ -66,77 +86,160 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     io.stderr.write("agentmd tools: agent.md cannot be loaded, so a run would be refused; fix it first\n");
     return 1;
   }
-  const chain = resolveChain(options.chain, loaded.definitions, ctx);
+  const main = loaded.definitions.find((d) => d.surface === "main");
+  const session = sessionOf(options, { root, cwd: io.cwd, home, ...user }, catalog, main !== undefined);
+  if (!session.ok) {
+    for (const d of session.diagnostics) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
+    io.stderr.write(`agentmd tools: ${printable(session.message, false)}\n`);
+    return session.code;
+  }
+  const chain = resolveChain(options.chain, loaded.definitions, ctx, session.denied);
   if (!chain.ok) {
     io.stderr.write(`agentmd tools: ${printable(chain.error, false)}\n`);
     for (const d of errors) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
     return 1;
   }
-  const effective = chain.hops[chain.hops.length - 1]?.effective;
+  const effective = chain.hops[chain.hops.length - 1]?.effective ?? UNRESTRICTED;
   // MCP tool names are known only from their servers: those the chain's first hop could offer a
   // tool of are started to list them (and stopped), and that is said.
   const chainDefs = chain.hops.flatMap((h) => (h.definition ? [h.definition] : []));
   const mcp = chain.hops[0]
     ? await mcpToolNames(root, loaded.definitions, chainDefs, chain.hops[0].effective, io.env)
     : { names: [], lines: [] };
-  if (options.tryTool !== undefined && effective) {
-    const known = new Set([
-      ...toolNamesOf(loaded.definitions, catalog.names),
-      ...catalog.names,
-      ...mcp.names,
-    ]);
-    if (!known.has(options.tryTool) && !options.tryTool.startsWith("mcp__")) {
-      const near = didYouMean(options.tryTool, known);
-      io.stderr.write(
-        `agentmd tools: there is no tool named '${options.tryTool}'${near ? `; did you mean '${near}'?` : ""} (a model calling it would be told it is not allowed)\n`,
-      );
-      return 2;
-    }
-    let input: unknown;
-    try {
-      input = JSON.parse(options.tryInput ?? "{}");
-    } catch (e) {
-      io.stderr.write(
-        `agentmd tools: the input after --try ${options.tryTool} is not JSON: ${(e as Error).message}\n`,
-      );
-      return 2;
-    }
-    await loadShellParser();
-    const d = decide(
-      effective,
-      { tool: options.tryTool, input },
-      { specs: catalog.specs, cwd: io.cwd, realPath: realPathOf },
-    );
-    if (options.json) io.stdout.write(`${JSON.stringify(d)}\n`);
-    else
-      io.stdout.write(
-        d.kind === "allowed" ? "allowed\n" : `denied (${d.reason}): ${printable(d.message, false)}\n`,
-      );
-    return d.kind === "allowed" ? 0 : 3;
+  const names = [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names];
+  if (options.tryTool !== undefined) {
+    const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
+    const known = [...new Set([...names, ...catalog.names])];
+    return tryCall(options, { list: effective, approval, names: known, specs: catalog.specs }, io);
   }
-  const report = describeChain(chain.hops, [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names]);
-  const main = loaded.definitions.find((d) => d.surface === "main");
+  const report = describeChain(chain.hops, names);
   const project = { root, agentMd: main ? main.file : null };
   // Whether a run at the end of the chain is sandboxed, and what it could write and reach.
   const sandbox = await describeSandbox(
-    effective ?? UNRESTRICTED,
+    effective,
     sandboxOfChain(chain.hops, options.sandbox === true, root),
     { specs: catalog.specs, projectDir: root, cwd: io.cwd },
     io.env,
   );
+  const approval = describeApproval(session.policy);
   if (options.json)
-    io.stdout.write(`${JSON.stringify({ project, ...report, mcpServers: mcp.lines, sandbox }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ project, ...report, approval, mcpServers: mcp.lines, sandbox }, null, 2)}\n`,
+    );
   else {
     const used = main
       ? path.relative(root, main.file)
       : "none (no agent.md: the main agent has no list of its own)";
     const lines = [`project: ${root} (agent.md: ${used})`];
+    for (const file of session.files) lines.push(`settings: ${path.relative(root, file) || file}`);
+    for (const notice of session.notices) lines.push(`warning: ${notice}`);
     if (mcp.lines.length > 0)
       lines.push(`started MCP servers to list their tools (then stopped them): ${mcp.lines.join("; ")}`);
-    lines.push(...formatChainReport(report, root), ...formatSandboxReport(sandbox));
+    lines.push(...formatChainReport(report, root), ...approval.lines, ...formatSandboxReport(sandbox));
     io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
   }
   return report.allowsNothing ? 2 : 0;
+}
+
+type Session =
+  | ({ ok: true; files: readonly string[] } & ReturnType<typeof sessionPermissions>)
+  | { ok: false; code: number; message: string; diagnostics: readonly Diagnostic[] };
+
+/** The settings and flags a run would have: its deny rules and approval tier, or why it would be refused. */
+function sessionOf(
+  options: ToolsOptions,
+  at: { root: string; cwd: string; home: string; userDir?: string },
+  catalog: ToolCatalog,
+  hasMain: boolean,
+): Session {
+  const known = toolNames(catalog.names);
+  const loaded = loadSettings(at.root, at.userDir, known);
+  const errors = loaded.diagnostics.filter((d) => d.severity !== "info");
+  if (errors.some((d) => d.severity === "error"))
+    return {
+      ok: false,
+      code: 1,
+      message: "the settings cannot be used, so a run would be refused; fix them first",
+      diagnostics: errors,
+    };
+  try {
+    const permissions = sessionPermissions({
+      given: options.permissions ?? {},
+      claude: loaded.settings,
+      hasMain,
+      known,
+      ctx: { specs: catalog.specs, projectDir: at.root, home: at.home },
+      workingDirs: [at.root, at.cwd],
+    });
+    return { ok: true, files: loaded.settings.files, ...permissions };
+  } catch (e) {
+    if (e instanceof ConfigError) return { ok: false, code: 2, message: e.message, diagnostics: [] };
+    throw e;
+  }
+}
+
+/** `--try TOOL 'JSON'`: the lists' verdict, then the approval tier's. */
+async function tryCall(
+  options: ToolsOptions,
+  run: { list: PermissionList; approval: CallApproval; names: readonly string[]; specs: ToolSpecs },
+  io: CliIo,
+): Promise<number> {
+  const tool = options.tryTool ?? "";
+  if (!run.names.includes(tool) && !tool.startsWith("mcp__")) {
+    const near = didYouMean(tool, run.names);
+    io.stderr.write(
+      `agentmd tools: there is no tool named '${tool}'${near ? `; did you mean '${near}'?` : ""} (a model calling it would be told it is not allowed)\n`,
+    );
+    return 2;
+  }
+  let input: unknown;
+  try {
+    input = JSON.parse(options.tryInput ?? "{}");
+  } catch (e) {
+    io.stderr.write(`agentmd tools: the input after --try ${tool} is not JSON: ${(e as Error).message}\n`);
+    return 2;
+  }
+  await loadShellParser();
+  const call = { tool, input };
+  const judged = { specs: run.specs, cwd: io.cwd, realPath: realPathOf };
+  const d = decide(run.list, call, judged);
+  const a = d.kind === "allowed" ? run.approval.check(call, judged) : undefined;
+  if (options.json) io.stdout.write(`${JSON.stringify(a ? { ...d, approval: a } : d)}\n`);
+  else if (d.kind === "denied") io.stdout.write(`denied (${d.reason}): ${printable(d.message, false)}\n`);
+  else if (a?.kind === "denied") io.stdout.write(`denied (mode): ${printable(a.message, false)}\n`);
+  else if (a?.kind === "ask")
+    io.stdout.write(
+      `needs approval (${a.reason}): chat asks a user; agentmd run denies it: ${printable(run.approval.howToAllow(call, a.reason), false)}\n`,
+    );
+  else io.stdout.write("allowed\n");
+  if (d.kind === "denied" || a?.kind === "denied") return 3;
+  return a?.kind === "ask" ? 4 : 0;
+}
+
+/** The approval tier in words, and as data for --json. */
+function describeApproval(policy: ApprovalPolicy): {
+  mode: string;
+  preApproved: string[] | null;
+  ask: string[];
+  lines: string[];
+} {
+  const pre = policy.preApproved && ruleTexts(policy.preApproved);
+  const ask = policy.ask ? ruleTexts(policy.ask) : [];
+  const lines = [`approval: ${policy.mode} mode`];
+  if (policy.mode === "bypassPermissions") lines.push("  every call the lists allow runs without asking");
+  else if (policy.mode === "plan")
+    lines.push("  only reading tools and read-only commands run; nothing is changed");
+  else if (pre === null)
+    lines.push("  agent.md's list is the approval: every call it allows runs without asking");
+  else {
+    lines.push(
+      `  reading tools (Read, Glob, Grep, LS, TodoWrite, Task, Skill) run inside the working folders${policy.mode === "acceptEdits" ? ", and so do edits" : ""}`,
+      `  pre-approved: ${pre.length > 0 ? pre.join(", ") : "nothing (permissions.allow, --allowedTools)"}`,
+      "  anything else needs approval: chat asks a user; agentmd run denies it, saying how to allow it",
+    );
+  }
+  if (ask.length > 0) lines.push(`  asks each time: ${ask.join(", ")}`);
+  return { mode: policy.mode, preApproved: pre, ask, lines };
 }
 
 /** agentmd's own tools, and any other names the project's lists mention (MCP tools, …). */

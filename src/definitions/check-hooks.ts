@@ -24,7 +24,7 @@ const FOREIGN_EVENTS = [
  * key is: a hook its author believes guards every Bash call would silently never run. Returns
  * whether the hooks are usable.
  */
-export function checkHookEvents(field: Field, sink: DiagnosticSink): boolean {
+export function checkHookEvents(field: Pick<Field, "value" | "locate">, sink: DiagnosticSink): boolean {
   const value = field.value;
   if (value === null || typeof value !== "object" || Array.isArray(value)) return true;
   let ok = true;

@@ -105,6 +105,7 @@ export function loadDefinitionFile(
         ...optional("maxTokens", asNumber(v.maxTokens)),
         ...optional("schemaValidation", v.schemaValidation as MainAgentDefinition["schemaValidation"]),
         ...optional("promptCaching", asBoolean(v.promptCaching)),
+        ...optional("memory", asBoolean(v.memory)),
         ...optional("baseUrl", asString(v.baseUrl)),
         ...optional("idleTimeoutMs", asNumber(v.idleTimeoutMs)),
         ...optional("toolConcurrency", normaliseConcurrency(v.toolConcurrency)),

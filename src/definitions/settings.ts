@@ -1,5 +1,6 @@
 import path from "node:path";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { checkHookEvents } from "./check-hooks.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import { type JsonFile, readJsonFile } from "./json-file.js";
 import { normaliseHooks } from "./load-definition.js";
@@ -81,7 +82,8 @@ export function loadSettings(
     if (read.kind === "bad") {
       sink.add("error", "settings-json", `${path.basename(file)} ${read.message}`, read.line, read.column);
     } else {
-      const one = checkSettings(read.json, sink, root, known);
+      const base = userDir && file === path.join(userDir, "settings.json") ? "home" : "project";
+      const one = checkSettings(read.json, sink, root, base, known);
       merged = merge(merged, { ...one, files: [file] });
     }
     diagnostics.push(...sink.items);
@@ -118,6 +120,7 @@ function checkSettings(
   json: JsonFile,
   sink: DiagnosticSink,
   root: string,
+  base: "project" | "home",
   known?: ToolNames,
 ): Omit<ClaudeSettings, "files"> {
   const at = (keys: (string | number)[]) => sink.at(json.locate(keys));
@@ -155,7 +158,7 @@ function checkSettings(
     );
   }
   const rules = (name: "allow" | "deny" | "ask") =>
-    entries(perms[name], ["permissions", name], json, sink, known);
+    entries(perms[name], ["permissions", name], json, sink, known).map((e) => inOurGrammar(e, base));
   const mode = perms.defaultMode;
   if (mode !== undefined && !(PERMISSION_MODES as readonly unknown[]).includes(mode))
     at(["permissions", "defaultMode"])(
@@ -175,7 +178,10 @@ function checkSettings(
         else at(["env", k])("error", "settings-type", `'env.${k}' must be a string`);
       }
   }
-  const hooks = normaliseHooks(value.hooks);
+  const hooksOk =
+    value.hooks === undefined ||
+    checkHookEvents({ value: value.hooks, locate: (keys) => json.locate(["hooks", ...keys]) }, sink);
+  const hooks = hooksOk ? normaliseHooks(value.hooks) : undefined;
   return {
     allow: rules("allow"),
     deny: rules("deny"),
@@ -220,4 +226,29 @@ function entries(
     if (entry) out.push(entry);
   });
   return out;
+}
+
+/** The tools whose patterns are paths. */
+const PATH_TOOLS = new Set([
+  "Read",
+  "Write",
+  "Edit",
+  "MultiEdit",
+  "NotebookEdit",
+  "NotebookRead",
+  "Glob",
+  "Grep",
+  "LS",
+]);
+
+/**
+ * A settings rule's path pattern, from Claude Code's grammar to agentmd's: there `//x` is the
+ * absolute `/x` and `/x` is relative to the settings' folder (the project, or home for the user's
+ * file), while in agentmd `/x` is absolute and `x` is relative to the project.
+ */
+function inOurGrammar(entry: ToolEntry, base: "project" | "home"): ToolEntry {
+  const p = entry.pattern;
+  if (p === undefined || !PATH_TOOLS.has(entry.name) || !p.startsWith("/")) return entry;
+  const pattern = p.startsWith("//") ? p.slice(1) : base === "home" ? `~${p}` : p.slice(1) || ".";
+  return { ...entry, pattern };
 }

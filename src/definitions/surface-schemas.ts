@@ -81,6 +81,8 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       maxTokens: positiveInt,
       schemaValidation: { enum: ["off", "warn", "enforce"] },
       promptCaching: bool,
+      // `memory: false`: no CLAUDE.md / AGENTS.md context and no environment block.
+      memory: bool,
       // `toolConcurrency: false` is accepted too; it is read as `{ enabled: false }` before this runs.
       toolConcurrency: {
         type: "object",
@@ -153,6 +155,7 @@ export const BOOLEAN_KEYS = new Set([
   "user-invocable",
   "promptCaching",
   "sandbox",
+  "memory",
 ]);
 
 export const ALLOW_LIST_KEYS = ["allowed-tools", "tools"] as const;

@@ -100,6 +100,8 @@ export interface MainAgentDefinition extends DefinitionBase {
   readonly maxTokens?: number;
   readonly schemaValidation?: "off" | "warn" | "enforce";
   readonly promptCaching?: boolean;
+  /** `false`: the main agent gets no CLAUDE.md / AGENTS.md context and no environment block. */
+  readonly memory?: boolean;
   readonly toolConcurrency?: {
     readonly enabled?: boolean;
     readonly maxConcurrency?: number;
@@ -227,6 +229,7 @@ export interface MainAgentInput extends CommonInput {
   readonly maxTokens?: number;
   readonly schemaValidation?: "off" | "warn" | "enforce";
   readonly promptCaching?: boolean;
+  readonly memory?: boolean;
   readonly toolConcurrency?:
     | boolean
     | { readonly enabled?: boolean; readonly maxConcurrency?: number; readonly perBatchMax?: number };

@@ -111,11 +111,13 @@ async function invokeSkill(
   const sandbox = await sandboxAfter(core, state, resolved.sandbox);
   if (!sandbox.ok) return fail(`The skill '${name}' was not loaded: ${sentence(sandbox.message)}`);
   // Inline: the body is made ready under the narrowed list and hooks, through the run's own calls.
-  const narrowed = { ...state, list: resolved.list, hooks: resolved.hooks, ...sandbox.state };
+  const approved = resolved.approved && { approved: resolved.approved };
+  const narrowed = { ...state, list: resolved.list, hooks: resolved.hooks, ...sandbox.state, ...approved };
   const expanded = await expandBody(resolved.prompt, { ...parent.call(), state: narrowed, signal }, core.fs);
   if (!expanded.ok) return fail(expanded.message);
   state.list = resolved.list;
   state.hooks = resolved.hooks;
+  if (resolved.approved) state.approved = resolved.approved;
   if (sandbox.state) state.sandbox = sandbox.state.sandbox;
   const skill = core.skills.get(name);
   return ok(`Skill '${name}' (folder: ${shownPath(core.cwd, skill?.dir ?? core.cwd)}/)\n\n${expanded.text}`);
@@ -133,6 +135,7 @@ function callerOf(parent: ParentRun): Caller {
     ...(spec.mcpScope && { mcpScope: spec.mcpScope }),
     self: { agent: spec.agent, system: spec.system, maxIterations: spec.maxIterations },
     ...(state.sandbox && { sandbox: state.sandbox.setting }),
+    ...(state.approved && { approved: state.approved }),
   };
 }
 
@@ -157,6 +160,7 @@ function childResult(parent: ParentRun, name: string, result: RunResult): ToolRe
   const meter = parent.state.meter;
   meter.usage = addUsage(meter.usage, result.usage);
   meter.costUsd += result.costUsd;
+  if (result.costUnknown) meter.costUnknown = true;
   if (result.outcome === "done")
     return ok(result.text === "" ? `${name} finished without a text answer.` : result.text);
   const why = result.message ?? result.outcome;

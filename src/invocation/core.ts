@@ -4,6 +4,8 @@ import PQueue from "p-queue";
 import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
+import { type ClaudeSettings, loadSettings, NO_SETTINGS } from "../definitions/settings.js";
+import { toolNames } from "../definitions/tool-names.js";
 import type {
   CommandDefinition,
   Definition,
@@ -13,16 +15,22 @@ import type {
   SubagentDefinition,
   Surface,
 } from "../definitions/types.js";
+import type { CallApproval } from "../loop/execute-call.js";
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
 import { createAnthropicModel } from "../model/anthropic.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
+import { decide } from "../permissions/decide.js";
 import { definitionList } from "../permissions/definition-list.js";
+import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
+import { realPathOf } from "../tools/real-path.js";
+import { createApprovals, sessionPermissions } from "./approvals.js";
+import { loadMemory, type Memory } from "./memory.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { resolveSettings, type Settings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
@@ -53,6 +61,19 @@ export interface Core {
   readonly external: ExternalTools;
   /** A definition's own allow and deny lists, compiled (once). */
   listOf(def: Definition): PermissionList;
+  /**
+   * What a user's runs may never exceed: the main agent's list (none without one), with the deny
+   * rules of the settings and the command line. Every hop below intersects with it.
+   */
+  readonly ceiling: PermissionList;
+  /** Whether a call the lists allow may run without asking, and who asks (one per session). */
+  readonly approval: CallApproval;
+  /** The project's Claude Code settings, merged. */
+  readonly claude: ClaudeSettings;
+  /** The main agent's context (CLAUDE.md and kin, the environment); absent with `memory: false`. */
+  readonly memory?: Memory;
+  /** Warnings about the session's configuration, told at the start of each run. */
+  readonly notices: readonly string[];
 }
 
 /**
@@ -61,22 +82,21 @@ export interface Core {
  * no API key.
  */
 export function createCore(options: RunnerOptions, notice: (message: string) => void): Core {
-  const env = options.env ?? process.env;
+  const given = options.env ?? process.env;
   const projectDir =
     typeof options.projectDir === "string"
       ? path.resolve(options.projectDir)
-      : findProjectRoot(options.cwd ?? process.cwd(), env.HOME);
+      : findProjectRoot(options.cwd ?? process.cwd(), given.HOME);
   const builtin = options.tools?.builtin;
   const catalog = toolCatalog([
     ...(builtin === false ? [] : createBuiltinTools(builtin || {})),
     ...(options.tools?.extra ?? []),
   ]);
-  const definitions = loadDefinitions(
-    options,
-    projectDir,
-    catalog.names,
-    userDirOf(env.HOME, options.userDir),
-  );
+  const user = userDirOf(given.HOME, options.userDir);
+  const definitions = loadDefinitions(options, projectDir, catalog.names, user);
+  const claude = claudeSettings(options, projectDir, user.userDir, catalog.names);
+  // The settings' env reaches the tools, as Claude Code's does; the process's own still stands under it.
+  const env = { ...given, ...claude.settings.env };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
@@ -97,6 +117,23 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
   );
+  const listOf = (def: Definition) => {
+    let l = lists.get(def);
+    if (!l) {
+      l = definitionList(def, { specs: catalog.specs, home });
+      lists.set(def, l);
+    }
+    return l;
+  };
+  const ctx = { specs: catalog.specs, projectDir, home };
+  const permissions = sessionPermissions({
+    given: options.permissions ?? {},
+    claude: claude.settings,
+    hasMain: main !== undefined,
+    known: toolNames(catalog.names),
+    ctx,
+    workingDirs: [projectDir, cwd],
+  });
   const external = createExternalTools({
     options,
     main,
@@ -105,13 +142,17 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     cwd,
     env,
   });
+  const ceiling = intersect(main ? listOf(main) : UNRESTRICTED, permissions.denied);
+  const memory =
+    main?.memory === false || options.projectDir === false
+      ? undefined
+      : memoryOf(ceiling, { projectDir, cwd, home, ...user }, catalog);
   return {
     projectDir,
     cwd,
     external,
     env,
     definitions: definitions.all,
-    diagnostics: definitions.diagnostics,
     main,
     agents: bySurface<SubagentDefinition>(definitions.all, "agent"),
     skills: bySurface<SkillDefinition>(definitions.all, "skill"),
@@ -121,17 +162,36 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     pool: new PQueue({ concurrency: settings.concurrency.maxConcurrency }),
     model,
     settings,
-    hooks: mergeHooks(main?.hooks, options.hooks),
+    hooks: mergeHooks(main?.hooks, claude.settings.hooks, options.hooks),
     ...(m.prices && { prices: m.prices }),
-    listOf(def) {
-      let l = lists.get(def);
-      if (!l) {
-        l = definitionList(def, { specs: catalog.specs, home });
-        lists.set(def, l);
-      }
-      return l;
-    },
+    ceiling,
+    ...(memory && { memory }),
+    approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
+    notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
+    claude: claude.settings,
+    diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
+    listOf,
   };
+}
+
+/**
+ * The project's Claude Code settings (none when no project folder is read). A file that cannot be
+ * read as settings stops the runner: going on without its rules could run what they deny.
+ */
+function claudeSettings(
+  options: RunnerOptions,
+  root: string,
+  userDir: string | undefined,
+  names: readonly string[],
+): { settings: ClaudeSettings; diagnostics: readonly Diagnostic[] } {
+  if (options.projectDir === false) return { settings: NO_SETTINGS, diagnostics: [] };
+  const loaded = loadSettings(root, userDir, toolNames(names));
+  const errors = loaded.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length > 0)
+    throw new ConfigError(
+      `the settings cannot be used, and a run without their rules could do what they deny:\n${errors.map((d) => located(d, root)).join("\n")}`,
+    );
+  return loaded;
 }
 
 function bySurface<D extends Definition>(all: readonly Definition[], surface: Surface): Map<string, D> {
@@ -197,4 +257,18 @@ function definitionsFromCode(
   if (errors.length > 0)
     throw new ConfigError(`definitions given in code cannot be loaded:\n${errors.join("\n")}`);
   return out;
+}
+
+/** The memory files the session's Read rules allow, read once for the runner's life. */
+function memoryOf(
+  ceiling: PermissionList,
+  at: { projectDir: string; cwd: string; home: string; userDir?: string },
+  catalog: ToolCatalog,
+): Memory {
+  const judged = { specs: catalog.specs, cwd: at.cwd, realPath: realPathOf };
+  return loadMemory({
+    ...at,
+    mayRead: (file) =>
+      decide(ceiling, { tool: "Read", input: { file_path: file } }, judged).kind === "allowed",
+  });
 }

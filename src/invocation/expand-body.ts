@@ -10,8 +10,8 @@ export type Expanded =
   | { readonly ok: false; readonly message: string };
 
 /** `!`cmd`` at a line start or after whitespace; a ```! fenced block. */
-const COMMAND_BLOCK = /(?<=^|\s)!`([^`\n]+)`|^```!\s*\n([\s\S]*?)\n```[ \t]*$/gm;
-const ATTACHMENT = /(?<=^|\s)@((?:~\/|\.{0,2}\/)?[A-Za-z0-9_][^\s`'"<>()]*)/g;
+export const COMMAND_BLOCK = /(?<=^|\s)!`([^`\n]+)`|^```!\s*\n([\s\S]*?)\n```[ \t]*$/gm;
+export const ATTACHMENT = /(?<=^|\s)@((?:~\/|\.{0,2}\/)?[A-Za-z0-9_][^\s`'"<>()]*)/g;
 
 /**
  * A command or skill body made ready for the model: arguments substituted; `!` commands run as Bash

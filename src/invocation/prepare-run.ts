@@ -58,6 +58,8 @@ export interface Caller {
   readonly parentRunId?: string;
   /** The subagents whose inline MCP servers the caller may reach (its own and its ancestors'). */
   readonly mcpScope?: readonly Definition[];
+  /** Lists whose calls need no approval in the caller's run: the commands and skills it runs as. */
+  readonly approved?: readonly PermissionList[];
   /** The agent the caller runs as: a prompt or an inline invocation continues as it. */
   readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
   /** The caller's sandbox; whatever it starts runs sandboxed too. */
@@ -90,6 +92,11 @@ export interface RunSpec {
   readonly hooks: Hooks;
   readonly prompt: Prompt;
   /**
+   * Lists whose calls need no user's approval in this run: the allow-lists of the commands and
+   * skills it runs (as Claude Code's `allowed-tools` pre-approve), always within `list`.
+   */
+  readonly approved?: readonly PermissionList[];
+  /**
    * The subagents whose inline MCP servers this run may reach: a subagent's run adds its own to its
    * caller's, so they live for its runs and its children's (each still bounded by its list).
    */
@@ -107,6 +114,7 @@ export type Prepared =
 export interface Inline {
   readonly list: PermissionList;
   readonly hooks: Hooks;
+  readonly approved?: readonly PermissionList[];
   readonly model: string;
   readonly prompt: BodyPrompt;
   readonly sandbox?: SandboxSetting;
@@ -127,6 +135,7 @@ export function prepareRun(core: Core, caller: Caller, request: RunRequest): Pre
       hooks: caller.hooks,
       depth: caller.depth,
       ...parent(caller),
+      ...(caller.approved && { approved: caller.approved }),
       prompt: { kind: "content", content: request.content },
     });
   }
@@ -150,6 +159,7 @@ export function prepareRun(core: Core, caller: Caller, request: RunRequest): Pre
     depth: caller.depth,
     ...parent(caller),
     ...(resolved.sandbox && { sandbox: resolved.sandbox }),
+    ...(resolved.approved && { approved: resolved.approved }),
     prompt: resolved.prompt,
   });
 }
@@ -189,6 +199,7 @@ export function resolveInvocable(
   // A command or skill file may turn the sandbox on for what it runs, never off.
   const sandbox = joinSandbox(caller.sandbox, target.sandbox);
   const sandboxed = sandbox && { sandbox };
+  const approved = approvedWith(caller.approved, core.listOf(target));
   if (target.context !== "fork")
     return {
       ok: true,
@@ -198,6 +209,7 @@ export function resolveInvocable(
       model,
       prompt,
       ...sandboxed,
+      ...approved,
     };
   if (!target.agent) {
     const spec = {
@@ -211,6 +223,7 @@ export function resolveInvocable(
       hooks: mergeHooks(caller.hooks, own),
       prompt,
       ...sandboxed,
+      ...approvedWith(undefined, core.listOf(target)),
     };
     return { ok: true, kind: "fork", spec };
   }
@@ -333,6 +346,15 @@ function tooDeep(core: Core, caller: Caller): (Prepared & { ok: false }) | undef
 
 // What every run inherits from its caller: its parent's id, the inline MCP servers it may reach, and
 // its sandbox.
+/** The lists that pre-approve a run's calls, with an invocable's own (when it wrote an allow-list). */
+function approvedWith(
+  before: readonly PermissionList[] | undefined,
+  own: PermissionList,
+): { approved?: readonly PermissionList[] } {
+  const lists = [...(before ?? []), ...(own.rules !== null ? [own] : [])];
+  return lists.length > 0 ? { approved: lists } : {};
+}
+
 const parent = (c: Caller) => ({
   ...(c.parentRunId && { parentRunId: c.parentRunId }),
   ...(c.mcpScope && { mcpScope: c.mcpScope }),

@@ -11,6 +11,7 @@ import type { TranscriptStore } from "../loop/transcript.js";
 import type { Price } from "../model/models.js";
 import type { BuiltinToolDeps } from "../tools/builtin/index.js";
 import type { SchemaValidationMode, Tool } from "../tools/types.js";
+import type { PermissionOptions } from "./approvals.js";
 
 /** How a runner is built; every group is optional. Settings given here win over agent.md's. */
 export interface RunnerOptions {
@@ -86,7 +87,13 @@ export interface RunnerOptions {
     readonly maxConcurrency?: number;
     readonly perBatchMax?: number;
   };
-  /** Hooks as functions, run after agent.md's command hooks. */
+  /**
+   * Claude Code's approval tier: the mode (over the settings' `defaultMode`), rules that pre-approve
+   * or deny, and who answers when a call needs approval (without one, such calls are denied with
+   * how to allow them). Nothing here widens agent.md's list.
+   */
+  readonly permissions?: PermissionOptions;
+  /** Hooks as functions, run after agent.md's and the settings' command hooks. */
   readonly hooks?: Hooks;
   /** Where each session's events go: `dir` (default `.agentmd/sessions/`), or a store of your own. */
   readonly transcript?: {

@@ -11,7 +11,6 @@ import {
   type TranscriptStore,
 } from "../loop/transcript.js";
 import { recordInput } from "../model/record-replay.js";
-import { UNRESTRICTED } from "../permissions/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type Core, createCore } from "./core.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
@@ -135,7 +134,7 @@ async function runLine(
   out: { sessionId: string; emit: EventSink },
 ): Promise<RunResult> {
   if (options.model?.record && typeof input === "string") recordInput(options.model.record, input);
-  for (const message of core.catalog.registry.warnings)
+  for (const message of [...core.notices, ...core.catalog.registry.warnings])
     out.emit({ runId: "", depth: 0, type: "warning", message });
   // .mcp.json and mcpServers problems: those servers are missing, the rest of the run is not.
   for (const d of core.external.servers.diagnostics)
@@ -194,17 +193,17 @@ async function resumed(store: TranscriptStore, id: string, emit: EventSink): Pro
   return conversationOf(events);
 }
 
-/** A user at the top: the main agent's list is the ceiling of everything they start. */
+/** A user at the top: the session's ceiling (the main agent's list, the settings' denies) bounds everything they start. */
 function userCaller(core: Core): Caller {
   const main = core.main;
   return {
-    list: main ? core.listOf(main) : UNRESTRICTED,
+    list: core.ceiling,
     model: core.settings.model,
     hooks: core.hooks,
     depth: 0,
     self: {
       agent: main?.name ?? "main",
-      system: main?.body ?? "",
+      system: [main?.body.trim(), core.memory?.text].filter(Boolean).join("\n\n"),
       maxIterations: core.settings.maxIterations,
     },
     // The runner's sandbox (option > agent.md), inherited by everything the user starts.

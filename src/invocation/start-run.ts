@@ -59,7 +59,12 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     debug: () => {},
     warn: (message) => io.emit({ ...base, type: "warning", message }),
   };
-  const state: RunState = { list: spec.list, hooks: spec.hooks, meter: { usage: ZERO_USAGE, costUsd: 0 } };
+  const state: RunState = {
+    list: spec.list,
+    hooks: spec.hooks,
+    meter: { usage: ZERO_USAGE, costUsd: 0 },
+    ...(spec.approved && { approved: spec.approved }),
+  };
   let call: CallContext | undefined;
   const parentRun: ParentRun = { core, spec, state, runId, io, call: () => call as CallContext };
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
@@ -146,6 +151,8 @@ function callContext(
     sessionId: io.sessionId,
     depth: spec.depth,
     emit: io.emit,
+    agent: spec.agent,
+    approval: core.approval,
   };
 }
 

@@ -68,6 +68,8 @@ export type RunEvent =
       readonly turn: number;
       readonly usage: Usage;
       readonly costUsd: number;
+      /** The model has no known price: `costUsd` counts nothing for it. */
+      readonly costUnknown?: true;
     })
   | (Base & {
       readonly type: "retry";
@@ -91,6 +93,7 @@ export type RunEvent =
       readonly turns: number;
       readonly usage: Usage;
       readonly costUsd: number;
+      readonly costUnknown?: true;
       readonly ms: number;
     });
 
@@ -105,6 +108,8 @@ export interface RunResult {
   readonly turns: number;
   readonly usage: Usage;
   readonly costUsd: number;
+  /** Some turn's model has no known price: `costUsd` is not the whole cost (show it as unknown). */
+  readonly costUnknown?: true;
   /** The conversation, valid to send again: every tool_use has its tool_result. */
   readonly messages: readonly MessageParam[];
   /** For `error`, `refused` and `limit`: what happened, in one sentence. */

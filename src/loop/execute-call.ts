@@ -52,7 +52,8 @@ export type ApprovalAnswer =
 
 /** The session's approval tier, as the executor uses it (built by the invocation layer). */
 export interface CallApproval {
-  check(call: ToolCall, ctx: DecideContext): Approval;
+  /** `approved`: the run's own pre-approving lists (its commands' and skills'). */
+  check(call: ToolCall, ctx: DecideContext, approved?: readonly PermissionList[]): Approval;
   /** Asks a user; undefined when no one can be asked (`agentmd run`). */
   ask(request: ApprovalRequest): Promise<ApprovalAnswer | undefined>;
   allowForSession(call: ToolCall): void;
@@ -68,7 +69,7 @@ export interface CallApproval {
 export interface RunState {
   list: PermissionList;
   hooks: Hooks;
-  readonly meter: { usage: Usage; costUsd: number };
+  readonly meter: { usage: Usage; costUsd: number; costUnknown?: true };
   /**
    * Bumped when the tools a request shows change while the list does not (ToolSearch revealed
    * deferred tools); the loop then asks `offer` again. Absent: never changes.
@@ -80,6 +81,8 @@ export interface RunState {
    * nothing turns it off.
    */
   sandbox?: RunSandbox;
+  /** Lists whose calls need no user's approval in this run (its commands' and skills' own). */
+  approved?: readonly PermissionList[];
 }
 
 export interface ToolUse {
@@ -230,7 +233,7 @@ async function consentTo(
   const approval = cx.approval;
   if (!approval || pre.kind === "allow") return undefined;
   const call = { tool: tool.name, input };
-  const verdict = approval.check(call, judgeContext(cx));
+  const verdict = approval.check(call, judgeContext(cx), cx.state.approved);
   if (verdict.kind === "denied") return refuse("denied", verdict.message);
   if (verdict.kind === "allowed" && pre.kind !== "ask") return undefined;
   const reason =
@@ -239,7 +242,11 @@ async function consentTo(
       : verdict.kind === "ask"
         ? verdict.reason
         : "";
-  const answer = await approval.ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth });
+  const answer = await untilAborted(
+    approval.ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth }),
+    cx.signal,
+  );
+  if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   if (answer === undefined) return refuse("denied", approval.howToAllow(call, reason));
   if (answer.kind === "deny")
     return refuse(
@@ -248,6 +255,25 @@ async function consentTo(
     );
   if (answer.kind === "session") approval.allowForSession(call);
   return undefined;
+}
+
+/** `p`, or undefined as soon as `signal` aborts (an approval no one gives never holds a run). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(undefined);
+      },
+    );
+  });
 }
 
 const judgeContext = (cx: CallContext) => ({ specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf });

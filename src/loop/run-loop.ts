@@ -6,7 +6,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import type PQueue from "p-queue";
 import type { Model, ModelRequest } from "../model/model.js";
-import { addUsage, costOf, type Price, ZERO_USAGE } from "../model/models.js";
+import { addUsage, costOf, type Price, priceOf, ZERO_USAGE } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
 import { normaliseInput } from "../tools/normalise-input.js";
 import type { RegisteredTool } from "../tools/registry.js";
@@ -86,9 +86,11 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     const msg = turn.message;
     const turnUsage = addUsage(ZERO_USAGE, msg.usage);
     const turnCost = costOf(cfg.modelId, turnUsage, cfg.prices);
+    const unpriced = priceOf(cfg.modelId, cfg.prices) === undefined ? { costUnknown: true as const } : {};
     meter.usage = addUsage(meter.usage, turnUsage);
     meter.costUsd += turnCost;
-    call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost });
+    if (unpriced.costUnknown) meter.costUnknown = true;
+    call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost, ...unpriced });
     const content = toParams(msg.content);
     call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
     const invalid = turn.invalidInputs;
@@ -149,6 +151,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   if (outcome === "aborted") call.emit({ ...base, type: "abort", message: "the run was aborted" });
   const text = lastAssistantText(messages);
   const { usage, costUsd } = meter;
+  const unknown = meter.costUnknown && { costUnknown: meter.costUnknown };
   call.emit({
     ...base,
     type: "run_end",
@@ -157,6 +160,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     turns,
     usage,
     costUsd,
+    ...unknown,
     ms: performance.now() - started,
   });
   return {
@@ -167,6 +171,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     turns,
     usage,
     costUsd,
+    ...unknown,
     messages,
     ...(note !== undefined && { message: note }),
   };

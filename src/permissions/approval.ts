@@ -1,11 +1,11 @@
+import type { PermissionMode } from "../definitions/settings.js";
 import { decide } from "./decide.js";
 import { pathSubject } from "./path-pattern.js";
 import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName } from "./tool-matcher.js";
 import type { DecideContext, PermissionList, ToolCall } from "./types.js";
 
-/** Claude Code's permission modes. */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions";
+export type { PermissionMode } from "../definitions/settings.js";
 
 /**
  * Whether a call the allow-lists permit may run without asking: Claude Code's approval tier. The
@@ -47,6 +47,9 @@ const EDIT_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
 
 const ALLOWED: Approval = { kind: "allowed" };
 
+/** The reason of a call a `permissions.ask` rule names: approving it in advance does not help. */
+export const ASK_RULE = "a permissions.ask rule asks for it each time";
+
 /**
  * The approval of one call the lists allow. `extra`: what a user allowed for the session.
  * `readOnlyCommand` tells a Bash call that only reads (plan mode runs those). Pure.
@@ -72,7 +75,7 @@ export function approve(
     list.rules !== null &&
     list.rules.length > 0 &&
     decide(list, call, ctx).kind === "allowed";
-  if (hits(policy.ask)) return { kind: "ask", reason: "a permissions.ask rule asks for it" };
+  if (hits(policy.ask)) return { kind: "ask", reason: ASK_RULE };
   if (policy.preApproved === null || hits(policy.preApproved) || extra.some(hits)) return ALLOWED;
   const inside = insideWorkingDirs(policy, call, ctx);
   if (READ_ONLY_TOOLS.has(tool) && inside) return ALLOWED;

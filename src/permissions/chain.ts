@@ -27,6 +27,8 @@ export function resolveChain(
   spec: string,
   definitions: readonly Definition[],
   ctx: DefinitionListContext,
+  /** What the chain starts under: the session's deny rules (settings, command line). */
+  start: PermissionList = UNRESTRICTED,
 ): ChainResult {
   const labels = spec
     .split(",")
@@ -34,7 +36,7 @@ export function resolveChain(
     .filter(Boolean);
   if (labels.length === 0) return { ok: false, error: "the chain is empty; start it with 'main'" };
   const hops: Hop[] = [];
-  let effective = UNRESTRICTED;
+  let effective = start;
   for (const label of labels) {
     let def: Definition | undefined;
     if (label === "main") {

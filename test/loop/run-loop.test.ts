@@ -103,9 +103,16 @@ describe("the run loop against a fake Anthropic server", () => {
     expect(toolNames(0)).toEqual(["Read", "Write", "Glob", "Grep", "Bash", "Slow", "Boom", "Hang"]);
     const body = fake?.requests[0]?.body;
     expect(body?.model).toBe("claude-sonnet-5-5");
+    // agent.md's body, then the environment block (this project has no CLAUDE.md).
     expect(body?.system).toEqual([
-      { type: "text", text: "You test things.", cache_control: { type: "ephemeral" } },
+      {
+        type: "text",
+        text: expect.stringMatching(/^You test things\.\n\n/),
+        cache_control: { type: "ephemeral" },
+      },
     ]);
+    const system = (body?.system as { text: string }[])[0]?.text ?? "";
+    expect(system).toContain(`<env>\nWorking directory: ${dir}\nIs directory a git repo: No\n`);
     expect((body?.tools?.at(-1) as { cache_control?: unknown } | undefined)?.cache_control).toEqual({
       type: "ephemeral",
     });

@@ -1,0 +1,71 @@
+import type { Approver } from "../invocation/approvals.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../loop/execute-call.js";
+import { sessionRuleFor } from "../permissions/approval.js";
+import type { Style } from "./io.js";
+import type { LineQueue } from "./line-queue.js";
+import { printable } from "./render.js";
+
+/**
+ * Asks in the conversation whether a call may run, one question at a time (parallel calls wait
+ * their turn): `y` once, `a` for calls like it for the rest of the session, `n` (optionally with
+ * a reason the model is told). Anything else, a stopped turn or the end of the input: no.
+ */
+export function createApprovalPrompt(
+  lines: LineQueue,
+  out: { write(text: string): unknown },
+  style: Style,
+  turn: { readonly before: () => void; readonly signal: () => AbortSignal | undefined },
+): Approver {
+  let queue: Promise<unknown> = Promise.resolve();
+  const askOne = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
+    turn.before();
+    const rule = sessionRuleFor(request.call);
+    out.write(`${describeRequest(request, style)}\n`);
+    out.write(style.dim(`  allow? [y] yes  [a] always: ${rule} for this session  [n] no, and why › `));
+    const line = await lines.next(turn.signal());
+    if (line === undefined) {
+      out.write("\n");
+      return { kind: "deny", reason: "no one answered" };
+    }
+    return parseAnswer(line);
+  };
+  return (request) => {
+    const answer = queue.then(() => askOne(request));
+    queue = answer.catch(() => undefined);
+    return answer;
+  };
+}
+
+/** `y`/`yes`, `a`/`always`, or a refusal (`n`, `no because …`, anything else). */
+export function parseAnswer(text: string): ApprovalAnswer {
+  const t = text.trim();
+  if (/^(y|yes)$/i.test(t)) return { kind: "once" };
+  if (/^(a|always)$/i.test(t)) return { kind: "session" };
+  const reason = t.replace(/^(n|no)\b[\s,:-]*/i, "").trim();
+  return reason ? { kind: "deny", reason } : { kind: "deny" };
+}
+
+/** `? reviewer wants to run Bash: npm test  (it is not pre-approved)` */
+function describeRequest(request: ApprovalRequest, style: Style): string {
+  const who = request.depth > 0 ? `the subagent ${request.agent}` : request.agent;
+  return `${style.yellow("?")} ${printable(who, false)} wants to run ${style.bold(request.call.tool)}: ${printable(subjectOf(request.call.input), false)}  ${style.dim(`(${printable(request.reason, false)})`)}`;
+}
+
+function subjectOf(input: unknown): string {
+  if (typeof input !== "object" || input === null) return String(input);
+  const o = input as Record<string, unknown>;
+  for (const key of [
+    "command",
+    "file_path",
+    "notebook_path",
+    "path",
+    "url",
+    "subagent_type",
+    "skill",
+    "pattern",
+  ])
+    if (typeof o[key] === "string") return cut(o[key] as string);
+  return cut(JSON.stringify(input));
+}
+
+const cut = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}…` : s);

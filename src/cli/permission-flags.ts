@@ -1,0 +1,39 @@
+import { PERMISSION_MODES, type PermissionMode } from "../definitions/settings.js";
+import type { PermissionOptions } from "../invocation/approvals.js";
+import { didYouMean } from "../shared/did-you-mean.js";
+import { UsageError } from "./usage-error.js";
+
+/** The approval flags of `run`, `chat` and `tools`, spelled as Claude Code spells them (and kebab-case). */
+export const PERMISSION_FLAGS = {
+  allowedTools: { type: "string", multiple: true },
+  "allowed-tools": { type: "string", multiple: true },
+  disallowedTools: { type: "string", multiple: true },
+  "disallowed-tools": { type: "string", multiple: true },
+  "permission-mode": { type: "string" },
+} as const;
+
+type Values = {
+  allowedTools?: string[];
+  "allowed-tools"?: string[];
+  disallowedTools?: string[];
+  "disallowed-tools"?: string[];
+  "permission-mode"?: string;
+};
+
+/** The flags as runner options; an unknown mode is a usage error with a did-you-mean. */
+export function permissionFlags(values: Values): Omit<PermissionOptions, "approve"> {
+  const allow = [...(values.allowedTools ?? []), ...(values["allowed-tools"] ?? [])];
+  const deny = [...(values.disallowedTools ?? []), ...(values["disallowed-tools"] ?? [])];
+  const mode = values["permission-mode"];
+  if (mode !== undefined && !(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    const near = didYouMean(mode, PERMISSION_MODES);
+    throw new UsageError(
+      `--permission-mode must be one of ${PERMISSION_MODES.join(", ")}, not '${mode}'${near ? ` (did you mean '${near}'?)` : ""}`,
+    );
+  }
+  return {
+    ...(allow.length > 0 && { allow }),
+    ...(deny.length > 0 && { deny }),
+    ...(mode !== undefined && { mode: mode as PermissionMode }),
+  };
+}

@@ -1,0 +1,180 @@
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import type { Definition, Diagnostic, Severity } from "../definitions/types.js";
+import { quoteIntoCommand } from "../invocation/arguments.js";
+import { ATTACHMENT, COMMAND_BLOCK } from "../invocation/expand-body.js";
+import { serverPrefix } from "../mcp/server-spec.js";
+import { MODEL_ALIASES } from "../model/models.js";
+import { decide } from "../permissions/decide.js";
+import { type DefinitionListContext, definitionList } from "../permissions/definition-list.js";
+import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
+import type { PermissionList } from "../permissions/types.js";
+import { didYouMean } from "../shared/did-you-mean.js";
+import { realPathOf } from "../tools/real-path.js";
+
+/** What `agentmd check` knows of a project beyond each file: what its definitions would meet at run time. */
+export interface ProjectFacts {
+  readonly definitions: readonly Definition[];
+  readonly ctx: DefinitionListContext;
+  readonly projectDir: string;
+  /** The deny rules of the settings, joined to every hop (none: no settings). */
+  readonly denied?: PermissionList;
+  /** The MCP servers a definition may reach (the project's, and a subagent's own). */
+  readonly serversOf?: (def: Definition) => readonly string[];
+}
+
+/**
+ * Problems a run would meet: a body's `!cmd` or `@file` its own list (∩ the main agent's) refuses
+ * (an error: the invocation would fail every time), `Task(x)` / `Skill(x)` / `mcp__server__…`
+ * entries that name nothing loaded, and models agentmd does not know (warnings).
+ */
+export async function projectChecks(facts: ProjectFacts): Promise<Diagnostic[]> {
+  await loadShellParser();
+  return [...bodyCalls(facts), ...unmatchedNames(facts), ...unknownModels(facts.definitions)];
+}
+
+function diagnostic(
+  def: Definition,
+  at: { line: number; column: number },
+  severity: Severity,
+  code: string,
+  message: string,
+): Diagnostic {
+  return { file: def.file, ...at, severity, code, message, surface: def.surface };
+}
+
+/** The `!cmd` and `@file` of command and skill bodies, judged as a user's `/name` would run them. */
+function bodyCalls(facts: ProjectFacts): Diagnostic[] {
+  const { definitions, ctx, projectDir } = facts;
+  const main = definitions.find((d) => d.surface === "main");
+  const top = intersect(facts.denied ?? UNRESTRICTED, main ? definitionList(main, ctx) : UNRESTRICTED);
+  const judged = { specs: ctx.specs, cwd: projectDir, realPath: realPathOf };
+  const out: Diagnostic[] = [];
+  for (const def of definitions) {
+    if (def.surface !== "command" && def.surface !== "skill") continue;
+    const list = intersect(top, definitionList(def, ctx));
+    const body =
+      def.surface === "skill" ? def.body.replace(/\$\{(?:CLAUDE_)?SKILL_DIR\}/g, def.dir) : def.body;
+    const lineOf = (index: number) => ({
+      line: def.bodyLine + (body.slice(0, index).match(/\n/g)?.length ?? 0),
+      column: 1,
+    });
+    for (const m of body.matchAll(COMMAND_BLOCK)) {
+      const written = (m[1] ?? m[2] ?? "").trim();
+      const quoted = quoteIntoCommand(written, "ARG");
+      if (!quoted.ok) continue;
+      const d = decide(list, { tool: "Bash", input: { command: quoted.command } }, judged);
+      if (d.kind === "denied")
+        out.push(
+          diagnostic(
+            def,
+            lineOf(m.index),
+            "error",
+            "body-command-refused",
+            `the command !\`${written}\` would be refused when /${def.name} runs, so every invocation would fail: ${d.message}`,
+          ),
+        );
+    }
+    for (const m of body.matchAll(ATTACHMENT)) {
+      const rel = m[1] as string;
+      const file = path.resolve(projectDir, rel.startsWith("~/") ? path.join(ctx.home, rel.slice(2)) : rel);
+      if (!isFile(file)) continue;
+      const d = decide(list, { tool: "Read", input: { file_path: file } }, judged);
+      if (d.kind === "denied")
+        out.push(
+          diagnostic(
+            def,
+            lineOf(m.index),
+            "error",
+            "body-file-refused",
+            `@${rel} would not be attached when /${def.name} runs, so every invocation would fail: ${d.message}`,
+          ),
+        );
+    }
+  }
+  return out;
+}
+
+/** `Task(x)`, `Skill(x)` and `mcp__server__…` entries that name no subagent, skill or server. */
+function unmatchedNames(facts: ProjectFacts): Diagnostic[] {
+  const { definitions } = facts;
+  const names = (surfaces: string[]) =>
+    definitions.filter((d) => surfaces.includes(d.surface)).map((d) => d.name);
+  const agents = names(["agent"]);
+  const invocables = names(["skill", "command"]);
+  const out: Diagnostic[] = [];
+  for (const def of definitions) {
+    for (const e of [...(def.allowedTools?.entries ?? []), ...(def.disallowedTools?.entries ?? [])]) {
+      const at = { line: e.at.line, column: e.at.column };
+      const literal = e.pattern !== undefined && !e.pattern.includes("*") ? e.pattern.trim() : undefined;
+      const missing = (kind: string, loaded: string[]) =>
+        diagnostic(
+          def,
+          at,
+          "warning",
+          "names-nothing-loaded",
+          `'${e.raw}' names no ${kind} that is loaded${hint(literal ?? "", loaded)}; the entry gives nothing`,
+        );
+      if ((e.name === "Task" || e.name === "Agent") && literal !== undefined && !agents.includes(literal))
+        out.push(missing("subagent", agents));
+      else if (e.name === "Skill" && literal !== undefined && !invocables.includes(literal))
+        out.push(missing("skill", invocables));
+      else if (e.name.startsWith("mcp__") && facts.serversOf) {
+        const servers = facts.serversOf(def);
+        const reaches = servers.some((s) => e.name === `mcp__${s}` || e.name.startsWith(serverPrefix(s)));
+        if (!reaches) out.push(missing("MCP server (.mcp.json, mcpServers)", [...servers]));
+      }
+    }
+  }
+  return out;
+}
+
+const hint = (name: string, loaded: readonly string[]) => {
+  const near = name ? didYouMean(name, loaded) : undefined;
+  if (near) return ` (did you mean '${near}'?)`;
+  return loaded.length > 0
+    ? ` (loaded: ${loaded.slice(0, 10).join(", ")}${loaded.length > 10 ? ", …" : ""})`
+    : "";
+};
+
+/** A model that is neither an alias (`sonnet`, `opus`, `haiku`, `inherit`) nor a Claude model id. */
+function unknownModels(definitions: readonly Definition[]): Diagnostic[] {
+  const aliases = [...Object.keys(MODEL_ALIASES), "inherit"];
+  const out: Diagnostic[] = [];
+  for (const def of definitions) {
+    const model = def.model;
+    if (typeof model !== "string" || aliases.includes(model) || /^claude-[a-z0-9][a-z0-9.-]*$/.test(model))
+      continue;
+    const near = didYouMean(model.toLowerCase(), aliases);
+    out.push(
+      diagnostic(
+        def,
+        keyLine(def, "model"),
+        "warning",
+        "unknown-model",
+        `model '${model}' is neither an alias (${aliases.join(", ")}) nor a Claude model id${near ? `; did you mean '${near}'?` : ""}; the API will refuse it`,
+      ),
+    );
+  }
+  return out;
+}
+
+/** Where a frontmatter key is written (line 1 when the file cannot be read again). */
+function keyLine(def: Definition, key: string): { line: number; column: number } {
+  try {
+    const lines = readFileSync(def.file, "utf8").split(/\r?\n/).slice(0, def.bodyLine);
+    const i = lines.findIndex((l) => new RegExp(`^${key}\\s*:`).test(l));
+    return i === -1 ? { line: 1, column: 1 } : { line: i + 1, column: 1 };
+  } catch {
+    return { line: 1, column: 1 };
+  }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}

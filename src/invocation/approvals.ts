@@ -1,0 +1,165 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { DiagnosticSink } from "../definitions/diagnostics.js";
+import { checkEntry, splitToolList } from "../definitions/parse-tool-list.js";
+import type { ClaudeSettings } from "../definitions/settings.js";
+import type { ToolNames } from "../definitions/tool-names.js";
+import type { ToolEntry } from "../definitions/types.js";
+import type { ApprovalAnswer, ApprovalRequest, CallApproval } from "../loop/execute-call.js";
+import {
+  type ApprovalPolicy,
+  ASK_RULE,
+  approve,
+  type PermissionMode,
+  sessionRuleFor,
+} from "../permissions/approval.js";
+import { compileList } from "../permissions/permission-list.js";
+import { canonicalToolName } from "../permissions/tool-matcher.js";
+import type { CompileContext, PermissionList, ToolCall } from "../permissions/types.js";
+import { ConfigError } from "../shared/errors.js";
+import { isReadOnlyCommand } from "../tools/builtin/read-only-commands.js";
+
+/** Asks a user about one call (the REPL's prompt, or a program's own). */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+
+/** How calls are approved: Claude Code's permission mode and rules, given in code or on the command line. */
+export interface PermissionOptions {
+  /** Over `permissions.defaultMode` of the settings; default `default`. */
+  readonly mode?: PermissionMode;
+  /** Rules that pre-approve calls (`--allowedTools`): within the lists, never beyond them. */
+  readonly allow?: readonly string[];
+  /** Rules denied at every hop (`--disallowedTools`), beside the settings' `permissions.deny`. */
+  readonly deny?: readonly string[];
+  /** Who answers when a call needs approval; without it such calls are denied, saying how to allow them. */
+  readonly approve?: Approver;
+}
+
+/**
+ * Rules given as text (`"Bash(git:*) Edit"`, as the command line writes them) as list entries.
+ * A rule that cannot be read throws a ConfigError; other problems (an unknown tool) come back as
+ * warnings.
+ */
+export function ruleEntries(
+  texts: readonly string[],
+  origin: string,
+  known?: ToolNames,
+): { entries: ToolEntry[]; warnings: string[] } {
+  const sink = new DiagnosticSink(origin, undefined);
+  const entries: ToolEntry[] = [];
+  for (const text of texts)
+    for (const { raw } of splitToolList(text)) {
+      const entry = checkEntry(raw, { line: 1, column: 1 }, sink, known);
+      if (entry) entries.push(entry);
+    }
+  const said = (severity: string) =>
+    sink.items.filter((d) => d.severity === severity).map((d) => `${origin}: ${d.message}`);
+  const errors = said("error");
+  if (errors.length > 0) throw new ConfigError(errors.join("\n"));
+  return { entries, warnings: said("warning") };
+}
+
+/**
+ * The approval tier of a session. With agent.md, its allow-list is its author's approval: every
+ * call the lists allow runs (the mode and `permissions.ask` still apply). Without it, Claude Code's
+ * default: reading tools run inside the working folders, and anything else runs when
+ * `permissions.allow` or `--allowedTools` names it, or a user approves it.
+ */
+export function approvalPolicy(input: {
+  readonly settings: ClaudeSettings;
+  readonly mode?: PermissionMode;
+  readonly allow: readonly ToolEntry[];
+  readonly hasMain: boolean;
+  readonly workingDirs: readonly string[];
+  readonly ctx: CompileContext;
+}): ApprovalPolicy {
+  const { settings, ctx } = input;
+  return {
+    mode: input.mode ?? settings.defaultMode ?? "default",
+    preApproved: input.hasMain ? null : compileList([...settings.allow, ...input.allow], undefined, ctx),
+    ask: settings.ask.length > 0 ? compileList(settings.ask, undefined, ctx) : null,
+    workingDirs: [...new Set(input.workingDirs.flatMap(bothPaths))],
+  };
+}
+
+/** A folder as written and as it really is (a symlinked checkout is inside both ways). */
+function bothPaths(dir: string): string[] {
+  const abs = path.resolve(dir);
+  try {
+    return [abs, realpathSync(abs)];
+  } catch {
+    return [abs];
+  }
+}
+
+/**
+ * The executor's view of the tier: judge a call, ask the approver (never rejecting), remember what
+ * a user allowed for the session, and say how to allow a call no one could approve.
+ */
+export function createApprovals(
+  policy: ApprovalPolicy,
+  ctx: CompileContext,
+  approver: Approver | undefined,
+): CallApproval {
+  const session: PermissionList[] = [];
+  return {
+    check: (call, judged, approved = []) =>
+      approve(policy, call, judged, [...session, ...approved], (input) =>
+        isReadOnlyCommand(
+          typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined,
+        ),
+      ),
+    ask: (request) =>
+      approver
+        ? approver(request).catch(
+            (e: unknown): ApprovalAnswer => ({
+              kind: "deny",
+              reason: `the approval prompt failed (${e instanceof Error ? e.message : String(e)})`,
+            }),
+          )
+        : Promise.resolve(undefined),
+    allowForSession(call) {
+      const { entries } = ruleEntries([sessionRuleFor(call)], "the session");
+      session.push(compileList(entries, undefined, ctx));
+    },
+    howToAllow,
+  };
+}
+
+/** The refusal of a call that needed approval in a run no one can answer. */
+function howToAllow(call: ToolCall, reason: string): string {
+  if (reason === ASK_RULE)
+    return `${canonicalToolName(call.tool)} needs approval each time (${reason}), and this run cannot ask: run it where a user can answer (agentmd chat). The tool was not executed.`;
+  const rule = sessionRuleFor(call);
+  return `${canonicalToolName(call.tool)} needs approval (${reason}), and this run cannot ask: allow it with --allowedTools '${rule}', or add "${rule}" to permissions.allow in .claude/settings.json. The tool was not executed.`;
+}
+
+/**
+ * What bounds and approves every call of a session, beside the main agent's list: the deny rules
+ * of the settings and the command line (inherited by every hop), and the approval tier.
+ */
+export function sessionPermissions(input: {
+  readonly given: Omit<PermissionOptions, "approve">;
+  readonly claude: ClaudeSettings;
+  readonly hasMain: boolean;
+  readonly known: ToolNames;
+  readonly ctx: CompileContext;
+  readonly workingDirs: readonly string[];
+}): { denied: PermissionList; policy: ApprovalPolicy; notices: string[] } {
+  const { given, claude, ctx } = input;
+  const allow = ruleEntries(given.allow ?? [], "--allowedTools", input.known);
+  const deny = ruleEntries(given.deny ?? [], "--disallowedTools", input.known);
+  const policy = approvalPolicy({
+    settings: claude,
+    ...(given.mode && { mode: given.mode }),
+    allow: allow.entries,
+    hasMain: input.hasMain,
+    workingDirs: [...input.workingDirs, ...claude.additionalDirectories],
+    ctx,
+  });
+  const notices = [...allow.warnings, ...deny.warnings];
+  if (policy.mode === "bypassPermissions")
+    notices.push(
+      "permissions run in bypassPermissions mode: every call the allow-lists allow runs without asking",
+    );
+  return { denied: compileList(undefined, [...claude.deny, ...deny.entries], ctx), policy, notices };
+}
