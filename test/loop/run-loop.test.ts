@@ -111,7 +111,7 @@ describe("the run loop against a fake Anthropic server", () => {
         cache_control: { type: "ephemeral" },
       },
     ]);
-    const system = (body?.system as { text: string }[])[0]?.text ?? "";
+    const system = ((body?.system ?? []) as { text: string }[])[0]?.text ?? "";
     expect(system).toContain(`<env>\nWorking directory: ${dir}\nIs directory a git repo: No\n`);
     expect((body?.tools?.at(-1) as { cache_control?: unknown } | undefined)?.cache_control).toEqual({
       type: "ephemeral",
