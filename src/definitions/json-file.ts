@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
-import { LineCounter, parseDocument } from "yaml";
+import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 
 /** A JSON file's value, and where each part of it is (for diagnostics at file:line:col). */
 export interface JsonFile {
   readonly value: unknown;
   /** The position of the value at `keys` (`["permissions", "allow", 2]`); the file's start when absent. */
   locate(keys: readonly (string | number)[]): { line: number; column: number };
+  /** The position of the key that ends `keys` (for a misspelled key); its value's when there is none. */
+  locateKey(keys: readonly (string | number)[]): { line: number; column: number };
 }
 
 export type JsonRead =
@@ -26,7 +28,7 @@ export function readJsonFile(file: string): JsonRead {
   return parseJsonText(text);
 }
 
-export function parseJsonText(text: string): JsonRead {
+export function parseJsonText(text: string): Exclude<JsonRead, { kind: "missing" }> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -36,16 +38,26 @@ export function parseJsonText(text: string): JsonRead {
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines });
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return { line: 1, column: 1 };
+    const { line, col } = lines.linePos(offset);
+    return { line, column: col };
+  };
+  const locate = (keys: readonly (string | number)[]) =>
+    at((doc.getIn(keys, true) as { range?: [number, number] } | undefined)?.range?.[0]);
   return {
     kind: "ok",
     json: {
       value,
-      locate(keys) {
-        const node = doc.getIn(keys, true) as { range?: [number, number] } | undefined;
-        const offset = node?.range?.[0];
-        if (offset === undefined) return { line: 1, column: 1 };
-        const { line, col } = lines.linePos(offset);
-        return { line, column: col };
+      locate,
+      locateKey(keys) {
+        const parent = keys.length > 1 ? doc.getIn(keys.slice(0, -1), true) : doc.contents;
+        const last = keys[keys.length - 1];
+        const pair = isMap(parent)
+          ? parent.items.find((p) => isScalar(p.key) && p.key.value === last)
+          : undefined;
+        const key = pair && isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+        return key === undefined ? locate(keys) : at(key);
       },
     },
   };
@@ -53,7 +65,7 @@ export function parseJsonText(text: string): JsonRead {
 
 function errorPosition(e: Error, text: string): { line: number; column: number } {
   const m = /position (\d+)/.exec(e.message);
-  const offset = m ? Number(m[1]) : text.length;
+  const offset = m ? Number(m[1]) : firstJsonError(text);
   let line = 1;
   let column = 1;
   for (let i = 0; i < offset && i < text.length; i++) {
@@ -63,4 +75,87 @@ function errorPosition(e: Error, text: string): { line: number; column: number }
     } else column++;
   }
   return { line, column };
+}
+
+/**
+ * Where JSON text first goes wrong (the parser's own message does not always say): a small
+ * recursive descent over the grammar, returning the offset of the first character that cannot
+ * continue it (the text's length when it ends too soon).
+ */
+export function firstJsonError(text: string): number {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\n\r".includes(text[i] as string)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string) => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail();
+  };
+  const string = () => {
+    i++;
+    while (i < text.length && text[i] !== '"') {
+      if (text[i] === "\\") i++;
+      else if ((text.charCodeAt(i) ?? 0) < 0x20) fail();
+      i++;
+    }
+    if (i >= text.length) fail();
+    i++;
+  };
+  const number = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+    if (!m) fail();
+    i += (m as RegExpExecArray)[0].length;
+  };
+  const list = (close: string, item: () => void) => {
+    i++;
+    ws();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      item();
+      ws();
+      if (text[i] === ",") {
+        i++;
+        ws();
+        continue;
+      }
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      fail();
+    }
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === "{")
+      list("}", () => {
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        value();
+      });
+    else if (c === "[") list("]", value);
+    else if (c === '"') string();
+    else if (c === "t") literal("true");
+    else if (c === "f") literal("false");
+    else if (c === "n") literal("null");
+    else if (c !== undefined && /[-\d]/.test(c)) number();
+    else fail();
+  };
+  try {
+    value();
+    ws();
+    return Math.min(i, text.length);
+  } catch (at) {
+    return typeof at === "number" ? Math.min(at, text.length) : text.length;
+  }
 }

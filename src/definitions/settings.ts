@@ -124,6 +124,7 @@ function checkSettings(
   known?: ToolNames,
 ): Omit<ClaudeSettings, "files"> {
   const at = (keys: (string | number)[]) => sink.at(json.locate(keys));
+  const atKey = (keys: (string | number)[]) => sink.at(json.locateKey(keys));
   const value = json.value;
   if (!isRecord(value)) {
     sink.add("error", "settings-type", "settings must be a JSON object");
@@ -132,7 +133,7 @@ function checkSettings(
   for (const key of Object.keys(value)) {
     if (key === "permissions" || key === "env" || key === "hooks" || IGNORED_KEYS.has(key)) continue;
     const near = didYouMean(key, ["permissions", "env", "hooks"]);
-    at([key])(
+    atKey([key])(
       near ? "error" : "warning",
       "settings-key",
       near
@@ -149,7 +150,7 @@ function checkSettings(
     const near =
       didYouMean(key, ["allow", "deny", "ask"]) ??
       (/^(allow|deny|ask)/i.test(key) ? key.replace(/^(allow|deny|ask).*/i, "$1").toLowerCase() : undefined);
-    at(["permissions", key])(
+    atKey(["permissions", key])(
       near ? "error" : "warning",
       "settings-key",
       near
@@ -180,7 +181,7 @@ function checkSettings(
   }
   const hooksOk =
     value.hooks === undefined ||
-    checkHookEvents({ value: value.hooks, locate: (keys) => json.locate(["hooks", ...keys]) }, sink);
+    checkHookEvents({ value: value.hooks, locate: (keys) => json.locateKey(["hooks", ...keys]) }, sink);
   const hooks = hooksOk ? normaliseHooks(value.hooks) : undefined;
   return {
     allow: rules("allow"),

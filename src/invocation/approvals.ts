@@ -73,12 +73,25 @@ export function approvalPolicy(input: {
   readonly ctx: CompileContext;
 }): ApprovalPolicy {
   const { settings, ctx } = input;
+  const rules = (entries: readonly ToolEntry[]) => compileList(withFamilies(entries, ctx), undefined, ctx);
   return {
     mode: input.mode ?? settings.defaultMode ?? "default",
-    preApproved: input.hasMain ? null : compileList([...settings.allow, ...input.allow], undefined, ctx),
-    ask: settings.ask.length > 0 ? compileList(settings.ask, undefined, ctx) : null,
+    preApproved: input.hasMain ? null : rules([...settings.allow, ...input.allow]),
+    ask: settings.ask.length > 0 ? rules(settings.ask) : null,
     workingDirs: [...new Set(input.workingDirs.flatMap(bothPaths))],
   };
+}
+
+/**
+ * Approval rules as Claude Code reads them: a path rule of Read covers every reading tool (Grep,
+ * Glob, LS), one of Edit every editing tool (Write, MultiEdit, NotebookEdit).
+ */
+function withFamilies(entries: readonly ToolEntry[], ctx: CompileContext): ToolEntry[] {
+  const members = (head: string) =>
+    [...ctx.specs].filter(([, spec]) => spec.family === head).map(([name]) => name);
+  return entries.flatMap((e) =>
+    e.pattern === undefined ? [e] : [e, ...members(e.name).map((name) => ({ ...e, name }))],
+  );
 }
 
 /** A folder as written and as it really is (a symlinked checkout is inside both ways). */

@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
 import { DiagnosticSink } from "../definitions/diagnostics.js";
+import { type JsonRead, parseJsonText, readJsonFile } from "../definitions/json-file.js";
 import { checkServerConfig, serverNameOf, unknownServerKeys } from "../definitions/mcp-servers.js";
 import type { Diagnostic } from "../definitions/types.js";
 import type { McpServerSpec } from "./server-spec.js";
@@ -24,43 +23,22 @@ const isRecord = (x: unknown): x is Record<string, unknown> =>
  */
 export function readMcpJson(projectDir: string): McpJson {
   const file = path.join(projectDir, MCP_JSON);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { servers: [], diagnostics: [] };
-    const sink = new DiagnosticSink(file, undefined);
-    sink.add("error", "mcp-json", `${MCP_JSON} cannot be read: ${(e as Error).message}`);
-    return { servers: [], diagnostics: sink.items };
-  }
-  return parseMcpJson(file, text);
+  const read = readJsonFile(file);
+  return read.kind === "missing" ? { servers: [], diagnostics: [] } : mcpJsonOf(file, read);
 }
 
 /** `.mcp.json` from its text (see `readMcpJson`). Pure. */
 export function parseMcpJson(file: string, text: string): McpJson {
+  return mcpJsonOf(file, parseJsonText(text));
+}
+
+function mcpJsonOf(file: string, read: Exclude<JsonRead, { kind: "missing" }>): McpJson {
   const sink = new DiagnosticSink(file, undefined);
-  const lines = new LineCounter();
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    const at = jsonErrorPos(e as Error, text);
-    sink.add(
-      "error",
-      "mcp-json",
-      `${MCP_JSON} is not valid JSON: ${(e as Error).message}`,
-      at.line,
-      at.column,
-    );
+  if (read.kind === "bad") {
+    sink.add("error", "mcp-json", `${MCP_JSON} ${read.message}`, read.line, read.column);
     return { servers: [], diagnostics: sink.items };
   }
-  const doc = parseDocument(text, { lineCounter: lines });
-  const locate = (keys: readonly (string | number)[]) => {
-    const node = doc.getIn(keys, true) as { range?: [number, number] } | undefined;
-    const pos = lines.linePos(node?.range?.[0] ?? 0);
-    return { line: pos.line, column: pos.col };
-  };
+  const { value, locate } = read.json;
   const servers: McpServerSpec[] = [];
   const map = isRecord(value) ? value.mcpServers : undefined;
   if (!isRecord(map)) {
@@ -102,19 +80,4 @@ export function parseMcpJson(file: string, text: string): McpJson {
     servers.push({ name, config: checked.config, origin: sink.pos(at.line, at.column), scope: "project" });
   }
   return { servers, diagnostics: sink.items };
-}
-
-/** Where JSON.parse stopped: Node names a position ("at position 42"), else the end of the text. */
-function jsonErrorPos(e: Error, text: string) {
-  const m = /position (\d+)/.exec(e.message);
-  const offset = m ? Number(m[1]) : text.length;
-  let line = 1;
-  let column = 1;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text[i] === "\n") {
-      line++;
-      column = 1;
-    } else column++;
-  }
-  return { line, column };
 }

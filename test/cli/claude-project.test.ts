@@ -1,0 +1,348 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runBinAsync, runCli } from "../support/cli.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
+import { tempDir } from "../support/fixtures.js";
+import { jsonLines } from "../support/runs.js";
+import { call, promptOf, resultsSent, resultText, text } from "../support/script.js";
+import { writeFiles } from "../support/tools.js";
+
+/**
+ * A Claude Code project as it is (`.claude/` with settings, agents and commands, a CLAUDE.md, no
+ * agent.md), through the CLI: the permissions and context Claude Code would give it.
+ */
+let dir: string;
+let cleanup: () => void;
+let fake: FakeAnthropic | undefined;
+
+const SETTINGS = {
+  permissions: {
+    allow: ["Bash(echo:*)", "Edit(/src/**)"],
+    deny: ["Bash(rm:*)", "Read(./.env)"],
+    ask: ["Bash(git push:*)"],
+  },
+  env: { GREETING: "from-settings" },
+};
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  writeFiles(dir, {
+    ".claude/settings.json": JSON.stringify(SETTINGS, null, 2),
+    ".claude/agents/security-auditor.md":
+      "---\nname: security-auditor\ndescription: Audits code.\ntools: Read, Bash\n---\nYou audit.\n",
+    "notes.txt": "hello\n",
+    ".env": "SECRET=1\n",
+  });
+});
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  cleanup();
+});
+
+const env = (extra: Record<string, string> = {}) => ({
+  ANTHROPIC_API_KEY: "k",
+  ANTHROPIC_BASE_URL: (fake as FakeAnthropic).url,
+  HOME: path.join(dir, "home"),
+  PATH: process.env.PATH ?? "",
+  ...extra,
+});
+const run = (args: string[], cwd = dir) =>
+  runCli(["run", "--output", "stream-json", ...args], { cwd, env: env() });
+const told = (i: number, k = 0) => resultText(resultsSent(fake as FakeAnthropic, i)[k]);
+const tools = (args: string[]) =>
+  runCli(["tools", ...args], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+
+describe("settings: nothing runs unrestricted by accident", () => {
+  it("tools --try judges a call as a run would: denied by a settings rule, needing approval, or allowed", async () => {
+    const rm = await tools(["--try", "Bash", '{"command":"rm -rf /"}']);
+    expect(rm.code).toBe(3);
+    expect(rm.stdout).toContain("denied (denied-by-rule)");
+    expect(rm.stdout).toContain("'Bash(rm:*)'");
+    const ls = await tools(["--try", "Bash", '{"command":"ls"}']);
+    expect(ls.code).toBe(4);
+    expect(ls.stdout).toMatch(/^needs approval \(it is not pre-approved\)/);
+    expect((await tools(["--try", "Bash", '{"command":"echo hi"}'])).code).toBe(0);
+    expect((await tools(["--try", "Read", '{"file_path":".env"}'])).code).toBe(3);
+    expect((await tools(["--try", "Read", '{"file_path":"notes.txt"}'])).code).toBe(0);
+    const pushed = await tools(["--try", "Bash", '{"command":"git push"}', "--allowedTools", "Bash(git:*)"]);
+    expect(pushed.code).toBe(4);
+    expect((await tools(["--try", "Bash", '{"command":"ls"}', "--allowedTools", "Bash(ls:*)"])).code).toBe(0);
+    expect((await tools(["--try", "Bash", '{"command":"ls"}', "--permission-mode", "plan"])).code).toBe(0);
+    expect((await tools(["--try", "Write", '{"file_path":"a"}', "--permission-mode", "plan"])).code).toBe(3);
+  });
+
+  it("tools shows the settings, their deny rules with file:line, and the approval tier", async () => {
+    const r = await tools([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("settings: .claude/settings.json");
+    expect(r.stdout).toMatch(/except rm:\*\s+\[deny \.claude\/settings\.json:\d+:\d+\]/);
+    expect(r.stdout).toContain("approval: default mode");
+    expect(r.stdout).toContain("pre-approved: Bash(echo:*), Edit(src/**)");
+    expect(r.stdout).toContain("asks each time: Bash(git push:*)");
+  });
+
+  it("a run denies what needs approval, saying how to allow it, runs what is pre-approved and what only reads", async () => {
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "touch made" }),
+      call("Bash", { command: "echo $GREETING" }),
+      call("Read", { file_path: "notes.txt" }),
+      call("Bash", { command: "rm -rf notes.txt" }),
+      text("done"),
+    ]);
+    const r = await run(["go"]);
+    expect(r.code).toBe(0);
+    expect(told(1)).toBe(
+      "Bash needs approval (it is not pre-approved), and this run cannot ask: allow it with --allowedTools 'Bash(touch:*)', or add \"Bash(touch:*)\" to permissions.allow in .claude/settings.json. The tool was not executed.",
+    );
+    expect(existsSync(path.join(dir, "made"))).toBe(false);
+    expect(told(2)).toBe("from-settings\n[exit code 0]");
+    expect(told(3)).toContain("hello");
+    expect(told(4)).toContain("is denied by 'Bash(rm:*)'");
+    expect(existsSync(path.join(dir, "notes.txt"))).toBe(true);
+  });
+
+  it("--allowedTools pre-approves, --disallowedTools denies at every hop", async () => {
+    fake = await startFakeAnthropic([call("Bash", { command: "touch made" }), text("done")]);
+    await run(["--allowedTools", "Bash(touch:*)", "go"]);
+    expect(existsSync(path.join(dir, "made"))).toBe(true);
+    await fake.close();
+    fake = await startFakeAnthropic([call("Read", { file_path: "notes.txt" }), text("done")]);
+    await run(["--disallowedTools", "Read", "go"]);
+    expect(told(1)).toBe(
+      "Read is not allowed: 'Read' in --disallowedTools:1 removes it. The tool was not executed.",
+    );
+  });
+
+  it("the settings' deny rules bind a subagent too, and its calls need approval like the main agent's", async () => {
+    fake = await startFakeAnthropic([
+      call("Task", { subagent_type: "security-auditor", description: "audit", prompt: "audit" }),
+      call("Bash", { command: "rm -rf notes.txt" }),
+      call("Bash", { command: "cat notes.txt" }),
+      text("audited"),
+      call("Task", { subagent_type: "license-engineer", description: "x", prompt: "x" }),
+      text("done"),
+    ]);
+    const r = await run(["go"]);
+    expect(r.code).toBe(0);
+    expect(told(2)).toContain("is denied by 'Bash(rm:*)'");
+    expect(told(3)).toMatch(/^Bash needs approval \(it is not pre-approved\), and this run cannot ask/);
+    expect(told(5)).toBe("no subagent named 'license-engineer'; loaded: security-auditor.");
+    expect(existsSync(path.join(dir, "notes.txt"))).toBe(true);
+  });
+
+  it("with agent.md, its list is the ceiling and the approval: settings narrow it, never widen it", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash(touch:*), Bash(rm:*), Read\n---\nMain.\n",
+      ".claude/settings.json": JSON.stringify({
+        permissions: { allow: ["Bash(curl:*)"], deny: ["Bash(rm:*)"] },
+      }),
+    });
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "touch made" }),
+      call("Bash", { command: "rm made" }),
+      call("Bash", { command: "curl https://example.com" }),
+      text("done"),
+    ]);
+    await run(["go"]);
+    expect(told(1)).toBe("[exit code 0]");
+    expect(told(2)).toContain("is denied by 'Bash(rm:*)'");
+    expect(told(3)).toContain("is not allowed");
+    expect(existsSync(path.join(dir, "made"))).toBe(true);
+  });
+
+  it("plan mode (defaultMode) runs reading calls only", async () => {
+    writeFiles(dir, { ".claude/settings.local.json": '{ "permissions": { "defaultMode": "plan" } }' });
+    fake = await startFakeAnthropic([
+      call("Write", { file_path: "x.txt", content: "x" }),
+      call("Bash", { command: "cat notes.txt" }),
+      text("done"),
+    ]);
+    await run(["go"]);
+    expect(told(1)).toBe(
+      "Write is not run in plan mode, which only reads and plans. The tool was not executed.",
+    );
+    expect(told(2)).toBe("hello\n[exit code 0]");
+    expect(existsSync(path.join(dir, "x.txt"))).toBe(false);
+  });
+
+  it("malformed settings stop the run before any request, at file:line; check reports them too", async () => {
+    writeFiles(dir, {
+      ".claude/settings.json": '{\n  "permissions": {\n    "denny": ["Bash(rm:*)"]\n  }\n}\n',
+    });
+    fake = await startFakeAnthropic([text("never")]);
+    const r = await run(["go"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      ".claude/settings.json:3:5: unknown key 'permissions.denny'; did you mean 'deny'?",
+    );
+    expect(fake.requests).toHaveLength(0);
+    const c = await runCli(["check"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    expect(c.code).toBe(1);
+    expect(c.stdout).toContain(".claude/settings.json:3:5: error: unknown key 'permissions.denny'");
+    const t = await tools([]);
+    expect(t.code).toBe(1);
+  });
+
+  it("a command's allowed-tools pre-approve its own calls, as Claude Code's do", async () => {
+    writeFiles(dir, {
+      ".claude/commands/stamp.md":
+        "---\nallowed-tools: Bash(touch:*), Bash(date:*)\n---\nToday: !`date +%Y`\nStamp it.\n",
+    });
+    fake = await startFakeAnthropic([call("Bash", { command: "touch stamped" }), text("done")]);
+    const r = await run(["/stamp"]);
+    expect(r.code).toBe(0);
+    expect(promptOf(fake, 0)).toMatch(/^Today: \d{4}\nStamp it\./);
+    expect(existsSync(path.join(dir, "stamped"))).toBe(true);
+  });
+});
+
+describe("approvals in chat", () => {
+  it("asks, and a user answers yes, no with a reason, and always (for the session)", async () => {
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "touch one" }),
+      call("Bash", { command: "touch two" }),
+      call("Bash", { command: "touch three" }),
+      call("Bash", { command: "touch four" }),
+      text("done"),
+    ]);
+    const r = await runBinAsync(["chat"], {
+      cwd: dir,
+      env: env(),
+      input: "make files\ny\nno, not that one\na\n",
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("main wants to run Bash: touch one  (it is not pre-approved)");
+    expect(r.stdout).toContain("[a] always: Bash(touch:*) for this session");
+    expect(existsSync(path.join(dir, "one"))).toBe(true);
+    expect(existsSync(path.join(dir, "two"))).toBe(false);
+    expect(told(2)).toBe("A user denied this Bash call: not that one. The tool was not executed.");
+    expect(existsSync(path.join(dir, "three"))).toBe(true);
+    expect(existsSync(path.join(dir, "four"))).toBe(true);
+    expect(r.stdout.match(/wants to run/g)).toHaveLength(3);
+  });
+
+  it("an input that ends while a question waits is a no", async () => {
+    fake = await startFakeAnthropic([call("Bash", { command: "touch one" }), text("done")]);
+    const r = await runBinAsync(["chat"], { cwd: dir, env: env(), input: "make a file\n" });
+    expect(r.code).toBe(0);
+    expect(told(1)).toBe("A user denied this Bash call: no one answered. The tool was not executed.");
+    expect(existsSync(path.join(dir, "one"))).toBe(false);
+  });
+});
+
+describe("memory and context", () => {
+  it("gives the main agent CLAUDE.md and its kin down to the working folder, with imports under the Read rules", async () => {
+    writeFiles(dir, {
+      "CLAUDE.md": "# Project\nUse tabs. See @docs/style.md and @.env and `@not/an/import.md`.\n",
+      "docs/style.md": "Style: short functions. More in @deeper.md\n",
+      "docs/deeper.md": "Deeper rule.\n",
+      ".claude/CLAUDE.md": "Claude folder memory.\n",
+      "CLAUDE.local.md": "My private notes.\n",
+      "pkg/AGENTS.md": "Package rules from AGENTS.md.\n",
+      "pkg/sub/CLAUDE.md": "Sub folder memory.\n",
+      "home/.claude/CLAUDE.md": "User memory.\n",
+      "not/an/import.md": "never\n",
+    });
+    fake = await startFakeAnthropic([text("ok")]);
+    const r = await run(["hi"], path.join(dir, "pkg", "sub"));
+    expect(r.code).toBe(0);
+    const system = ((fake.requests[0]?.body.system ?? []) as { text: string }[])[0]?.text ?? "";
+    const order = [
+      "<env>",
+      `Working directory: ${path.join(dir, "pkg", "sub")}`,
+      "User memory.",
+      "Use tabs.",
+      "Style: short functions.",
+      "Deeper rule.",
+      "Claude folder memory.",
+      "My private notes.",
+      "Package rules from AGENTS.md.",
+      "Sub folder memory.",
+    ].map((s) => system.indexOf(s));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(system).not.toContain("SECRET");
+    expect(system).not.toContain("never");
+    const warnings = jsonLines(r.stdout).filter((e) => e.type === "warning");
+    expect(warnings.map((e) => (e as { message: string }).message)).toContain(
+      `memory not given: ${path.join(dir, ".env")}: the Read rules of this session do not allow it`,
+    );
+  });
+
+  it("an empty agent.md body still gets the context; memory: false turns it off", async () => {
+    writeFiles(dir, { "CLAUDE.md": "Remember this.\n", "agent.md": "---\nallowed-tools: Read\n---\n" });
+    fake = await startFakeAnthropic([text("ok"), text("ok")]);
+    await run(["hi"]);
+    const first = ((fake.requests[0]?.body.system ?? []) as { text: string }[])[0]?.text ?? "";
+    expect(first).toContain("Remember this.");
+    expect(first).toMatch(/^Here is useful information about the environment/);
+    writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\nmemory: false\n---\nMain.\n" });
+    await run(["hi"]);
+    expect(fake.requests[1]?.body.system).toEqual([
+      { type: "text", text: "Main.", cache_control: { type: "ephemeral" } },
+    ]);
+  });
+});
+
+describe("definitions where Claude Code finds them", () => {
+  it("loads the user's own subagents; a project's of the same name wins, said as info", async () => {
+    writeFiles(dir, {
+      "home/.claude/agents/helper.md":
+        "---\nname: helper\ndescription: The user's helper.\ntools: Read\n---\nUser helper.\n",
+      "home/.claude/agents/security-auditor.md":
+        "---\nname: security-auditor\ndescription: The user's.\ntools: Read\n---\nUser auditor.\n",
+      "home/.claude/commands/hi.md": "Say hi.\n",
+    });
+    const c = await runCli(["check"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    expect(c.stdout).toMatch(/security-auditor\.md:1:1: info: .*project/);
+    fake = await startFakeAnthropic([
+      call("Task", { subagent_type: "helper", description: "h", prompt: "h" }),
+      text("helped"),
+      text("done"),
+    ]);
+    await run(["go"]);
+    expect(fake.requests[1]?.body.system).toEqual([
+      { type: "text", text: "User helper.", cache_control: { type: "ephemeral" } },
+    ]);
+    expect(told(2)).toBe("helped");
+  });
+});
+
+describe("check knows what a run would meet", () => {
+  it("a body's !cmd its list refuses is an error; names that match nothing and unknown models are warnings", async () => {
+    writeFiles(dir, {
+      ".claude/commands/ship.md": "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git push`\nShip.\n",
+      ".claude/commands/ok.md": "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git status`\n",
+      ".claude/agents/lead.md":
+        "---\nname: lead\ndescription: Leads.\nmodel: gpt-5\ntools: Task(reviewr), Skill(nothing-here), mcp__github__get_issue\n---\nLead.\n",
+    });
+    const c = await runCli(["check"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    const lines = c.stdout.split("\n");
+    const find = (s: string) => lines.find((l) => l.includes(s)) ?? "";
+    expect(find("body-command-refused")).toMatch(
+      /^\.claude\/commands\/ship\.md:4:1: error: the command !`git push`/,
+    );
+    expect(lines.some((l) => l.startsWith(".claude/commands/ok.md") && l.includes("error"))).toBe(false);
+    expect(find("'Task(reviewr)'")).toContain("warning: 'Task(reviewr)' names no subagent that is loaded");
+    expect(find("'Skill(nothing-here)'")).toContain("warning");
+    expect(find("'mcp__github__get_issue'")).toContain("names no MCP server");
+    expect(find("unknown-model")).toMatch(/lead\.md:4:1: warning: model 'gpt-5' is neither an alias/);
+    expect(c.code).toBe(1);
+  });
+
+  it("a model without a known price shows its cost as unknown, never $0", async () => {
+    writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\nmodel: claude-unpriced-9\n---\nMain.\n" });
+    fake = await startFakeAnthropic([text("ok"), text("ok")]);
+    const r = await runCli(["run", "hi"], { cwd: dir, env: env() });
+    expect(r.stdout).toContain("cost unknown");
+    expect(r.stdout).not.toContain("$0.0000");
+    const j = await runCli(["run", "--output", "json", "hi"], { cwd: dir, env: env() });
+    expect(JSON.parse(j.stdout)).toMatchObject({ costUsd: null, costUnknown: true });
+  });
+});
+
+it("the settings file is read as written: what the tests set is what a run sees", () => {
+  expect(JSON.parse(readFileSync(path.join(dir, ".claude/settings.json"), "utf8"))).toEqual(SETTINGS);
+});

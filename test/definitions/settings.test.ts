@@ -1,0 +1,162 @@
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadSettings } from "../../src/definitions/settings.js";
+import { toolNames } from "../../src/definitions/tool-names.js";
+import { builtinCatalog } from "../../src/invocation/tool-catalog.js";
+import { brief, tempDir } from "../support/fixtures.js";
+import { writeFiles } from "../support/tools.js";
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+});
+afterEach(() => cleanup());
+
+const known = toolNames(builtinCatalog().names);
+const user = () => path.join(dir, "home", ".claude");
+const load = () => loadSettings(path.join(dir, "p"), user(), known);
+const settings = (files: Record<string, unknown>) =>
+  writeFiles(
+    dir,
+    Object.fromEntries(
+      Object.entries(files).map(([f, v]) => [f, typeof v === "string" ? v : JSON.stringify(v, null, 2)]),
+    ),
+  );
+const rules = (entries: readonly { raw: string; pattern?: string }[]) =>
+  entries.map((e) =>
+    e.pattern === undefined ? e.raw : `${e.raw.slice(0, e.raw.indexOf("("))}(${e.pattern})`,
+  );
+
+describe("settings files, as Claude Code merges them", () => {
+  it("reads the user's, the project's and the local file: rules of all three, the most specific mode and env", () => {
+    settings({
+      "home/.claude/settings.json": {
+        permissions: { deny: ["Bash(rm:*)"], defaultMode: "plan" },
+        env: { A: "user", B: "user" },
+      },
+      "p/.claude/settings.json": { permissions: { allow: ["Bash(npm test:*)"], ask: ["Bash(git push:*)"] } },
+      "p/.claude/settings.local.json": {
+        permissions: { deny: ["WebFetch"], defaultMode: "acceptEdits" },
+        env: { B: "local" },
+      },
+    });
+    const { settings: s, diagnostics } = load();
+    expect(diagnostics).toEqual([]);
+    expect(rules(s.deny)).toEqual(["Bash(rm:*)", "WebFetch"]);
+    expect(rules(s.allow)).toEqual(["Bash(npm test:*)"]);
+    expect(rules(s.ask)).toEqual(["Bash(git push:*)"]);
+    expect(s.defaultMode).toBe("acceptEdits");
+    expect(s.env).toEqual({ A: "user", B: "local" });
+    expect(s.files.map((f) => path.relative(dir, f))).toEqual([
+      "home/.claude/settings.json",
+      "p/.claude/settings.json",
+      "p/.claude/settings.local.json",
+    ]);
+  });
+
+  it("takes Claude Code's path grammar: //x is absolute, /x is the settings' folder, ~/ is home", () => {
+    settings({
+      "home/.claude/settings.json": { permissions: { deny: ["Read(/secrets/**)"] } },
+      "p/.claude/settings.json": {
+        permissions: {
+          allow: [
+            "Edit(/src/**)",
+            "Read(//etc/hosts)",
+            "Read(~/notes.md)",
+            "Read(docs/**)",
+            "Bash(/bin/ls:*)",
+          ],
+        },
+      },
+    });
+    const s = load().settings;
+    expect(s.deny.map((e) => e.pattern)).toEqual(["~/secrets/**"]);
+    expect(s.allow.map((e) => e.pattern)).toEqual([
+      "src/**",
+      "/etc/hosts",
+      "~/notes.md",
+      "docs/**",
+      "/bin/ls:*",
+    ]);
+  });
+
+  it("reads additionalDirectories against the project, and hooks of the events agentmd runs", () => {
+    settings({
+      "p/.claude/settings.json": {
+        permissions: { additionalDirectories: ["../shared", "/opt/data"] },
+        hooks: {
+          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./guard.sh" }] }],
+          Stop: [{ hooks: [{ type: "command", command: "true" }] }],
+        },
+      },
+    });
+    const { settings: s, diagnostics } = load();
+    expect(s.additionalDirectories).toEqual([path.join(dir, "shared"), "/opt/data"]);
+    expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh" }]);
+    expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(["warning hook-event-not-run"]);
+  });
+});
+
+describe("malformed settings: a diagnostic at file:line, never silently unrestricted", () => {
+  const cases: [string, string, string[]][] = [
+    [
+      "JSON that does not parse",
+      '{\n  "permissions": {\n    "deny": ["Bash(rm:*)",\n  }\n}\n',
+      ["p/.claude/settings.json:4:3 error settings-json"],
+    ],
+    [
+      "a misspelled rule list",
+      '{\n  "permissions": {\n    "denny": ["Bash(rm:*)"]\n  }\n}\n',
+      ["p/.claude/settings.json:3:5 error settings-key"],
+    ],
+    [
+      "a misspelled top-level key",
+      '{\n  "permisions": {}\n}\n',
+      ["p/.claude/settings.json:2:3 error settings-key"],
+    ],
+    [
+      "a rule list that is not a list",
+      '{\n  "permissions": { "deny": "Bash(rm:*)" }\n}\n',
+      ["p/.claude/settings.json:2:28 error settings-type"],
+    ],
+    [
+      "a rule that is not a string",
+      '{\n  "permissions": { "deny": [42] }\n}\n',
+      ["p/.claude/settings.json:2:29 error settings-type"],
+    ],
+    [
+      "an unbalanced rule",
+      '{\n  "permissions": {\n    "deny": ["Bash(rm:*"]\n  }\n}\n',
+      ["p/.claude/settings.json:3:15 error tool-entry-syntax"],
+    ],
+    [
+      "an unknown mode",
+      '{\n  "permissions": { "defaultMode": "yolo" }\n}\n',
+      ["p/.claude/settings.json:2:35 error settings-value"],
+    ],
+    [
+      "a misspelled hook event",
+      '{\n  "hooks": { "PreToolUse ": [] , "pretooluse": [] }\n}\n',
+      [
+        "p/.claude/settings.json:2:14 error unknown-hook-event",
+        "p/.claude/settings.json:2:34 error unknown-hook-event",
+      ],
+    ],
+    ["not an object", "[1, 2]\n", ["p/.claude/settings.json:1:1 error settings-type"]],
+  ];
+  it.each(cases)("%s", (_what, text, expected) => {
+    settings({ "p/.claude/settings.json": text });
+    const { diagnostics } = load();
+    expect(diagnostics.map((d) => brief(d, dir))).toEqual(expected);
+  });
+
+  it("an unknown key that is no near miss is a warning, and the rest of the file applies", () => {
+    settings({ "p/.claude/settings.json": { statusLineX: 1, permissions: { deny: ["Bash(rm:*)"] } } });
+    const { settings: s, diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.message}`)).toEqual([
+      "warning unknown key 'statusLineX' is ignored",
+    ]);
+    expect(rules(s.deny)).toEqual(["Bash(rm:*)"]);
+  });
+});

@@ -1,0 +1,140 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { PermissionMode } from "../../src/definitions/settings.js";
+import { NO_SETTINGS } from "../../src/definitions/settings.js";
+import { approvalPolicy } from "../../src/invocation/approvals.js";
+import { type ApprovalPolicy, approve, sessionRuleFor } from "../../src/permissions/approval.js";
+import { loadShellParser } from "../../src/permissions/index.js";
+import { isReadOnlyCommand } from "../../src/tools/builtin/read-only-commands.js";
+import { CTX, entries, list, SPECS } from "../support/permissions.js";
+
+beforeAll(async () => {
+  await loadShellParser();
+});
+
+const ctx = { specs: SPECS, cwd: "/proj" };
+const policy = (over: Partial<ApprovalPolicy> = {}): ApprovalPolicy => ({
+  mode: "default",
+  preApproved: list("Bash(npm test:*), Edit(src/**)"),
+  ask: list("Bash(git push:*)"),
+  workingDirs: ["/proj"],
+  ...over,
+});
+const readOnly = (input: unknown) => isReadOnlyCommand((input as { command?: unknown } | undefined)?.command);
+const verdict = (p: ApprovalPolicy, tool: string, input: Record<string, unknown>) => {
+  const a = approve(p, { tool, input }, ctx, [], readOnly);
+  return a.kind === "ask" ? `ask: ${a.reason}` : a.kind;
+};
+
+describe("the approval tier of a call the lists allow", () => {
+  const cases: [PermissionMode, string, Record<string, unknown>, string][] = [
+    ["default", "Read", { file_path: "/proj/a.txt" }, "allowed"],
+    ["default", "Read", { file_path: "/etc/hosts" }, "ask: it reads outside the working folders"],
+    ["default", "Grep", { pattern: "x" }, "allowed"],
+    ["default", "Task", { subagent_type: "x", prompt: "p", description: "d" }, "allowed"],
+    ["default", "Bash", { command: "npm test -- --watch=false" }, "allowed"],
+    ["default", "Bash", { command: "ls" }, "ask: it is not pre-approved"],
+    ["default", "Bash", { command: "git push" }, "ask: a permissions.ask rule asks for it each time"],
+    ["default", "Edit", { file_path: "/proj/src/a.ts" }, "allowed"],
+    ["default", "Edit", { file_path: "/proj/docs/a.md" }, "ask: it is not pre-approved"],
+    ["default", "WebFetch", { url: "https://example.com" }, "ask: it is not pre-approved"],
+    ["acceptEdits", "Write", { file_path: "/proj/docs/a.md" }, "allowed"],
+    ["acceptEdits", "Write", { file_path: "/elsewhere/a.md" }, "ask: it is not pre-approved"],
+    ["acceptEdits", "Bash", { command: "ls" }, "ask: it is not pre-approved"],
+    ["plan", "Read", { file_path: "/etc/hosts" }, "allowed"],
+    ["plan", "Bash", { command: "git status" }, "allowed"],
+    ["plan", "Bash", { command: "npm test" }, "denied"],
+    ["plan", "Write", { file_path: "/proj/src/a.ts" }, "denied"],
+    ["bypassPermissions", "Bash", { command: "git push" }, "allowed"],
+    ["bypassPermissions", "WebFetch", { url: "https://example.com" }, "allowed"],
+  ];
+  it.each(cases)("%s: %s %j → %s", (mode, tool, input, expected) => {
+    expect(verdict(policy({ mode }), tool, input)).toBe(expected);
+  });
+
+  it("agent.md's list is the approval: every call it allows runs, except what a rule asks for", () => {
+    const p = policy({ preApproved: null });
+    expect(verdict(p, "Bash", { command: "ls" })).toBe("allowed");
+    expect(verdict(p, "Bash", { command: "git push origin" })).toBe(
+      "ask: a permissions.ask rule asks for it each time",
+    );
+  });
+
+  it("what a user allowed for the session runs without asking again", () => {
+    const session = list(sessionRuleFor({ tool: "Bash", input: { command: "pytest -x tests" } }));
+    expect(
+      approve(policy(), { tool: "Bash", input: { command: "pytest tests/a.py" } }, ctx, [session]).kind,
+    ).toBe("allowed");
+    expect(approve(policy(), { tool: "Bash", input: { command: "rm x" } }, ctx, [session]).kind).toBe("ask");
+  });
+});
+
+describe("settings rules as Claude Code reads them", () => {
+  it("an Edit path rule pre-approves every editing tool, a Read rule every reading one", () => {
+    const settings = { ...NO_SETTINGS, allow: entries("Edit(src/**), Read(/data/**)") };
+    const p = approvalPolicy({ settings, allow: [], hasMain: false, workingDirs: ["/proj"], ctx: CTX });
+    expect(verdict(p, "Write", { file_path: "/proj/src/a.ts" })).toBe("allowed");
+    expect(verdict(p, "Write", { file_path: "/proj/docs/a.md" })).toBe("ask: it is not pre-approved");
+    expect(verdict(p, "Grep", { pattern: "x", path: "/data/logs" })).toBe("allowed");
+    expect(verdict(p, "Grep", { pattern: "x", path: "/srv" })).toBe(
+      "ask: it reads outside the working folders",
+    );
+  });
+});
+
+describe("the rule a session answer allows", () => {
+  it.each([
+    ["git status --short", "Bash(git status:*)"],
+    ["npm run build", "Bash(npm run:*)"],
+    ["ls -la", "Bash(ls:*)"],
+    ["./scripts/x.sh a", "Bash(./scripts/x.sh:*)"],
+    ["$(whoami)", "Bash"],
+  ])("Bash %j → %s", (command, rule) => {
+    expect(sessionRuleFor({ tool: "Bash", input: { command } })).toBe(rule);
+  });
+  it("another tool: the tool", () => {
+    expect(sessionRuleFor({ tool: "Write", input: { file_path: "/x" } })).toBe("Write");
+  });
+});
+
+describe("properties", () => {
+  const tools = ["Read", "Write", "Edit", "Bash", "WebFetch", "Glob", "Grep", "LS", "MultiEdit", "mcp__s__t"];
+  const inputs = fc.record({
+    command: fc.constantFrom("ls", "git status", "rm -rf /", "npm test", "git push", "echo x > f"),
+    file_path: fc.constantFrom("/proj/a", "/proj/src/a.ts", "/etc/passwd", "/proj/../etc/x", "rel.txt"),
+    url: fc.constantFrom("https://a.example", "http://b.example/x"),
+    pattern: fc.constant("x"),
+  });
+
+  it("with nothing pre-approved, only reading tools inside the working folders run without asking", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...tools), inputs, (tool, input) => {
+        const a = approve(policy({ preApproved: list(""), ask: null }), { tool, input }, ctx);
+        if (a.kind === "allowed") expect(["Read", "Glob", "Grep", "LS"]).toContain(tool);
+      }),
+    );
+  });
+
+  it("plan mode never runs a writing tool or a command that is not read-only", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...tools), inputs, fc.boolean(), (tool, input, pre) => {
+        const p = policy({ mode: "plan", preApproved: pre ? null : list("Bash, Write, Edit") });
+        const a = approve(p, { tool, input }, ctx, [list("Bash, Write")], readOnly);
+        if (a.kind === "allowed") {
+          expect(["Write", "Edit", "MultiEdit", "WebFetch", "mcp__s__t"]).not.toContain(tool);
+          if (tool === "Bash") expect(readOnly(input)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it("a permissions.ask rule always asks, whatever else pre-approves the call (but bypass)", () => {
+    fc.assert(
+      fc.property(inputs, fc.constantFrom<PermissionMode>("default", "acceptEdits"), (input, mode) => {
+        const p = policy({ mode, preApproved: null, ask: list("Bash(git push:*)") });
+        const a = approve(p, { tool: "Bash", input: { ...input, command: "git push" } }, ctx, [list("Bash")]);
+        expect(a.kind).toBe("ask");
+      }),
+    );
+  });
+});
