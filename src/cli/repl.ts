@@ -1,28 +1,29 @@
-import { homedir } from "node:os";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { findProjectRoot } from "../definitions/discover.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
 import type { Runner } from "../invocation/runner.js";
-import { builtinCatalog } from "../invocation/tool-catalog.js";
 import type { RunEvent } from "../loop/events.js";
-import { describeChain, formatChainReport, resolveChain } from "../permissions/index.js";
 import { createApprovalPrompt } from "./approval-prompt.js";
 import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
 import { openRunner } from "./open-runner.js";
 import { createTextRenderer, printable, summary } from "./render.js";
 import type { RunIo } from "./run-command.js";
+import { runTools } from "./tools-command.js";
 
 export const CHAT_HELP = `Usage: agentmd [chat] [--model M] [--record FILE | --replay FILE] [--cwd DIR] [--sandbox]
+                     [--permission-mode MODE] [--allowedTools RULES] [--disallowedTools RULES]
 
 A conversation with the main agent (agent.md). Type a message, or:
   /name args   run a command or skill (Tab completes the names)
   /help        this list          /tools    what the main agent may do
   /agents      the subagents      /skills   the skills and commands
   /exit        leave (or Ctrl-D)
-Ctrl-C stops the current turn; a second Ctrl-C leaves. Each turn continues one session,
-written to .agentmd/sessions/<id>.jsonl. --sandbox runs Bash commands inside bubblewrap.`;
+A call that needs approval is asked about: y (once), a (calls like it, for the session),
+n and a reason (told to the model). Ctrl-C stops the current turn; a second Ctrl-C leaves.
+Each turn continues one session, written to .agentmd/sessions/<id>.jsonl. --sandbox runs
+Bash commands inside bubblewrap; the other flags are those of 'agentmd run'.`;
 
 export interface ChatOptions {
   readonly model?: string;
@@ -111,7 +112,12 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
       }
       if (line === "/exit" || line === "/quit") break;
       if (line === "/help") io.stdout.write(`${CHAT_HELP}\n`);
-      else if (line === "/tools") io.stdout.write(`${toolsReport(runner, projectDir, io)}\n`);
+      else if (line === "/tools")
+        // The same report as `agentmd tools`: the settings' rules and the approval tier included.
+        await runTools(
+          { chain: "main", json: false, ...(options.permissions && { permissions: options.permissions }) },
+          { ...io, cwd },
+        );
       else if (line === "/agents") io.stdout.write(`${listing(runner, "agent", style)}\n`);
       else if (line === "/skills")
         io.stdout.write(`${listing(runner, "skill", style)}\n${listing(runner, "command", style)}\n`);
@@ -189,16 +195,6 @@ function createSpinner(out: RunIo["stdout"], style: Style) {
       clear();
     },
   };
-}
-
-function toolsReport(runner: Runner, projectDir: string, io: RunIo): string {
-  const chain = resolveChain("main", runner.definitions, {
-    specs: builtinCatalog().specs,
-    home: io.env.HOME ?? homedir(),
-  });
-  if (!chain.ok) return chain.error;
-  const names = runner.registry.all.map((r) => r.tool.name).concat(["Task", "Skill"]);
-  return formatChainReport(describeChain(chain.hops, names), projectDir).join("\n");
 }
 
 function listing(runner: Runner, surface: "agent" | "skill" | "command", style: Style): string {

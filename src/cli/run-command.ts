@@ -26,10 +26,20 @@ Options:
   --sandbox            run Bash commands inside bubblewrap: writable only where the
                        lists allow writing, Read denies hidden, no network but
                        WebFetch's hosts (as agent.md's 'sandbox: true')
+  --permission-mode M  default, acceptEdits, plan or bypassPermissions (over the
+                       settings' permissions.defaultMode)
+  --allowedTools R     pre-approve calls, e.g. 'Bash(npm test:*) Edit' (never beyond
+                       agent.md's list); also --allowed-tools
+  --disallowedTools R  deny calls at every hop, e.g. 'Bash(git push:*)'
   -h, --help           show this help
 
 Needs ANTHROPIC_API_KEY (or --replay). The project is the nearest folder holding
-agent.md. Transcripts are written to .agentmd/sessions/<id>.jsonl.
+agent.md or .claude/; its .claude/settings.json (and settings.local.json,
+~/.claude/settings.json) apply. A call that needs a user's approval is denied,
+saying how to allow it. Transcripts are written to .agentmd/sessions/<id>.jsonl.
+
+Example:
+  agentmd run --allowedTools 'Bash(npm test:*)' "run the tests and fix what fails"
 
 Exit status: 0 done, 1 error (or a limit reached), 2 refused by permissions,
 130 aborted (Ctrl-C).`;
