@@ -2,9 +2,9 @@ import type { RunResult } from "../loop/events.js";
 import { addUsage } from "../model/models.js";
 import { fail, ok, runSafely } from "../tools/define-tool.js";
 import type { Tool, ToolResult } from "../tools/types.js";
-import { allowedSubagents, modelSkills } from "./catalog.js";
 import { expandBody, shownPath } from "./expand-body.js";
-import { type Caller, prepareRun, resolveInvocable } from "./prepare-run.js";
+import type { SkillDefinition, SubagentDefinition } from "../definitions/types.js";
+import { type Caller, childCaller, prepareRun, resolveInvocable } from "./prepare-run.js";
 import { sandboxAfter } from "./run-sandbox-of.js";
 import { type ParentRun, startRun } from "./start-run.js";
 import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
@@ -14,8 +14,10 @@ import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
  * the parent's ∩ the subagent's (deny lists inherited). Offered only below the depth limit and when
  * some subagent is allowed; its `subagent_type` is an enum of exactly those.
  */
-export function createTaskTool(parent: ParentRun): Tool | undefined {
-  const allowed = allowedSubagents(parent.core, parent.spec.list);
+export function createTaskTool(
+  parent: ParentRun,
+  allowed: readonly SubagentDefinition[],
+): Tool | undefined {
   if (allowed.length === 0) return undefined;
   const listing = allowed.map((a) => `- ${a.name}: ${a.description}`).join("\n");
   return {
@@ -65,8 +67,8 @@ function taskSchema(names?: readonly string[]): Tool["inputSchema"] {
  * active from then on; a fork skill runs as a child, bounded by the same intersection (and by its
  * `agent:`, when it names one).
  */
-export function createSkillTool(parent: ParentRun): Tool | undefined {
-  if (modelSkills(parent.core, parent.spec.list).length === 0) return undefined;
+export function createSkillTool(parent: ParentRun, skills: readonly SkillDefinition[]): Tool | undefined {
+  if (skills.length === 0) return undefined;
   return {
     name: "Skill",
     description:
@@ -125,18 +127,17 @@ async function invokeSkill(
 
 /** What a run started by one of this run's tools inherits. */
 function callerOf(parent: ParentRun): Caller {
-  const { spec, state } = parent;
-  return {
-    list: state.list,
-    model: spec.model,
-    hooks: state.hooks,
-    depth: spec.depth + 1,
-    parentRunId: parent.runId,
-    ...(spec.mcpScope && { mcpScope: spec.mcpScope }),
-    self: { agent: spec.agent, system: spec.system, maxIterations: spec.maxIterations },
-    ...(state.sandbox && { sandbox: state.sandbox.setting }),
-    ...(state.approved && { approved: state.approved }),
-  };
+  const { state } = parent;
+  return childCaller(
+    parent.spec,
+    {
+      list: state.list,
+      hooks: state.hooks,
+      ...(state.approved && { approved: state.approved }),
+      ...(state.sandbox && { sandbox: state.sandbox.setting }),
+    },
+    parent.runId,
+  );
 }
 
 /** Runs a prepared child and answers with its final text; what it spent is added to the parent's. */

@@ -6,66 +6,38 @@ import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
-import type {
-  CommandDefinition,
-  Definition,
-  Diagnostic,
-  MainAgentDefinition,
-  SkillDefinition,
-  SubagentDefinition,
-  Surface,
-} from "../definitions/types.js";
+import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
 import type { CallApproval } from "../loop/execute-call.js";
-import { type Hooks, mergeHooks } from "../loop/hooks.js";
+import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
 import { createAnthropicModel } from "../model/anthropic.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
-import { definitionList } from "../permissions/definition-list.js";
-import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { realPathOf } from "../tools/real-path.js";
 import { createApprovals, sessionPermissions } from "./approvals.js";
+import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { resolveSettings, type Settings } from "./settings.js";
+import { resolveSettings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
 
 /** What every run of one runner shares: definitions, tools, the pool, the model, settings. */
-export interface Core {
-  readonly projectDir: string;
-  readonly cwd: string;
+export interface Core extends HopCore {
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly definitions: readonly Definition[];
   readonly diagnostics: readonly Diagnostic[];
-  readonly main: MainAgentDefinition | undefined;
-  readonly agents: ReadonlyMap<string, SubagentDefinition>;
-  readonly skills: ReadonlyMap<string, SkillDefinition>;
-  readonly commands: ReadonlyMap<string, CommandDefinition>;
-  /** The tools of every run (Task and Skill are added per run), their specs and names. */
-  readonly catalog: ToolCatalog;
   /** The file system the tools use; `@file` mentions are looked up in it. */
   readonly fs: ToolFs;
   /** One pool for the tool calls of every run of the process. */
   readonly pool: PQueue;
   readonly model: Model;
-  readonly settings: Settings;
-  /** agent.md's hooks, then those given in code. */
-  readonly hooks: Hooks;
   readonly prices?: Readonly<Record<string, Price>>;
   /** MCP servers (started per run, as needed) and when tool definitions are deferred to ToolSearch. */
   readonly external: ExternalTools;
-  /** A definition's own allow and deny lists, compiled (once). */
-  listOf(def: Definition): PermissionList;
-  /**
-   * What a user's runs may never exceed: the main agent's list (none without one), with the deny
-   * rules of the settings and the command line. Every hop below intersects with it.
-   */
-  readonly ceiling: PermissionList;
   /** Whether a call the lists allow may run without asking, and who asks (one per session). */
   readonly approval: CallApproval;
   /** The project's Claude Code settings, merged. */
@@ -113,18 +85,9 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     onNotice: notice,
   });
   const home = env.HOME ?? homedir();
-  const lists = new WeakMap<Definition, PermissionList>();
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
   );
-  const listOf = (def: Definition) => {
-    let l = lists.get(def);
-    if (!l) {
-      l = definitionList(def, { specs: catalog.specs, home });
-      lists.set(def, l);
-    }
-    return l;
-  };
   const ctx = { specs: catalog.specs, projectDir, home };
   const permissions = sessionPermissions({
     given: options.permissions ?? {},
@@ -142,35 +105,33 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     cwd,
     env,
   });
-  const ceiling = intersect(main ? listOf(main) : UNRESTRICTED, permissions.denied);
+  const hop = createHopCore({
+    projectDir,
+    cwd,
+    home,
+    definitions: definitions.all,
+    catalog,
+    settings,
+    hooks: mergeHooks(main?.hooks, claude.settings.hooks, options.hooks),
+    denied: permissions.denied,
+  });
   const memory =
     main?.memory === false || options.projectDir === false
       ? undefined
-      : memoryOf(ceiling, { projectDir, cwd, home, ...user }, catalog);
+      : memoryOf(hop.ceiling, { projectDir, cwd, home, ...user }, catalog);
   return {
-    projectDir,
-    cwd,
+    ...hop,
     external,
     env,
-    definitions: definitions.all,
-    main,
-    agents: bySurface<SubagentDefinition>(definitions.all, "agent"),
-    skills: bySurface<SkillDefinition>(definitions.all, "skill"),
-    commands: bySurface<CommandDefinition>(definitions.all, "command"),
-    catalog,
     fs: (builtin ? builtin.fs : undefined) ?? NODE_FS,
     pool: new PQueue({ concurrency: settings.concurrency.maxConcurrency }),
     model,
-    settings,
-    hooks: mergeHooks(main?.hooks, claude.settings.hooks, options.hooks),
     ...(m.prices && { prices: m.prices }),
-    ceiling,
     ...(memory && { memory }),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
-    listOf,
   };
 }
 
@@ -192,12 +153,6 @@ function claudeSettings(
       `the settings cannot be used, and a run without their rules could do what they deny:\n${errors.map((d) => located(d, root)).join("\n")}`,
     );
   return loaded;
-}
-
-function bySurface<D extends Definition>(all: readonly Definition[], surface: Surface): Map<string, D> {
-  const m = new Map<string, D>();
-  for (const d of all) if (d.surface === surface) m.set(d.name, d as D);
-  return m;
 }
 
 /**

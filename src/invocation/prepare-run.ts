@@ -12,7 +12,8 @@ import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox, type SandboxSetting } from "../sandbox/sandbox-setting.js";
 import { didYouMean } from "../shared/did-you-mean.js";
-import type { Core } from "./core.js";
+import type { HopCore } from "./hop-core.js";
+import type { Memory } from "./memory.js";
 
 /**
  * How anything becomes a run: a line a user typed (a prompt, or `/name args`), `--agent NAME`, or a
@@ -64,6 +65,51 @@ export interface Caller {
   readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
   /** The caller's sandbox; whatever it starts runs sandboxed too. */
   readonly sandbox?: SandboxSetting;
+}
+
+/** A user at the top: the session's ceiling (the main agent's list, the settings' denies) bounds everything they start. */
+export function userCaller(core: HopCore & { readonly memory?: Memory }): Caller {
+  const main = core.main;
+  return {
+    list: core.ceiling,
+    model: core.settings.model,
+    hooks: core.hooks,
+    depth: 0,
+    self: {
+      agent: main?.name ?? "main",
+      system: [main?.body.trim(), core.memory?.text].filter(Boolean).join("\n\n"),
+      maxIterations: core.settings.maxIterations,
+    },
+    // The runner's sandbox (option > agent.md), inherited by everything the user starts.
+    ...(core.settings.sandbox && { sandbox: core.settings.sandbox }),
+  };
+}
+
+/**
+ * A run as the caller of what its tools start (Task, Skill): its list, hooks, pre-approvals and
+ * sandbox as they are now (an inline skill may have narrowed them), one level deeper.
+ */
+export function childCaller(
+  spec: RunSpec,
+  now: {
+    readonly list: PermissionList;
+    readonly hooks: Hooks;
+    readonly approved?: readonly PermissionList[];
+    readonly sandbox?: SandboxSetting;
+  },
+  runId?: string,
+): Caller {
+  return {
+    list: now.list,
+    model: spec.model,
+    hooks: now.hooks,
+    depth: spec.depth + 1,
+    ...(runId && { parentRunId: runId }),
+    ...(spec.mcpScope && { mcpScope: spec.mcpScope }),
+    self: { agent: spec.agent, system: spec.system, maxIterations: spec.maxIterations },
+    ...(now.sandbox && { sandbox: now.sandbox }),
+    ...(now.approved && { approved: now.approved }),
+  };
 }
 
 /** A command or skill body, made ready (arguments, `!cmd`, `@file`) inside the run it starts. */
@@ -123,7 +169,7 @@ export interface Inline {
 type Invocable = SkillDefinition | CommandDefinition;
 
 /** The run a request starts, or why it cannot start. Contract: never throws. */
-export function prepareRun(core: Core, caller: Caller, request: RunRequest): Prepared {
+export function prepareRun(core: HopCore, caller: Caller, request: RunRequest): Prepared {
   const deep = tooDeep(core, caller);
   if (deep) return deep;
   if (request.kind === "prompt") {
@@ -169,7 +215,7 @@ export function prepareRun(core: Core, caller: Caller, request: RunRequest): Pre
  * prompt) or forked (a run of its own, as its `agent:` when it names one).
  */
 export function resolveInvocable(
-  core: Core,
+  core: HopCore,
   caller: Caller,
   name: string,
   args: string,
@@ -258,7 +304,7 @@ export function resolveInvocable(
 
 /** A subagent's run under `ceiling` (the caller's list, or what an invocation left of it). */
 function agentRun(
-  core: Core,
+  core: HopCore,
   caller: Caller,
   sub: SubagentDefinition,
   ceiling: PermissionList,
@@ -287,7 +333,7 @@ function agentRun(
 }
 
 /** The skill (first) or command a name invokes, or why there is none. */
-function findInvocable(core: Core, name: string, by: "user" | "model"): Invocable | string {
+function findInvocable(core: HopCore, name: string, by: "user" | "model"): Invocable | string {
   const skill = core.skills.get(name);
   if (by === "model") {
     if (!skill) return `there is no skill named '${name}'${loaded(name, [...core.skills.keys()])}`;
@@ -306,7 +352,7 @@ function findInvocable(core: Core, name: string, by: "user" | "model"): Invocabl
 }
 
 /** The names a user may type after `/`, sorted. */
-export function slashNames(core: Core): string[] {
+export function slashNames(core: HopCore): string[] {
   const names = new Set<string>();
   for (const s of core.skills.values()) if (s.userInvocable !== false) names.add(s.name);
   for (const c of core.commands.values()) if (c.userInvocable !== false) names.add(c.name);
@@ -336,7 +382,7 @@ function loaded(name: string, names: readonly string[]): string {
 const ok = (spec: RunSpec): Prepared => ({ ok: true, spec });
 
 /** Every nested run counts, a forked skill's as a subagent's: none deeper than maxDepth. */
-function tooDeep(core: Core, caller: Caller): (Prepared & { ok: false }) | undefined {
+function tooDeep(core: HopCore, caller: Caller): (Prepared & { ok: false }) | undefined {
   if (caller.depth <= core.settings.maxDepth) return undefined;
   return {
     ok: false,

@@ -15,12 +15,12 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { type Core, createCore } from "./core.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
 import {
-  type Caller,
   type Content,
   parseLine,
   prepareRun,
   type RunRequest,
   slashNames,
+  userCaller,
 } from "./prepare-run.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { endBeforeStart, newRunId, type RunIo, startRun } from "./start-run.js";
@@ -191,22 +191,4 @@ async function resumed(store: TranscriptStore, id: string, emit: EventSink): Pro
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
   return conversationOf(events);
-}
-
-/** A user at the top: the session's ceiling (the main agent's list, the settings' denies) bounds everything they start. */
-function userCaller(core: Core): Caller {
-  const main = core.main;
-  return {
-    list: core.ceiling,
-    model: core.settings.model,
-    hooks: core.hooks,
-    depth: 0,
-    self: {
-      agent: main?.name ?? "main",
-      system: [main?.body.trim(), core.memory?.text].filter(Boolean).join("\n\n"),
-      maxIterations: core.settings.maxIterations,
-    },
-    // The runner's sandbox (option > agent.md), inherited by everything the user starts.
-    ...(core.settings.sandbox && { sandbox: core.settings.sandbox }),
-  };
 }

@@ -9,7 +9,7 @@ import type { PermissionList } from "../permissions/types.js";
 import { createReadRecord } from "../tools/read-record.js";
 import { createToolRegistry, type RegisteredTool } from "../tools/registry.js";
 import type { Logger, Tool } from "../tools/types.js";
-import { skillCatalog } from "./catalog.js";
+import { runStarts, skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
@@ -162,9 +162,10 @@ function callContext(
  */
 function runRegistry(core: Core, parentRun: ParentRun, outside: readonly Tool[] = []) {
   const extra: Tool[] = [...outside];
-  const task = parentRun.spec.depth < core.settings.maxDepth ? createTaskTool(parentRun) : undefined;
+  const starts = runStarts(core, parentRun.spec);
+  const task = createTaskTool(parentRun, starts.subagents);
   if (task) extra.push(task);
-  const skill = createSkillTool(parentRun);
+  const skill = createSkillTool(parentRun, starts.skills);
   if (skill) extra.push(skill);
   const base = core.catalog.registry;
   return extra.length ? createToolRegistry([...base.all.map((r) => r.tool), ...extra]) : base;
