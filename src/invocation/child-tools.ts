@@ -1,9 +1,9 @@
+import type { SkillDefinition, SubagentDefinition } from "../definitions/types.js";
 import type { RunResult } from "../loop/events.js";
 import { addUsage } from "../model/models.js";
 import { fail, ok, runSafely } from "../tools/define-tool.js";
 import type { Tool, ToolResult } from "../tools/types.js";
 import { expandBody, shownPath } from "./expand-body.js";
-import type { SkillDefinition, SubagentDefinition } from "../definitions/types.js";
 import { type Caller, childCaller, prepareRun, resolveInvocable } from "./prepare-run.js";
 import { sandboxAfter } from "./run-sandbox-of.js";
 import { type ParentRun, startRun } from "./start-run.js";
@@ -14,10 +14,7 @@ import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
  * the parent's ∩ the subagent's (deny lists inherited). Offered only below the depth limit and when
  * some subagent is allowed; its `subagent_type` is an enum of exactly those.
  */
-export function createTaskTool(
-  parent: ParentRun,
-  allowed: readonly SubagentDefinition[],
-): Tool | undefined {
+export function createTaskTool(parent: ParentRun, allowed: readonly SubagentDefinition[]): Tool | undefined {
   if (allowed.length === 0) return undefined;
   const listing = allowed.map((a) => `- ${a.name}: ${a.description}`).join("\n");
   return {
