@@ -8,14 +8,12 @@ import type { Definition, Diagnostic } from "../definitions/types.js";
 import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import type { CallApproval } from "../loop/execute-call.js";
-import type { ApprovalPolicy } from "../permissions/approval.js";
 import {
   canonicalToolName,
   decide,
   describeChain,
   formatChainReport,
   resolveChain,
-  ruleTexts,
   UNRESTRICTED,
 } from "../permissions/index.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
@@ -27,6 +25,7 @@ import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { realPathOf } from "../tools/real-path.js";
 import { formatDiagnostic } from "./check-command.js";
+import { describeApproval } from "./describe-approval.js";
 import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
 import { printable } from "./render.js";
@@ -214,32 +213,6 @@ async function tryCall(
   else io.stdout.write("allowed\n");
   if (d.kind === "denied" || a?.kind === "denied") return 3;
   return a?.kind === "ask" ? 4 : 0;
-}
-
-/** The approval tier in words, and as data for --json. */
-function describeApproval(policy: ApprovalPolicy): {
-  mode: string;
-  preApproved: string[] | null;
-  ask: string[];
-  lines: string[];
-} {
-  const pre = policy.preApproved && ruleTexts(policy.preApproved);
-  const ask = policy.ask ? ruleTexts(policy.ask) : [];
-  const lines = [`approval: ${policy.mode} mode`];
-  if (policy.mode === "bypassPermissions") lines.push("  every call the lists allow runs without asking");
-  else if (policy.mode === "plan")
-    lines.push("  only reading tools and read-only commands run; nothing is changed");
-  else if (pre === null)
-    lines.push("  agent.md's list is the approval: every call it allows runs without asking");
-  else {
-    lines.push(
-      `  reading tools (Read, Glob, Grep, LS, TodoWrite, Task, Skill) run inside the working folders${policy.mode === "acceptEdits" ? ", and so do edits" : ""}`,
-      `  pre-approved: ${pre.length > 0 ? pre.join(", ") : "nothing (permissions.allow, --allowedTools)"}`,
-      "  anything else needs approval: chat asks a user; agentmd run denies it, saying how to allow it",
-    );
-  }
-  if (ask.length > 0) lines.push(`  asks each time: ${ask.join(", ")}`);
-  return { mode: policy.mode, preApproved: pre, ask, lines };
 }
 
 /** agentmd's own tools, and any other names the project's lists mention (MCP tools, …). */

@@ -166,7 +166,7 @@ export interface Inline {
   readonly sandbox?: SandboxSetting;
 }
 
-type Invocable = SkillDefinition | CommandDefinition;
+export type Invocable = SkillDefinition | CommandDefinition;
 
 /** The run a request starts, or why it cannot start. Contract: never throws. */
 export function prepareRun(core: HopCore, caller: Caller, request: RunRequest): Prepared {
@@ -333,7 +333,7 @@ function agentRun(
 }
 
 /** The skill (first) or command a name invokes, or why there is none. */
-function findInvocable(core: HopCore, name: string, by: "user" | "model"): Invocable | string {
+export function findInvocable(core: HopCore, name: string, by: "user" | "model"): Invocable | string {
   const skill = core.skills.get(name);
   if (by === "model") {
     if (!skill) return `there is no skill named '${name}'${loaded(name, [...core.skills.keys()])}`;

@@ -1,0 +1,157 @@
+import type { Definition } from "../definitions/types.js";
+import { type Grant, grantKey, grantsOf } from "../permissions/capabilities.js";
+import { allowedSubagents, runStarts } from "./catalog.js";
+import type { HopCore } from "./hop-core.js";
+import {
+  childCaller,
+  findInvocable,
+  type Prepared,
+  prepareRun,
+  type RunRequest,
+  type RunSpec,
+  resolveInvocable,
+  slashNames,
+  userCaller,
+} from "./prepare-run.js";
+
+/** How a hop is taken: a user's start, Task, an inline skill, or a skill that runs on its own. */
+export type HopKind = "entry" | "task" | "skill" | "fork";
+
+/** One run a chain of hops reaches (or, for an inline skill, the run it narrows). */
+export interface AuditNode {
+  /** Hop labels from the start, as `agentmd tools --chain` writes them: `main`, `agent:reviewer`. */
+  readonly chain: readonly string[];
+  readonly kind: HopKind;
+  readonly definition?: Definition;
+  /** The run; absent when the hop cannot be taken. */
+  readonly run?: RunSpec;
+  /** What the run may do, over the audit's tool names. */
+  readonly grants: readonly Grant[];
+  /** Why the hop cannot be taken: nothing survives the lists, an `agent:` that may not be started, … */
+  readonly failed?: string;
+  /** Why what this run starts is not followed. */
+  readonly notFollowed?:
+    | { readonly kind: "inline" }
+    | { readonly kind: "repeat"; readonly of: readonly string[] };
+  /** Task is not offered here (the depth limit), though the list allows some subagent. */
+  readonly depthLimit?: boolean;
+  readonly children: readonly AuditNode[];
+}
+
+export interface EntryPoint {
+  /** `main`, `/tour`, `--agent reviewer`. */
+  readonly name: string;
+  readonly kind: "main" | "command" | "skill" | "agent";
+  readonly definition?: Definition;
+  readonly root: AuditNode;
+}
+
+type Node = { -readonly [K in keyof AuditNode]: AuditNode[K] } & { children: Node[] };
+
+/**
+ * Every start a user has (the main agent, each `/name`, each subagent as `--agent`) and every chain
+ * of hops a model can take from it, prepared by the functions a run uses (`prepareRun`,
+ * `resolveInvocable`, `runStarts`). A run whose state (who it runs as, its grants, its sandbox) was
+ * already reached at the same depth or shallower is not followed again, which ends cycles; an
+ * inline skill only narrows its run, so what it could start, the run could already.
+ */
+export function walkEntryPoints(core: HopCore, names: readonly string[]): EntryPoint[] {
+  const user = userCaller(core);
+  const starts: [Omit<EntryPoint, "root">, RunRequest, string[]][] = [
+    [
+      { name: "main", kind: "main", ...(core.main && { definition: core.main }) },
+      { kind: "prompt", content: "" },
+      ["main"],
+    ],
+  ];
+  for (const name of slashNames(core)) {
+    const def = findInvocable(core, name, "user");
+    if (typeof def === "string") continue;
+    starts.push([
+      { name: `/${name}`, kind: def.surface, definition: def },
+      { kind: "invocable", name, args: "", by: "user" },
+      ["main", `${def.surface}:${name}`],
+    ]);
+  }
+  for (const a of core.agents.values())
+    starts.push([
+      { name: `--agent ${a.name}`, kind: "agent", definition: a },
+      { kind: "agent", name: a.name, content: "" },
+      ["main", `agent:${a.name}`],
+    ]);
+  return starts.map(([entry, request, chain]) => {
+    const root = node(core, names, chain, "entry", entry.definition, prepareRun(core, user, request));
+    follow(core, names, root);
+    return { ...entry, root };
+  });
+}
+
+/** Breadth first, so that a state is first met at its shallowest. */
+function follow(core: HopCore, names: readonly string[], root: Node): void {
+  const seen = new Map<string, { depth: number; chain: readonly string[] }>();
+  const queue: Node[] = [root];
+  for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
+    const run = n.run;
+    if (!run || n.notFollowed) continue;
+    const key = [run.agent, JSON.stringify(run.sandbox ?? null), ...n.grants.map(grantKey).sort()].join("\n");
+    const prior = seen.get(key);
+    if (prior && prior.depth <= run.depth) {
+      n.notFollowed = { kind: "repeat", of: prior.chain };
+      continue;
+    }
+    seen.set(key, { depth: run.depth, chain: n.chain });
+    n.children = hopsFrom(core, names, n, run);
+    if (run.depth >= core.settings.maxDepth && allowedSubagents(core, run.list).length > 0) n.depthLimit = true;
+    queue.push(...n.children);
+  }
+}
+
+/** The runs one run can start with its tools: Task for each subagent it may start, Skill for each skill. */
+function hopsFrom(core: HopCore, names: readonly string[], from: Node, run: RunSpec): Node[] {
+  const caller = childCaller(run, run);
+  const { subagents, skills } = runStarts(core, run);
+  const out: Node[] = subagents.map((a) =>
+    node(
+      core,
+      names,
+      [...from.chain, `agent:${a.name}`],
+      "task",
+      a,
+      prepareRun(core, caller, { kind: "agent", name: a.name, content: "" }),
+    ),
+  );
+  for (const s of skills) {
+    const chain = [...from.chain, `skill:${s.name}`];
+    const r = resolveInvocable(core, caller, s.name, "", "model");
+    if (!r.ok || r.kind === "fork") {
+      out.push(node(core, names, chain, "fork", s, r.ok ? { ok: true, spec: r.spec } : r));
+      continue;
+    }
+    // Inline: the same run, narrowed as the Skill tool narrows it.
+    const narrowed: RunSpec = {
+      ...run,
+      model: r.model,
+      list: r.list,
+      hooks: r.hooks,
+      ...(r.approved && { approved: r.approved }),
+      ...(r.sandbox && { sandbox: r.sandbox }),
+    };
+    const inline = node(core, names, chain, "skill", s, { ok: true, spec: narrowed });
+    inline.notFollowed = { kind: "inline" };
+    out.push(inline);
+  }
+  return out;
+}
+
+function node(
+  core: HopCore,
+  names: readonly string[],
+  chain: readonly string[],
+  kind: HopKind,
+  definition: Definition | undefined,
+  prepared: Prepared,
+): Node {
+  const base = { chain, kind, ...(definition && { definition }), children: [] };
+  if (!prepared.ok) return { ...base, grants: [], failed: prepared.message };
+  return { ...base, run: prepared.spec, grants: grantsOf(prepared.spec.list, names, core.catalog.specs) };
+}

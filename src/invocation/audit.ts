@@ -1,0 +1,139 @@
+import type { ClaudeSettings, PermissionMode } from "../definitions/settings.js";
+import { toolNames } from "../definitions/tool-names.js";
+import type { Definition, MainAgentDefinition, ToolEntry } from "../definitions/types.js";
+import { mergeHooks } from "../loop/hooks.js";
+import { type Grant, grantsOf, widestGrants } from "../permissions/capabilities.js";
+import { type Danger, dangerOf } from "../permissions/dangerous-grants.js";
+import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
+import { canonicalToolName, isMcpServerName } from "../permissions/tool-matcher.js";
+import { sessionPermissions } from "./approvals.js";
+import { type AuditNode, type EntryPoint, walkEntryPoints } from "./audit-walk.js";
+import { createHopCore } from "./hop-core.js";
+import { resolveSettings } from "./settings.js";
+import type { ToolCatalog } from "./tool-catalog.js";
+
+/** A project as `agentmd audit` reads it: its definitions and settings, from the working tree or a revision. */
+export interface AuditSource {
+  readonly projectDir: string;
+  readonly cwd: string;
+  readonly home: string;
+  readonly definitions: readonly Definition[];
+  readonly settings: ClaudeSettings;
+  /** The tools a run can have: the built-in ones and the project's own. */
+  readonly catalog: ToolCatalog;
+  /** The names of the MCP servers it configures (their tools are known only by starting them). */
+  readonly servers: readonly string[];
+}
+
+/** A grant and the first chain of hops (breadth first) that reaches it. */
+export interface ReachedGrant {
+  readonly grant: Grant;
+  readonly chain: readonly string[];
+}
+
+export interface EntryAudit extends EntryPoint {
+  /** What its chains may do together: the widest grants, each with a chain that reaches it. */
+  readonly grants: readonly ReachedGrant[];
+  readonly dangers: readonly { readonly danger: Danger; readonly chain: readonly string[] }[];
+  /** Whether the commands of its runs run inside the sandbox: in all, some or none of them. */
+  readonly sandboxed: "all" | "some" | "none";
+}
+
+export interface Audit {
+  readonly projectDir: string;
+  readonly home: string;
+  readonly maxDepth: number;
+  readonly mode: PermissionMode;
+  /** What runs without asking: agent.md's list, or else the settings' pre-approvals (both within the deny rules). */
+  readonly unasked: readonly Grant[];
+  /** What asks each time (`permissions.ask`). */
+  readonly asks: readonly Grant[];
+  readonly entryPoints: readonly EntryAudit[];
+}
+
+/**
+ * Everything each entry point of a project can reach, as a run would prepare it: the session's
+ * deny rules and approval tier from the settings, the lists intersected hop by hop. `names` are the
+ * tools grants are computed over (`auditToolNames`): the same names on both sides of a diff.
+ */
+export function auditProject(source: AuditSource, names: readonly string[]): Audit {
+  const main = source.definitions.find((d): d is MainAgentDefinition => d.surface === "main");
+  const ctx = { specs: source.catalog.specs, projectDir: source.projectDir, home: source.home };
+  const session = sessionPermissions({
+    given: {},
+    claude: source.settings,
+    hasMain: main !== undefined,
+    known: toolNames(source.catalog.names),
+    ctx,
+    workingDirs: [source.projectDir, source.cwd],
+  });
+  const core = createHopCore({
+    projectDir: source.projectDir,
+    cwd: source.cwd,
+    home: source.home,
+    definitions: source.definitions,
+    catalog: source.catalog,
+    settings: resolveSettings({}, main),
+    hooks: mergeHooks(main?.hooks, source.settings.hooks),
+    denied: session.denied,
+  });
+  const specs = source.catalog.specs;
+  const unasked = intersect(core.ceiling, session.policy.preApproved ?? UNRESTRICTED);
+  return {
+    projectDir: source.projectDir,
+    home: source.home,
+    maxDepth: core.settings.maxDepth,
+    mode: session.policy.mode,
+    unasked: grantsOf(unasked, names, specs),
+    asks: session.policy.ask ? grantsOf(session.policy.ask, names, specs) : [],
+    entryPoints: walkEntryPoints(core, names).map((e) => entryAudit(e, source)),
+  };
+}
+
+function entryAudit(entry: EntryPoint, source: AuditSource): EntryAudit {
+  const nodes = nodesOf(entry.root);
+  const reached = nodes.flatMap((n) => n.grants.map((grant) => ({ grant, chain: n.chain })));
+  const widest = widestGrants(reached.map((r) => r.grant));
+  const grants = widest.map((g) => reached.find((r) => r.grant === g) as ReachedGrant);
+  const dangers = grants.flatMap(({ grant, chain }) => {
+    const danger = dangerOf(grant, source.catalog.specs, source.projectDir);
+    return danger ? [{ danger, chain }] : [];
+  });
+  const runs = nodes.filter((n) => n.run);
+  const inside = runs.filter((n) => n.run?.sandbox).length;
+  const sandboxed = inside === 0 ? "none" : inside === runs.length ? "all" : "some";
+  return { ...entry, grants, dangers, sandboxed };
+}
+
+/** Every node of a walk, breadth first (the order chains are first reached in). */
+export function nodesOf(root: AuditNode): AuditNode[] {
+  const out: AuditNode[] = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(out[i] as AuditNode).children);
+  return out;
+}
+
+/**
+ * The names grants are computed over: the catalog's tools, every name a list or a settings rule
+ * writes, `mcp__server__*` for each configured server (and each server a list names), and `*` for
+ * any tool named nowhere. Give it every side of a comparison.
+ */
+export function auditToolNames(sources: readonly AuditSource[]): string[] {
+  const names = new Set<string>();
+  const other = new Set<string>();
+  for (const s of sources) {
+    for (const n of s.catalog.names) names.add(canonicalToolName(n));
+    for (const server of s.servers) other.add(`mcp__${server}__*`);
+    const entries: ToolEntry[] = [
+      ...s.definitions.flatMap((d) => [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]),
+      ...s.settings.allow,
+      ...s.settings.deny,
+      ...s.settings.ask,
+    ];
+    for (const e of entries) {
+      const n = canonicalToolName(e.name);
+      if (n !== "*") other.add(isMcpServerName(n) ? `${n}__*` : n);
+    }
+  }
+  for (const n of names) other.delete(n);
+  return [...names, ...[...other].sort(), "*"];
+}
