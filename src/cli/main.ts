@@ -17,6 +17,7 @@ Commands:
   run [PROMPT]       run the main agent once on PROMPT, or '/name args' for a command or skill
   check [PATH…]      load and validate agent.md, agents/, skills/ and commands/
   tools              show what a run may do at the end of a chain of hops, or judge one call
+  audit [PATH]       what every entry point can do along every chain; --diff REV for a review
   mcp list           list the MCP servers, their status and their tools
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one
@@ -50,6 +51,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await check(rest, io);
       case "tools":
         return await tools(rest, io);
+      case "audit":
+        return await audit(rest, io);
       case "mcp": {
         // MCP servers: the command lives in mcp-command.ts, loaded only when used.
         const { runMcpCommand } = await import("./mcp-command.js");
@@ -121,6 +124,38 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
       ...(values.sandbox && { sandbox: true }),
       permissions: permissionFlags(values),
       ...(values.try !== undefined && { tryTool: values.try, tryInput: positionals[0] ?? "{}" }),
+    },
+    io,
+  );
+}
+
+async function audit(args: readonly string[], io: CliIo): Promise<number> {
+  const { AUDIT_HELP, runAudit } = await import("./audit-command.js");
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      graph: { type: "string" },
+      diff: { type: "string" },
+      mcp: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${AUDIT_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UsageError("audit takes one project folder at most");
+  if (values.diff === "") throw new UsageError("--diff needs a git revision, e.g. --diff origin/main");
+  if (values.graph === "") throw new UsageError("--graph needs a file name, e.g. --graph audit.html");
+  return runAudit(
+    {
+      json: values.json,
+      mcp: values.mcp,
+      ...(positionals[0] !== undefined && { path: positionals[0] }),
+      ...(values.graph !== undefined && { graph: values.graph }),
+      ...(values.diff !== undefined && { diff: values.diff }),
     },
     io,
   );

@@ -11,8 +11,12 @@ export interface EntryDiff {
   readonly status: "added" | "removed" | "changed";
   readonly gained: readonly ReachedGrant[];
   readonly lost: readonly ReachedGrant[];
-  /** When whether its commands run sandboxed changed. */
-  readonly sandbox?: { readonly from: EntryAudit["sandboxed"]; readonly to: EntryAudit["sandboxed"] };
+  /** When whether its commands run sandboxed changed; `widened` when fewer of them do. */
+  readonly sandbox?: {
+    readonly from: EntryAudit["sandboxed"];
+    readonly to: EntryAudit["sandboxed"];
+    readonly widened: boolean;
+  };
   /** It can do something it could not, or runs commands outside the sandbox where it did not. */
   readonly widened: boolean;
 }
@@ -55,7 +59,10 @@ export function diffAudits(prior: Audit, next: Audit): AuditDiff {
     prior.mode === next.mode
       ? undefined
       : { from: prior.mode, to: next.mode, widened: MODE_RANK[next.mode] > MODE_RANK[prior.mode] };
-  const unasked = { gained: gainedGrants(next.unasked, prior.unasked), lost: gainedGrants(prior.unasked, next.unasked) };
+  const unasked = {
+    gained: gainedGrants(next.unasked, prior.unasked),
+    lost: gainedGrants(prior.unasked, next.unasked),
+  };
   const asks = { gained: gainedGrants(next.asks, prior.asks), lost: gainedGrants(prior.asks, next.asks) };
   const widened =
     entryPoints.some((e) => e.widened) ||
@@ -70,15 +77,15 @@ function entryDiff(next: EntryAudit, prior: EntryAudit | undefined, status: "add
   const gained = reached(gainedGrants(grants(next.grants), grants(was)), next.grants);
   const lost = status === "added" ? [] : reached(gainedGrants(grants(was), grants(next.grants)), was);
   const from = prior?.sandboxed ?? "none";
-  const sandbox = from === next.sandboxed ? undefined : { from, to: next.sandboxed };
-  const looser = sandbox !== undefined && SANDBOX_RANK[sandbox.to] > SANDBOX_RANK[sandbox.from];
+  const to = next.sandboxed;
+  const sandbox = from === to ? undefined : { from, to, widened: SANDBOX_RANK[to] > SANDBOX_RANK[from] };
   return {
     name: next.name,
     status,
     gained,
     lost,
     ...(sandbox && { sandbox }),
-    widened: gained.length > 0 || looser,
+    widened: gained.length > 0 || sandbox?.widened === true,
   };
 }
 

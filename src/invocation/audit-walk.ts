@@ -101,7 +101,8 @@ function follow(core: HopCore, names: readonly string[], root: Node): void {
     }
     seen.set(key, { depth: run.depth, chain: n.chain });
     n.children = hopsFrom(core, names, n, run);
-    if (run.depth >= core.settings.maxDepth && allowedSubagents(core, run.list).length > 0) n.depthLimit = true;
+    if (run.depth >= core.settings.maxDepth && allowedSubagents(core, run.list).length > 0)
+      n.depthLimit = true;
     queue.push(...n.children);
   }
 }

@@ -44,6 +44,8 @@ export interface Audit {
   readonly home: string;
   readonly maxDepth: number;
   readonly mode: PermissionMode;
+  /** agent.md's list is the approval: every call it allows runs without asking. */
+  readonly listApproves: boolean;
   /** What runs without asking: agent.md's list, or else the settings' pre-approvals (both within the deny rules). */
   readonly unasked: readonly Grant[];
   /** What asks each time (`permissions.ask`). */
@@ -84,6 +86,7 @@ export function auditProject(source: AuditSource, names: readonly string[]): Aud
     home: source.home,
     maxDepth: core.settings.maxDepth,
     mode: session.policy.mode,
+    listApproves: session.policy.preApproved === null,
     unasked: grantsOf(unasked, names, specs),
     asks: session.policy.ask ? grantsOf(session.policy.ask, names, specs) : [],
     entryPoints: walkEntryPoints(core, names).map((e) => entryAudit(e, source)),
@@ -124,7 +127,10 @@ export function auditToolNames(sources: readonly AuditSource[]): string[] {
     for (const n of s.catalog.names) names.add(canonicalToolName(n));
     for (const server of s.servers) other.add(`mcp__${server}__*`);
     const entries: ToolEntry[] = [
-      ...s.definitions.flatMap((d) => [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]),
+      ...s.definitions.flatMap((d) => [
+        ...(d.allowedTools?.entries ?? []),
+        ...(d.disallowedTools?.entries ?? []),
+      ]),
       ...s.settings.allow,
       ...s.settings.deny,
       ...s.settings.ask,

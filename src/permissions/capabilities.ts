@@ -33,7 +33,8 @@ export function grantsOf(list: PermissionList, names: readonly string[], specs: 
     }
     const rules = list.rules.filter((r) => covers(r.tool, tool));
     const open = rules.filter((r) => r.constraints.length === 0);
-    const chosen = open.length > 0 ? [{ ...(open[0] as Rule), origins: open.flatMap((r) => r.origins) }] : rules;
+    const chosen =
+      open.length > 0 ? [{ ...(open[0] as Rule), origins: open.flatMap((r) => r.origins) }] : rules;
     for (const rule of chosen) out.push({ tool, rule, denies });
   }
   return out;
@@ -43,7 +44,9 @@ export function grantsOf(list: PermissionList, names: readonly string[], specs: 
 function deniesOf(list: PermissionList, tool: string, specs: ToolSpecs): DenyRule[] {
   const family = specs.get(tool)?.family;
   return list.deny.filter(
-    (d) => (d.constraint !== undefined && covers(d.tool, tool)) || (family !== undefined && covers(d.tool, family)),
+    (d) =>
+      (d.constraint !== undefined && covers(d.tool, tool)) ||
+      (family !== undefined && covers(d.tool, family)),
   );
 }
 
@@ -67,7 +70,9 @@ export function grantKey(g: Grant): string {
  */
 export function grantCovers(outer: Grant, inner: Grant): boolean {
   return (
-    outer.tool === inner.tool && ruleCovers(outer.rule, inner.rule) && outer.denies.every((d) => kept(d, inner))
+    outer.tool === inner.tool &&
+    ruleCovers(outer.rule, inner.rule) &&
+    outer.denies.every((d) => kept(d, inner))
   );
 }
 
@@ -94,7 +99,9 @@ function kept(d: DenyRule, inner: Grant): boolean {
   if (inner.denies.some((n) => denies(n, d))) return true;
   const c = d.constraint;
   if (c === undefined || c.kind === "bad" || c.kind === "command") return false;
-  return (inner.rule?.constraints ?? []).some((r) => r.kind === c.kind && intersectConstraints(r, c) === null);
+  return (inner.rule?.constraints ?? []).some(
+    (r) => r.kind === c.kind && intersectConstraints(r, c) === null,
+  );
 }
 
 /** Whether deny rule `n` catches every call `d` catches. */

@@ -1,0 +1,209 @@
+import { writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { userDirOf } from "../definitions/discover.js";
+import { findProjectRoot, loadProject } from "../definitions/index.js";
+import { loadSettings } from "../definitions/settings.js";
+import { toolNames } from "../definitions/tool-names.js";
+import type { Diagnostic } from "../definitions/types.js";
+import { type Audit, type AuditSource, auditProject, auditToolNames } from "../invocation/audit.js";
+import { diffAudits } from "../invocation/audit-diff.js";
+import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { projectServers } from "../mcp/project-servers.js";
+import { definitionList, UNRESTRICTED } from "../permissions/index.js";
+import { createBuiltinTools } from "../tools/builtin/index.js";
+import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
+import { diffJson, diffText } from "./audit-diff-format.js";
+import { type AuditHeader, auditJson, auditText } from "./audit-format.js";
+import { auditHtml, auditSvg } from "./audit-graph.js";
+import { formatDiagnostic } from "./check-command.js";
+import { type CliIo, styleFor } from "./io.js";
+import { mcpToolNames } from "./mcp-tool-names.js";
+import { printable } from "./render.js";
+import { rebasePaths, revisionFiles } from "./revision-files.js";
+
+export const AUDIT_HELP = `Usage: agentmd audit [PATH] [--json] [--graph FILE] [--diff REV] [--mcp]
+
+Shows what every entry point of a project can do: the main agent, each /command
+and user-invocable skill, each subagent run as --agent NAME. For each, every
+chain of hops a model can take from it (Task, Skill, forked skills, down to the
+depth limit) and the effective tools at the end of each chain, with the file and
+line of every entry that shaped them. Settings deny rules join every hop; MCP
+tools are taken by name from the lists.
+
+  PATH          the project folder (default: the project of the current folder)
+  --json        machine-readable output
+  --graph FILE  also write a picture: an HTML page (or an SVG when FILE ends in
+                .svg) with entry points on the left and hops as edges
+  --diff REV    compare with the definitions and settings at git revision REV
+                (read from git, not the working tree): per entry point, what
+                was gained (+) and lost (−)
+  --mcp         start the MCP servers to list their tools (then stop them)
+
+Example, in CI: require a second review when a change widens what agents can do
+  agentmd audit --diff origin/main
+
+Exit status: 0 (with --diff: nothing was gained), 1 with --diff when an entry
+point gained a capability (or a looser approval or sandbox), or when the project
+cannot be audited (agent.md or the settings do not load), 2 on bad usage (an
+unknown revision, a folder outside a git repository).`;
+
+export interface AuditOptions {
+  readonly path?: string;
+  readonly json: boolean;
+  readonly graph?: string;
+  readonly diff?: string;
+  readonly mcp: boolean;
+}
+
+/** What the audit reads of one project, and where: the working tree, or a revision's copy. */
+interface Read {
+  readonly source: AuditSource;
+  readonly settingsFiles: readonly string[];
+  readonly errors: readonly Diagnostic[];
+}
+
+/** Runs `agentmd audit`; returns the exit code. */
+export async function runAudit(options: AuditOptions, io: CliIo): Promise<number> {
+  const home = io.env.HOME ?? homedir();
+  const root = findProjectRoot(path.resolve(io.cwd, options.path ?? "."), io.env.HOME);
+  const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
+  const at = { root, cwd: io.cwd, home, catalog, ...userDirOf(io.env.HOME) };
+  const current = readProject(root, at);
+  if (current.errors.length > 0) {
+    const style = styleFor(io.stderr, io.env);
+    for (const d of current.errors) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
+    io.stderr.write(
+      "agentmd audit: agent.md or the settings cannot be loaded, so a run would be refused; fix them first\n",
+    );
+    return 1;
+  }
+  const mcp = options.mcp ? await startedServers(current.source, io.env) : undefined;
+  const header: AuditHeader = {
+    root,
+    agentMd: current.source.definitions.find((d) => d.surface === "main")?.file ?? null,
+    settings: current.settingsFiles,
+    mcp: mcp?.lines ?? current.source.servers,
+    mcpStarted: mcp !== undefined,
+  };
+  if (options.diff !== undefined)
+    return diff(options, options.diff, { current, at, mcp: mcp?.names ?? [], header }, io);
+  const audit = auditProject(current.source, [...auditToolNames([current.source]), ...(mcp?.names ?? [])]);
+  if (options.graph !== undefined && !writeGraph(options.graph, audit, catalog, io)) return 1;
+  io.stdout.write(
+    options.json
+      ? `${JSON.stringify(auditJson(audit, header), null, 2)}\n`
+      : `${auditText(audit, header)
+          .map((l) => printable(l, false))
+          .join("\n")}\n`,
+  );
+  return 0;
+}
+
+/** `--diff REV`: the working tree against the revision; exit 1 when anything was gained. */
+async function diff(
+  options: AuditOptions,
+  rev: string,
+  run: { current: Read; at: ReadAt; mcp: readonly string[]; header: AuditHeader },
+  io: CliIo,
+): Promise<number> {
+  const files = revisionFiles(run.at.root, rev, io.env);
+  if (!files.ok) {
+    io.stderr.write(`agentmd audit: ${printable(files.message, false)}\n`);
+    return 2;
+  }
+  try {
+    const prior = readProject(files.dir, run.at);
+    const notes =
+      prior.errors.length > 0
+        ? [
+            `at ${rev}, agent.md or the settings do not load (a run would be refused there), so everything counts as gained`,
+          ]
+        : [];
+    const names = [...auditToolNames([run.current.source, prior.source]), ...run.mcp];
+    const next = auditProject(run.current.source, names);
+    const before = prior.errors.length > 0 ? nothingRuns(next) : auditProject(prior.source, names);
+    const d = diffAudits(before, next);
+    if (options.graph !== undefined && !writeGraph(options.graph, next, run.at.catalog, io)) return 1;
+    const compared = { revision: rev, commit: files.commit, notes };
+    io.stdout.write(
+      options.json
+        ? `${JSON.stringify(diffJson(d, compared, next), null, 2)}\n`
+        : `${diffText(d, compared, next)
+            .map((l) => printable(l, false))
+            .join("\n")}\n`,
+    );
+    return d.widened ? 1 : 0;
+  } finally {
+    files.cleanup();
+  }
+}
+
+interface ReadAt {
+  readonly root: string;
+  readonly cwd: string;
+  readonly home: string;
+  readonly catalog: ToolCatalog;
+  readonly userDir?: string;
+}
+
+/**
+ * The definitions, settings and MCP server names found in `dir`, placed at the project root (a
+ * revision's copy is read from a temporary folder, and its paths put back where they live).
+ */
+function readProject(dir: string, at: ReadAt): Read {
+  const loaded = loadProject(dir, {
+    toolNames: at.catalog.names,
+    ...(at.userDir && { userDir: at.userDir }),
+  });
+  const settings = loadSettings(dir, at.userDir, toolNames(at.catalog.names));
+  const servers = projectServers(dir, loaded.definitions);
+  // As for a run: a main agent or settings that do not load refuse it; other files are left out.
+  const errors = [
+    ...loaded.diagnostics.filter((d) => d.severity === "error" && d.surface === "main"),
+    ...settings.diagnostics.filter((d) => d.severity === "error"),
+  ];
+  const source: AuditSource = {
+    projectDir: at.root,
+    cwd: at.cwd,
+    home: at.home,
+    definitions: rebasePaths(loaded.definitions, dir, at.root),
+    settings: rebasePaths(settings.settings, dir, at.root),
+    catalog: at.catalog,
+    servers: [
+      ...new Set([
+        ...servers.project.map((s) => s.name),
+        ...loaded.definitions.flatMap((d) => servers.inlineOf(d).map((s) => s.name)),
+      ]),
+    ],
+  };
+  return { source, settingsFiles: source.settings.files, errors: rebasePaths(errors, dir, at.root) };
+}
+
+/** A revision where nothing could run: every entry point of the other side is new. */
+function nothingRuns(next: Audit): Audit {
+  return { ...next, unasked: [], asks: [], entryPoints: [] };
+}
+
+/** `--mcp`: the tools of the servers the main agent's list could reach, learnt by starting them. */
+async function startedServers(source: AuditSource, env: CliIo["env"]) {
+  const main = source.definitions.find((d) => d.surface === "main");
+  const list = main ? definitionList(main, { specs: source.catalog.specs, home: source.home }) : UNRESTRICTED;
+  const agents = source.definitions.filter((d) => d.surface === "agent");
+  return mcpToolNames(source.projectDir, source.definitions, agents, list, env);
+}
+
+/** Writes the picture; false (and said) when the file cannot be written. */
+function writeGraph(file: string, audit: Audit, catalog: ToolCatalog, io: CliIo): boolean {
+  const target = path.resolve(io.cwd, file);
+  const svg = target.endsWith(".svg");
+  try {
+    writeFileSync(target, svg ? auditSvg(audit, catalog.specs) : auditHtml(audit, catalog.specs));
+  } catch (e) {
+    io.stderr.write(`agentmd audit: cannot write ${printable(file, false)}: ${(e as Error).message}\n`);
+    return false;
+  }
+  io.stderr.write(`agentmd audit: wrote ${svg ? "an SVG" : "an HTML page"} to ${printable(file, false)}\n`);
+  return true;
+}

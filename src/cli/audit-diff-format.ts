@@ -1,0 +1,108 @@
+import type { ReachedGrant } from "../invocation/audit.js";
+import type { AuditDiff, EntryDiff } from "../invocation/audit-diff.js";
+import { type Grant, grantText, type ShownPaths } from "../permissions/capabilities.js";
+import { reachedJson, shapedBy } from "./audit-format.js";
+
+/** Which revision the working tree was compared with. */
+export interface Compared {
+  readonly revision: string;
+  readonly commit: string;
+  /** Why the revision's side is taken as empty (it could not run), when it is. */
+  readonly notes: readonly string[];
+}
+
+const grantJson = (g: Grant, at: ShownPaths) => ({
+  tool: g.tool,
+  text: grantText(g, at),
+  shapedBy: shapedBy(g, at),
+});
+
+/** `agentmd audit --diff REV --json`. Origins of what was lost name the files as they were at REV. */
+export function diffJson(d: AuditDiff, c: Compared, at: ShownPaths) {
+  return {
+    version: 1,
+    revision: c.revision,
+    commit: c.commit,
+    widened: d.widened,
+    notes: c.notes,
+    entryPoints: d.entryPoints.map((e) => ({
+      name: e.name,
+      status: e.status,
+      widened: e.widened,
+      gained: e.gained.map((r) => reachedJson(r, at)),
+      lost: e.lost.map((r) => reachedJson(r, at)),
+      ...(e.sandbox && { sandboxed: e.sandbox }),
+    })),
+    approval: {
+      ...(d.mode && { mode: d.mode }),
+      runsWithoutAsking: {
+        gained: d.unasked.gained.map((g) => grantJson(g, at)),
+        lost: d.unasked.lost.map((g) => grantJson(g, at)),
+      },
+      asksEachTime: {
+        gained: d.asks.gained.map((g) => grantJson(g, at)),
+        lost: d.asks.lost.map((g) => grantJson(g, at)),
+      },
+    },
+  };
+}
+
+/** The comparison as text: `+` gained, `−` lost, per entry point, then the approval tier. */
+export function diffText(d: AuditDiff, c: Compared, at: ShownPaths): string[] {
+  const short = c.commit.slice(0, 12);
+  const widened = d.entryPoints.filter((e) => e.widened).length;
+  const lines = [
+    `compared with ${c.revision} (${short}): ${
+      d.widened
+        ? `widened — ${widened} entry point${widened === 1 ? "" : "s"} can do what ${widened === 1 ? "it" : "they"} could not${widened === 0 ? " (see approval below)" : ""}`
+        : "nothing gained"
+    }`,
+    ...c.notes.map((n) => `note: ${n}`),
+  ];
+  for (const e of d.entryPoints) lines.push("", ...entryLines(e, c, at));
+  const approval = approvalLines(d, c, at);
+  if (approval.length > 0) lines.push("", ...approval);
+  if (d.entryPoints.length === 0 && approval.length === 0)
+    lines.push("no entry point changed what it can do");
+  return lines;
+}
+
+function entryLines(e: EntryDiff, c: Compared, at: ShownPaths): string[] {
+  const status =
+    e.status === "added"
+      ? `  (new entry point, compared with main at ${c.revision})`
+      : e.status === "removed"
+        ? "  (removed)"
+        : "";
+  const lines = [`${e.name}${status}`];
+  const rows = [...e.gained.map((r) => ["+", r] as const), ...e.lost.map((r) => ["−", r] as const)];
+  const texts = rows.map(([, r]) => grantText(r.grant, at));
+  const width = Math.max(0, ...texts.map((t) => t.length));
+  rows.forEach(([sign, r], i) => {
+    lines.push(`  ${sign} ${(texts[i] as string).padEnd(width)}  ${via(r, sign, c, at)}`);
+  });
+
+  if (e.sandbox)
+    lines.push(`  ${e.sandbox.widened ? "+" : "−"} commands sandboxed: ${e.sandbox.from} → ${e.sandbox.to}`);
+  if (e.status === "added" && rows.length === 0) lines.push("  nothing beyond what main could do");
+  return lines;
+}
+
+const via = (r: ReachedGrant, sign: string, c: Compared, at: ShownPaths) =>
+  `via ${r.chain.join(" → ")}  [${shapedBy(r.grant, at).join(", ")}${sign === "−" ? ` at ${c.revision}` : ""}]`;
+
+function approvalLines(d: AuditDiff, c: Compared, at: ShownPaths): string[] {
+  const lines: string[] = [];
+  if (d.mode) lines.push(`${d.mode.widened ? "+" : "−"} approval mode: ${d.mode.from} → ${d.mode.to}`);
+  const list = (sign: string, what: string, gs: readonly Grant[], old: boolean) => {
+    for (const g of gs)
+      lines.push(
+        `${sign} ${what}: ${grantText(g, at)}  [${shapedBy(g, at).join(", ")}${old ? ` at ${c.revision}` : ""}]`,
+      );
+  };
+  list("+", "runs without asking", d.unasked.gained, false);
+  list("−", "runs without asking", d.unasked.lost, true);
+  list("+", "no longer asks each time", d.asks.lost, true);
+  list("−", "asks each time", d.asks.gained, false);
+  return lines;
+}

@@ -1,0 +1,109 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/** What `agentmd audit` reads of a project: its definitions, its settings and `.mcp.json`. */
+const AUDITED =
+  /^(?:agent\.md|\.mcp\.json|\.claude\/settings(?:\.local)?\.json|(?:\.claude\/)?(?:agents|skills|commands)\/.+\.md)$/;
+
+export type RevisionFiles =
+  | { readonly ok: true; readonly commit: string; readonly dir: string; readonly cleanup: () => void }
+  | { readonly ok: false; readonly message: string };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Copies the files `agentmd audit` reads of the project at `projectDir`, as they are at the git
+ * revision `rev` (read from git's objects, never from the working tree), into a new temporary
+ * folder laid out as the project is. Contract: never throws; a folder outside a repository or a
+ * revision git does not know is a sentence, not an exception.
+ */
+export function revisionFiles(projectDir: string, rev: string, env: Env): RevisionFiles {
+  const git = (args: string[], cwd = projectDir, input?: string) =>
+    spawnSync("git", args, { cwd, env: { ...env, GIT_TERMINAL_PROMPT: "0" }, input, maxBuffer: 1 << 30 });
+  const top = git(["rev-parse", "--show-toplevel", "--show-prefix"]);
+  if (top.error) return { ok: false, message: `git could not be started: ${top.error.message}` };
+  if (top.status !== 0)
+    return {
+      ok: false,
+      message: `${projectDir} is not inside a git repository, so there is no revision to compare with`,
+    };
+  const [root = projectDir, prefix = ""] = top.stdout.toString().split("\n");
+  const commit = git(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`]);
+  if (commit.status !== 0)
+    return { ok: false, message: `unknown revision '${rev}': git knows no commit by that name here` };
+  const sha = commit.stdout.toString().trim();
+  const listing = git(["ls-tree", "-r", "-z", sha, "--", ...(prefix ? [prefix] : [])], root);
+  if (listing.status !== 0)
+    return { ok: false, message: `git could not list ${rev}: ${listing.stderr.toString().trim()}` };
+  const files = listedBlobs(listing.stdout.toString(), prefix);
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "agentmd-audit-")));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const blobs =
+    files.length > 0
+      ? git(["cat-file", "--batch"], root, `${files.map((f) => f.object).join("\n")}\n`)
+      : undefined;
+  const contents = blobs ? batchContents(blobs.stdout) : [];
+  if (contents.length !== files.length) {
+    cleanup();
+    return { ok: false, message: `git could not read the files of ${rev}` };
+  }
+  files.forEach((f, i) => {
+    const file = path.join(dir, f.path);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, contents[i] as Buffer);
+  });
+  return { ok: true, commit: sha, dir, cleanup };
+}
+
+/** The regular files (no links, no submodules) below `prefix` that the audit reads, from `ls-tree -r -z`. */
+function listedBlobs(listing: string, prefix: string): { object: string; path: string }[] {
+  const out: { object: string; path: string }[] = [];
+  for (const line of listing.split("\0")) {
+    const m = /^(\d+) blob ([0-9a-f]+)\t([\s\S]+)$/.exec(line);
+    if (!m || m[1] === "120000" || !m[3]?.startsWith(prefix)) continue;
+    const rel = m[3].slice(prefix.length);
+    if (AUDITED.test(rel)) out.push({ object: m[2] as string, path: rel });
+  }
+  return out;
+}
+
+/** The objects of `git cat-file --batch` output, in order: `<sha> blob <size>\n<bytes>\n` each. */
+function batchContents(out: Buffer): Buffer[] {
+  const contents: Buffer[] = [];
+  let at = 0;
+  while (at < out.length) {
+    const eol = out.indexOf(10, at);
+    if (eol === -1) break;
+    const size = Number(/^\S+ blob (\d+)$/.exec(out.subarray(at, eol).toString())?.[1]);
+    if (!Number.isInteger(size)) break;
+    contents.push(out.subarray(eol + 1, eol + 1 + size));
+    at = eol + 1 + size + 1;
+  }
+  return contents;
+}
+
+/**
+ * `value` with every path at or below `from` moved to `to`: definitions loaded from a copy, put back
+ * where they live, so that patterns anchor at the project and origins name its files.
+ */
+export function rebasePaths<T>(value: T, from: string, to: string): T {
+  const move = (s: string) =>
+    s === from ? to : s.startsWith(`${from}${path.sep}`) ? `${to}${s.slice(from.length)}` : s;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return move(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v !== "object" || v === null) return v;
+    const copy = Object.create(Object.getPrototypeOf(v)) as Record<string, unknown>;
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(copy, k, {
+        value: walk(x),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return copy;
+  };
+  return walk(value) as T;
+}
