@@ -68,12 +68,7 @@ export function diffText(d: AuditDiff, c: Compared, at: ShownPaths): string[] {
 }
 
 function entryLines(e: EntryDiff, c: Compared, at: ShownPaths): string[] {
-  const status =
-    e.status === "added"
-      ? `  (new entry point, compared with main at ${c.revision})`
-      : e.status === "removed"
-        ? "  (removed)"
-        : "";
+  const status = e.status === "added" ? "  (new entry point)" : e.status === "removed" ? "  (removed)" : "";
   const lines = [`${e.name}${status}`];
   const rows = [...e.gained.map((r) => ["+", r] as const), ...e.lost.map((r) => ["−", r] as const)];
   const texts = rows.map(([, r]) => grantText(r.grant, at));
@@ -84,7 +79,7 @@ function entryLines(e: EntryDiff, c: Compared, at: ShownPaths): string[] {
 
   if (e.sandbox)
     lines.push(`  ${e.sandbox.widened ? "+" : "−"} commands sandboxed: ${e.sandbox.from} → ${e.sandbox.to}`);
-  if (e.status === "added" && rows.length === 0) lines.push("  nothing beyond what main could do");
+  if (e.status === "added" && rows.length === 0) lines.push("  nothing its runs could not do before");
   return lines;
 }
 

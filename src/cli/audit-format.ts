@@ -88,6 +88,7 @@ export function auditJson(a: Audit, h: AuditHeader) {
         ...(a.mode === "bypassPermissions" ? [BYPASS] : []),
       ],
       capabilities: e.grants.map((r) => reachedJson(r, a)),
+      runs: e.runs.map((r) => ({ as: r.as, capabilities: r.grants.map((g) => reachedJson(g, a)) })),
       chains: nodesOf(e.root).map((n) => nodeJson(n, a)),
     })),
   };

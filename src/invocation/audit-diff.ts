@@ -4,10 +4,7 @@ import type { Audit, EntryAudit, ReachedGrant } from "./audit.js";
 
 export interface EntryDiff {
   readonly name: string;
-  /**
-   * `added`: a new entry point, compared with what the main agent could do before (a user could
-   * always start that); `removed`: gone, everything it could do is lost.
-   */
+  /** `added`: a new entry point (its runs compared as any run is); `removed`: gone, with all it could do. */
   readonly status: "added" | "removed" | "changed";
   readonly gained: readonly ReachedGrant[];
   readonly lost: readonly ReachedGrant[];
@@ -41,14 +38,20 @@ const MODE_RANK: Readonly<Record<PermissionMode, number>> = {
 };
 const SANDBOX_RANK = { all: 0, some: 1, none: 2 } as const;
 
-/** Compares the audit of `prior` (a revision) with `next` (the working tree). Pure. */
+/**
+ * Compares the audit of `prior` (a revision) with `next` (the working tree), run by run: what each
+ * run an entry point reaches (the main agent, a subagent, a forked skill) may do, against what the
+ * same run could do from the same entry point before; a run the entry point did not reach before is
+ * compared with what that run could do from any entry point, and a run that did not exist at all
+ * gains everything it may do. A new entry point's runs are judged the same way. Pure.
+ */
 export function diffAudits(prior: Audit, next: Audit): AuditDiff {
   const before = new Map(prior.entryPoints.map((e) => [e.name, e]));
-  const baseline = before.get("main");
+  const anywhere = runsAnywhere(prior);
   const entryPoints: EntryDiff[] = [];
   for (const e of next.entryPoints) {
     const p = before.get(e.name);
-    const d = p ? entryDiff(e, p, "changed") : entryDiff(e, baseline, "added");
+    const d = entryDiff(e, p, anywhere);
     if (d.status === "added" || d.gained.length > 0 || d.lost.length > 0 || d.sandbox) entryPoints.push(d);
   }
   const now = new Set(next.entryPoints.map((e) => e.name));
@@ -59,10 +62,12 @@ export function diffAudits(prior: Audit, next: Audit): AuditDiff {
     prior.mode === next.mode
       ? undefined
       : { from: prior.mode, to: next.mode, widened: MODE_RANK[next.mode] > MODE_RANK[prior.mode] };
-  const unasked = {
-    gained: gainedGrants(next.unasked, prior.unasked),
-    lost: gainedGrants(prior.unasked, next.unasked),
-  };
+  // Where agent.md's list approves on both sides, what runs without asking is the main agent's list,
+  // whose changes its entry point reports already.
+  const same = prior.listApproves && next.listApproves;
+  const unasked = same
+    ? { gained: [], lost: [] }
+    : { gained: gainedGrants(next.unasked, prior.unasked), lost: gainedGrants(prior.unasked, next.unasked) };
   const asks = { gained: gainedGrants(next.asks, prior.asks), lost: gainedGrants(prior.asks, next.asks) };
   const widened =
     entryPoints.some((e) => e.widened) ||
@@ -72,16 +77,36 @@ export function diffAudits(prior: Audit, next: Audit): AuditDiff {
   return { entryPoints, ...(mode && { mode }), unasked, asks, widened };
 }
 
-function entryDiff(next: EntryAudit, prior: EntryAudit | undefined, status: "added" | "changed"): EntryDiff {
-  const was = prior?.grants ?? [];
-  const gained = reached(gainedGrants(grants(next.grants), grants(was)), next.grants);
-  const lost = status === "added" ? [] : reached(gainedGrants(grants(was), grants(next.grants)), was);
-  const from = prior?.sandboxed ?? "none";
+/** Each run's grants over every entry point of an audit. */
+function runsAnywhere(a: Audit): Map<string, Grant[]> {
+  const runs = new Map<string, Grant[]>();
+  for (const e of a.entryPoints)
+    for (const r of e.runs) runs.set(r.as, [...(runs.get(r.as) ?? []), ...grants(r.grants)]);
+  return runs;
+}
+
+function entryDiff(
+  next: EntryAudit,
+  prior: EntryAudit | undefined,
+  anywhere: Map<string, Grant[]>,
+): EntryDiff {
+  const gained: ReachedGrant[] = [];
+  const lost: ReachedGrant[] = [];
+  for (const run of next.runs) {
+    const was = prior?.runs.find((r) => r.as === run.as);
+    const baseline = was ? grants(was.grants) : (anywhere.get(run.as) ?? []);
+    gained.push(...reached(gainedGrants(grants(run.grants), baseline), run.grants));
+  }
+  for (const was of prior?.runs ?? []) {
+    const run = next.runs.find((r) => r.as === was.as);
+    lost.push(...reached(gainedGrants(grants(was.grants), grants(run?.grants ?? [])), was.grants));
+  }
+  const from = prior?.sandboxed ?? next.sandboxed;
   const to = next.sandboxed;
   const sandbox = from === to ? undefined : { from, to, widened: SANDBOX_RANK[to] > SANDBOX_RANK[from] };
   return {
     name: next.name,
-    status,
+    status: prior ? "changed" : "added",
     gained,
     lost,
     ...(sandbox && { sandbox }),

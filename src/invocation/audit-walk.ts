@@ -22,6 +22,8 @@ export interface AuditNode {
   /** Hop labels from the start, as `agentmd tools --chain` writes them: `main`, `agent:reviewer`. */
   readonly chain: readonly string[];
   readonly kind: HopKind;
+  /** Who the run runs as: `main` (the main agent, also narrowed by a command or inline skill), `agent:NAME`, `skill:NAME` (a fork). */
+  readonly runAs: string;
   readonly definition?: Definition;
   /** The run; absent when the hop cannot be taken. */
   readonly run?: RunSpec;
@@ -57,11 +59,12 @@ type Node = { -readonly [K in keyof AuditNode]: AuditNode[K] } & { children: Nod
  */
 export function walkEntryPoints(core: HopCore, names: readonly string[]): EntryPoint[] {
   const user = userCaller(core);
-  const starts: [Omit<EntryPoint, "root">, RunRequest, string[]][] = [
+  const starts: [Omit<EntryPoint, "root">, RunRequest, string[], string][] = [
     [
       { name: "main", kind: "main", ...(core.main && { definition: core.main }) },
       { kind: "prompt", content: "" },
       ["main"],
+      "main",
     ],
   ];
   for (const name of slashNames(core)) {
@@ -71,6 +74,7 @@ export function walkEntryPoints(core: HopCore, names: readonly string[]): EntryP
       { name: `/${name}`, kind: def.surface, definition: def },
       { kind: "invocable", name, args: "", by: "user" },
       ["main", `${def.surface}:${name}`],
+      def.context === "fork" ? `${def.surface}:${name}` : "main",
     ]);
   }
   for (const a of core.agents.values())
@@ -78,9 +82,11 @@ export function walkEntryPoints(core: HopCore, names: readonly string[]): EntryP
       { name: `--agent ${a.name}`, kind: "agent", definition: a },
       { kind: "agent", name: a.name, content: "" },
       ["main", `agent:${a.name}`],
+      `agent:${a.name}`,
     ]);
-  return starts.map(([entry, request, chain]) => {
-    const root = node(core, names, chain, "entry", entry.definition, prepareRun(core, user, request));
+  return starts.map(([entry, request, chain, runAs]) => {
+    const hop = { chain, kind: "entry" as const, runAs, definition: entry.definition };
+    const root = node(core, names, hop, prepareRun(core, user, request));
     follow(core, names, root);
     return { ...entry, root };
   });
@@ -93,7 +99,7 @@ function follow(core: HopCore, names: readonly string[], root: Node): void {
   for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
     const run = n.run;
     if (!run || n.notFollowed) continue;
-    const key = [run.agent, JSON.stringify(run.sandbox ?? null), ...n.grants.map(grantKey).sort()].join("\n");
+    const key = [n.runAs, JSON.stringify(run.sandbox ?? null), ...n.grants.map(grantKey).sort()].join("\n");
     const prior = seen.get(key);
     if (prior && prior.depth <= run.depth) {
       n.notFollowed = { kind: "repeat", of: prior.chain };
@@ -115,9 +121,7 @@ function hopsFrom(core: HopCore, names: readonly string[], from: Node, run: RunS
     node(
       core,
       names,
-      [...from.chain, `agent:${a.name}`],
-      "task",
-      a,
+      { chain: [...from.chain, `agent:${a.name}`], kind: "task", runAs: `agent:${a.name}`, definition: a },
       prepareRun(core, caller, { kind: "agent", name: a.name, content: "" }),
     ),
   );
@@ -125,7 +129,8 @@ function hopsFrom(core: HopCore, names: readonly string[], from: Node, run: RunS
     const chain = [...from.chain, `skill:${s.name}`];
     const r = resolveInvocable(core, caller, s.name, "", "model");
     if (!r.ok || r.kind === "fork") {
-      out.push(node(core, names, chain, "fork", s, r.ok ? { ok: true, spec: r.spec } : r));
+      const hop = { chain, kind: "fork" as const, runAs: `skill:${s.name}`, definition: s };
+      out.push(node(core, names, hop, r.ok ? { ok: true, spec: r.spec } : r));
       continue;
     }
     // Inline: the same run, narrowed as the Skill tool narrows it.
@@ -137,22 +142,19 @@ function hopsFrom(core: HopCore, names: readonly string[], from: Node, run: RunS
       ...(r.approved && { approved: r.approved }),
       ...(r.sandbox && { sandbox: r.sandbox }),
     };
-    const inline = node(core, names, chain, "skill", s, { ok: true, spec: narrowed });
+    const hop = { chain, kind: "skill" as const, runAs: from.runAs, definition: s };
+    const inline = node(core, names, hop, { ok: true, spec: narrowed });
     inline.notFollowed = { kind: "inline" };
     out.push(inline);
   }
   return out;
 }
 
-function node(
-  core: HopCore,
-  names: readonly string[],
-  chain: readonly string[],
-  kind: HopKind,
-  definition: Definition | undefined,
-  prepared: Prepared,
-): Node {
-  const base = { chain, kind, ...(definition && { definition }), children: [] };
+type Hop = Pick<AuditNode, "chain" | "kind" | "runAs"> & { readonly definition?: Definition | undefined };
+
+function node(core: HopCore, names: readonly string[], hop: Hop, prepared: Prepared): Node {
+  const { definition, ...rest } = hop;
+  const base = { ...rest, ...(definition && { definition }), children: [] };
   if (!prepared.ok) return { ...base, grants: [], failed: prepared.message };
   return { ...base, run: prepared.spec, grants: grantsOf(prepared.spec.list, names, core.catalog.specs) };
 }

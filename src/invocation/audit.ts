@@ -31,9 +31,18 @@ export interface ReachedGrant {
   readonly chain: readonly string[];
 }
 
+/** What one run (the main agent, a subagent, a forked skill) may do over every chain that reaches it. */
+export interface RunAudit {
+  /** `main`, `agent:NAME`, `skill:NAME`: who the run runs as. */
+  readonly as: string;
+  readonly grants: readonly ReachedGrant[];
+}
+
 export interface EntryAudit extends EntryPoint {
   /** What its chains may do together: the widest grants, each with a chain that reaches it. */
   readonly grants: readonly ReachedGrant[];
+  /** The same, run by run: every hop narrows, so a run's own grants say what a change to it gained. */
+  readonly runs: readonly RunAudit[];
   readonly dangers: readonly { readonly danger: Danger; readonly chain: readonly string[] }[];
   /** Whether the commands of its runs run inside the sandbox: in all, some or none of them. */
   readonly sandboxed: "all" | "some" | "none";
@@ -95,17 +104,27 @@ export function auditProject(source: AuditSource, names: readonly string[]): Aud
 
 function entryAudit(entry: EntryPoint, source: AuditSource): EntryAudit {
   const nodes = nodesOf(entry.root);
-  const reached = nodes.flatMap((n) => n.grants.map((grant) => ({ grant, chain: n.chain })));
-  const widest = widestGrants(reached.map((r) => r.grant));
-  const grants = widest.map((g) => reached.find((r) => r.grant === g) as ReachedGrant);
+  const grants = widestReached(nodes);
+  const runs = [...new Set(nodes.map((n) => n.runAs))].map((as) => ({
+    as,
+    grants: widestReached(nodes.filter((n) => n.runAs === as)),
+  }));
   const dangers = grants.flatMap(({ grant, chain }) => {
     const danger = dangerOf(grant, source.catalog.specs, source.projectDir);
     return danger ? [{ danger, chain }] : [];
   });
-  const runs = nodes.filter((n) => n.run);
-  const inside = runs.filter((n) => n.run?.sandbox).length;
-  const sandboxed = inside === 0 ? "none" : inside === runs.length ? "all" : "some";
-  return { ...entry, grants, dangers, sandboxed };
+  const started = nodes.filter((n) => n.run);
+  const inside = started.filter((n) => n.run?.sandbox).length;
+  const sandboxed = inside === 0 ? "none" : inside === started.length ? "all" : "some";
+  return { ...entry, grants, runs, dangers, sandboxed };
+}
+
+/** The widest grants of some nodes, each with the first chain (breadth first) that reaches it. */
+function widestReached(nodes: readonly AuditNode[]): ReachedGrant[] {
+  const reached = nodes.flatMap((n) => n.grants.map((grant) => ({ grant, chain: n.chain })));
+  return widestGrants(reached.map((r) => r.grant)).map(
+    (g) => reached.find((r) => r.grant === g) as ReachedGrant,
+  );
 }
 
 /** Every node of a walk, breadth first (the order chains are first reached in). */

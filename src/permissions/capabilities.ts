@@ -113,7 +113,15 @@ function denies(n: DenyRule, d: DenyRule): boolean {
 
 /** The grants of `next` that no grant of `prior` covers: what a change gained. */
 export function gainedGrants(next: readonly Grant[], prior: readonly Grant[]): Grant[] {
-  return next.filter((n) => !prior.some((p) => grantCovers(p, n)));
+  return next.filter((n) => !admitsNothing(n) && !prior.some((p) => grantCovers(p, n)));
+}
+
+/** An uninterpretable allow pattern, or a deny that takes every call (a removed family head, a bad pattern). */
+export function admitsNothing(g: Grant): boolean {
+  return (
+    (g.rule?.constraints ?? []).some((c) => c.kind === "bad") ||
+    g.denies.some((d) => d.constraint === undefined || d.constraint.kind === "bad")
+  );
 }
 
 /** The grants no other one covers (the first of equal ones kept): a union without repeats. */
