@@ -1,9 +1,12 @@
-import { parseArgs } from "node:util";
+import { didYouMean } from "../shared/did-you-mean.js";
 import type { CliIo } from "./io.js";
+import { parseFlags } from "./parse-flags.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
+import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./session-flags.js";
 import { UsageError } from "./usage-error.js";
+import { VERSION } from "./version.js";
 
 export type { CliIo } from "./io.js";
 export type { RunIo } from "./run-command.js";
@@ -26,6 +29,20 @@ Commands:
 
 Run 'agentmd <command> --help' for a command's options.`;
 
+const COMMANDS = [
+  "chat",
+  "run",
+  "check",
+  "tools",
+  "mcp",
+  "init",
+  "sessions",
+  "batch",
+  "worker",
+  "enqueue",
+  "help",
+] as const;
+
 /** The CLI entry point; returns the process exit code. Contract: never throws. */
 export async function main(argv: readonly string[], io: RunIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -35,6 +52,10 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
       case "--help":
       case "help":
         io.stdout.write(`${HELP}\n`);
+        return 0;
+      case "-v":
+      case "--version":
+        io.stdout.write(`${VERSION} (agentmd-cli)\n`);
         return 0;
       case undefined:
         return await chat([], io);
@@ -62,7 +83,7 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
       case "enqueue":
         return await (await import("./enqueue-command.js")).enqueueCommand(rest, io);
       default:
-        throw new UsageError(`unknown command '${command}'`);
+        return await withoutCommand(argv, io);
     }
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
@@ -74,17 +95,29 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
   }
 }
 
+/**
+ * Flags without a command, as Claude Code takes them: `agentmd -p "PROMPT"` (or `--print`) is one
+ * run, `agentmd -c`, `agentmd --model opus` a conversation. A word that is not a command is an
+ * error naming the nearest command.
+ */
+function withoutCommand(argv: readonly string[], io: RunIo): Promise<number> {
+  const printing = argv.some((a) => a === "-p" || a === "--print" || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a));
+  if (printing) return run(argv, io);
+  const [first = ""] = argv;
+  if (first.startsWith("-")) return chat(argv, io);
+  const near = didYouMean(first, COMMANDS);
+  throw new UsageError(
+    `unknown command '${first}'${near ? `; did you mean '${near}'?` : ""} (for one prompt: agentmd -p '${first}'; for a conversation: agentmd chat)`,
+  );
+}
+
 // Each command loads its own modules when it runs: `check` never pays for the SDK's start-up.
 async function check(args: readonly string[], io: CliIo): Promise<number> {
   const { CHECK_HELP, runCheck } = await import("./check-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean", default: false },
-      strict: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseFlags(args, {
+    json: { type: "boolean", default: false },
+    strict: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout.write(`${CHECK_HELP}\n`);
@@ -95,17 +128,13 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
 
 async function tools(args: readonly string[], io: CliIo): Promise<number> {
   const { TOOLS_HELP, runTools } = await import("./tools-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      chain: { type: "string", default: "main" },
-      json: { type: "boolean", default: false },
-      try: { type: "string" },
-      sandbox: { type: "boolean", default: false },
-      ...PERMISSION_FLAGS,
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseFlags(args, {
+    chain: { type: "string", default: "main" },
+    json: { type: "boolean", default: false },
+    try: { type: "string" },
+    sandbox: { type: "boolean", default: false },
+    ...PERMISSION_FLAGS,
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout.write(`${TOOLS_HELP}\n`);
@@ -128,54 +157,28 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
   const { RUN_HELP, runRun } = await import("./run-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      model: { type: "string" },
-      "max-iterations": { type: "string" },
-      output: { type: "string", default: "text" },
-      record: { type: "string" },
-      replay: { type: "string" },
-      resume: { type: "string" },
-      cwd: { type: "string" },
-      agent: { type: "string" },
-      sandbox: { type: "boolean", default: false },
-      ...PERMISSION_FLAGS,
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, RUN_FLAGS);
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
-  const output = values.output;
+  const native = values.output;
+  const claude = values["output-format"];
+  if (native !== undefined && claude !== undefined)
+    throw new UsageError("--output and --output-format cannot be used together");
+  const output = claude ?? native ?? "text";
   if (output !== "text" && output !== "json" && output !== "stream-json") {
-    throw new UsageError(`--output must be text, json or stream-json, not '${output}'`);
-  }
-  if (values.record && values.replay) throw new UsageError("--record and --replay cannot be used together");
-  let maxIterations: number | undefined;
-  if (values["max-iterations"] !== undefined) {
-    maxIterations = Number(values["max-iterations"]);
-    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
-      throw new UsageError(
-        `--max-iterations must be a whole number of at least 1, not '${values["max-iterations"]}'`,
-      );
-    }
+    const flag = claude !== undefined ? "--output-format" : "--output";
+    throw new UsageError(`${flag} must be text, json or stream-json, not '${output}'`);
   }
   return runRun(
     {
+      ...sessionOptions(values),
       output,
+      // Claude Code's shapes with --output-format, or with -p (its text is the answer alone).
+      ...((claude !== undefined || (values.print && native === undefined)) && { claudeShapes: true }),
       ...(positionals.length > 0 && { prompt: positionals.join(" ") }),
-      ...(values.model && { model: values.model }),
-      ...(maxIterations !== undefined && { maxIterations }),
-      ...(values.record && { record: values.record }),
-      ...(values.replay && { replay: values.replay }),
-      ...(values.resume && { resume: values.resume }),
-      ...(values.cwd && { cwd: values.cwd }),
       ...(values.agent && { agent: values.agent }),
-      ...(values.sandbox && { sandbox: true }),
-      permissions: permissionFlags(values),
     },
     io,
   );
@@ -183,45 +186,20 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
 
 async function chat(args: readonly string[], io: RunIo): Promise<number> {
   const { CHAT_HELP, runChat } = await import("./repl.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      model: { type: "string" },
-      record: { type: "string" },
-      replay: { type: "string" },
-      cwd: { type: "string" },
-      sandbox: { type: "boolean", default: false },
-      ...PERMISSION_FLAGS,
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, SESSION_FLAGS);
   if (values.help) {
     io.stdout.write(`${CHAT_HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0)
-    throw new UsageError(`unexpected argument '${positionals[0]}' (for one prompt, use 'agentmd run')`);
   return runChat(
-    {
-      ...(values.model && { model: values.model }),
-      ...(values.record && { record: values.record }),
-      ...(values.replay && { replay: values.replay }),
-      ...(values.cwd && { cwd: values.cwd }),
-      ...(values.sandbox && { sandbox: true }),
-      permissions: permissionFlags(values),
-    },
+    { ...sessionOptions(values), ...(positionals.length > 0 && { prompt: positionals.join(" ") }) },
     io,
   );
 }
 
 async function init(args: readonly string[], io: CliIo): Promise<number> {
   const { INIT_HELP, runInit } = await import("./init-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: { help: { type: "boolean", short: "h", default: false } },
-  });
+  const { values, positionals } = parseFlags(args, { help: { type: "boolean", short: "h", default: false } });
   if (values.help) {
     io.stdout.write(`${INIT_HELP}\n`);
     return 0;
@@ -232,13 +210,9 @@ async function init(args: readonly string[], io: CliIo): Promise<number> {
 
 async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   const { SESSIONS_HELP, runSessions } = await import("./sessions-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseFlags(args, {
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout.write(`${SESSIONS_HELP}\n`);

@@ -38,6 +38,11 @@ export function createTextRenderer(out: Out, style: Style) {
     switch (e.type) {
       case "tool_start":
         inputs.set(e.id, e.input);
+        // The line the model was writing ends here, so what is shown while the tool runs starts a line.
+        if (!atLineStart) {
+          out.write("\n");
+          atLineStart = true;
+        }
         break;
       case "message_delta": {
         const lines = printable(e.text).split("\n");
@@ -85,6 +90,11 @@ export function createTextRenderer(out: Out, style: Style) {
         break;
       case "error":
         line(`${indent(e.depth)}${style.red("error:")} ${printable(e.message, false)}`);
+        break;
+      case "compaction":
+        line(
+          `${indent(e.depth)}${style.dim(`⎯ the conversation so far (${e.tokensBefore.toLocaleString("en-US")} tokens) is now a summary`)}`,
+        );
         break;
       case "abort":
         line(`${indent(e.depth)}${style.yellow("aborted")}`);

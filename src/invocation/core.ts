@@ -72,6 +72,8 @@ export interface Core {
   readonly claude: ClaudeSettings;
   /** The main agent's context (CLAUDE.md and kin, the environment); absent with `memory: false`. */
   readonly memory?: Memory;
+  /** The main agent's system prompt: its body (or the one given instead), the context, what is appended. */
+  readonly system: string;
   /** Warnings about the session's configuration, told at the start of each run. */
   readonly notices: readonly string[];
 }
@@ -166,6 +168,9 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     ...(m.prices && { prices: m.prices }),
     ceiling,
     ...(memory && { memory }),
+    system: [options.systemPrompt?.replace ?? main?.body.trim(), memory?.text, options.systemPrompt?.append]
+      .filter(Boolean)
+      .join("\n\n"),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,

@@ -31,6 +31,8 @@ export type RunEvent =
       readonly model: string;
       readonly tools: readonly string[];
       readonly parentRunId?: string;
+      /** The Task (or Skill) call of the parent run that started this one. */
+      readonly parentToolUseId?: string;
       /** The line the user typed, for a `/name args` run. */
       readonly input?: string;
     })
@@ -81,6 +83,17 @@ export type RunEvent =
       readonly type: "limit";
       readonly kind: "max_iterations" | "max_tokens";
       readonly message: string;
+    })
+  | (Base & {
+      readonly type: "compaction";
+      /** What stands for the conversation before this point. */
+      readonly summary: string;
+      /** The messages at the end of the conversation kept after the summary (a pending tool call). */
+      readonly kept: number;
+      /** How many tokens the conversation took before. */
+      readonly tokensBefore: number;
+      /** The session it was compacted from (`/compact`), when it started a new one. */
+      readonly from?: string;
     })
   | (Base & { readonly type: "refusal"; readonly message: string })
   | (Base & { readonly type: "warning"; readonly message: string })
