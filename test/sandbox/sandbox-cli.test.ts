@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -175,7 +175,10 @@ describe.runIf(runSandboxTests)("the sandbox, through the CLI", () => {
   it("ends every process a command leaves behind, with the command", async () => {
     writeFiles(dir, { "agent.md": "---\nallowed-tools: Bash\n---\nMain.\n" });
     const marker = `300.${Date.now() % 100000}${randomBytes(2).readUInt16BE()}`;
-    const background = `nohup sleep ${marker} >/dev/null 2>&1 & (setsid sleep ${marker} >/dev/null 2>&1 &); echo started`;
+    // The command waits until the setsid'd process has left its group (it writes `ready` after
+    // setsid), so the group's end cannot catch it on the way out.
+    const ready = `/tmp/agentmd-ready-${marker}`;
+    const background = `nohup sleep ${marker} >/dev/null 2>&1 & (setsid sh -c 'echo $$ > ${ready}; exec sleep ${marker}' >/dev/null 2>&1 &); for i in $(seq 500); do [ -s ${ready} ] && break; sleep 0.01; done; echo started`;
     fake = await startFakeAnthropic(bashScript(background));
     await run(["--sandbox", "go"]);
     expect(told(1)).toBe("started\n[exit code 0]");
@@ -188,6 +191,7 @@ describe.runIf(runSandboxTests)("the sandbox, through the CLI", () => {
     // group (setsid) survives: the sandbox is what ends that one too.
     const left = running(marker);
     for (const pid of left) process.kill(pid, "SIGKILL");
+    rmSync(ready, { force: true });
     expect(left.length).toBe(1);
   });
 
