@@ -109,6 +109,27 @@ describe.runIf(runSandboxTests)("the sandbox, through the CLI", () => {
     expect(existsSync(path.join(dir, "outside.txt"))).toBe(true);
   });
 
+  it("starts a background command inside the sandbox too", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash, BashOutput, Write(out/**)\n---\nMain.\n",
+      "out/.keep": "",
+    });
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "touch outside.txt; echo rc=$? > out/rc", run_in_background: true }),
+      // The background command's end cannot be awaited from here: a bounded wait inside the sandbox.
+      call("Bash", {
+        command: "for i in $(seq 100); do [ -s out/rc ] && break; sleep 0.05; done; cat out/rc",
+      }),
+      call("BashOutput", { bash_id: "bash_1" }),
+      text("done"),
+    ]);
+    expect((await run(["--sandbox", "go"])).code).toBe(0);
+    expect(told(1)).toMatch(/^Started in the background as bash_1\./);
+    expect(told(2)).toBe("rc=1\n[exit code 0]");
+    expect(told(3)).toContain("touch: cannot touch 'outside.txt': Read-only file system");
+    expect(existsSync(path.join(dir, "outside.txt"))).toBe(false);
+  });
+
   it("hides what Read denies name: files, folders, and what a glob matches", async () => {
     writeFiles(dir, {
       "agent.md":
