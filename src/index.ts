@@ -107,6 +107,8 @@ export {
   judgesUrl,
   offered,
   resolveChain,
+  type SearchDomains,
+  searchDomains,
   UNRESTRICTED,
 } from "./permissions/index.js";
 export type {
@@ -130,6 +132,17 @@ export {
   ToolDefinitionError,
   type ToolRegistry,
   ToolRegistryError,
+  webSearchDefinition,
 } from "./tools/index.js";
 export type { ToolSearchSetting } from "./tools/search/deferral.js";
-export type { CommandSandbox, SpawnProcess, Tool, ToolContext, ToolResult } from "./tools/types.js";
+export type {
+  CommandSandbox,
+  ServerTool,
+  ServerToolDefinition,
+  SpawnProcess,
+  Todo,
+  Tool,
+  ToolContext,
+  ToolEvent,
+  ToolResult,
+} from "./tools/types.js";

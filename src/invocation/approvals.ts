@@ -13,7 +13,7 @@ import {
   type PermissionMode,
   sessionRuleFor,
 } from "../permissions/approval.js";
-import { compileList } from "../permissions/permission-list.js";
+import { compileList, intersect } from "../permissions/permission-list.js";
 import { canonicalToolName } from "../permissions/tool-matcher.js";
 import type { CompileContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
@@ -135,6 +135,11 @@ export function createApprovals(
       session.push(compileList(entries, undefined, ctx));
     },
     howToAllow,
+    unasked: (list) => {
+      if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
+      const pre = policy.preApproved;
+      return pre.rules !== null && pre.rules.length > 0 ? intersect(list, pre) : undefined;
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ContentBlockParam, MessageParam, StopReason } from "@anthropic-ai/sdk/resources/messages";
 import type { Usage } from "../model/models.js";
+import type { ToolEvent } from "../tools/types.js";
 
 /** How a tool call was settled, for renderers and transcripts. */
 export type CallDecision =
@@ -60,6 +61,20 @@ export type RunEvent =
       readonly content: string;
       readonly ms: number;
     })
+  /**
+   * A call the model API ran on its side within the response (WebSearch), said once the response
+   * is complete: what was asked and, in one line, what came back.
+   */
+  | (Base & {
+      readonly type: "server_tool";
+      readonly id: string;
+      readonly name: string;
+      readonly input: unknown;
+      readonly isError: boolean;
+      readonly content: string;
+    })
+  /** What a tool tells its run as it runs (`todos`: TodoWrite's list, whole, each time it changes). */
+  | (Base & ToolEvent)
   | (Base & {
       readonly type: "turn_end";
       readonly turn: number;

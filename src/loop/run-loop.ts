@@ -1,18 +1,19 @@
 import type {
-  Tool as ApiTool,
   ContentBlock,
   ContentBlockParam,
   MessageParam,
+  ToolUnion,
 } from "@anthropic-ai/sdk/resources/messages";
 import type PQueue from "p-queue";
 import type { Model, ModelRequest } from "../model/model.js";
 import { addUsage, costOf, type Price, priceOf, ZERO_USAGE } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
 import { normaliseInput } from "../tools/normalise-input.js";
-import type { RegisteredTool } from "../tools/registry.js";
+import type { OfferedTool } from "../tools/registry.js";
 import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
 import type { RunOutcome, RunResult } from "./events.js";
 import { type CallContext, notRunResult, type ToolUse } from "./execute-call.js";
+import { serverCalls, serverToolsOf } from "./server-tools.js";
 
 export interface LoopConfig {
   readonly model: Model;
@@ -23,7 +24,7 @@ export interface LoopConfig {
   readonly maxIterations: number;
   readonly promptCaching: boolean;
   /** The tools shown to the model: what the effective list offers (asked again each turn). */
-  readonly offer: (list: PermissionList) => readonly RegisteredTool[];
+  readonly offer: (list: PermissionList) => readonly OfferedTool[];
   readonly call: CallContext;
   readonly pool: PQueue;
   readonly concurrency: ConcurrencySettings;
@@ -50,7 +51,8 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   let note: string | undefined;
   let toolsFor: PermissionList | undefined;
   let toolsVersion: number | undefined;
-  let apiTools: ApiTool[] = [];
+  let apiTools: ToolUnion[] = [];
+  let servers = serverToolsOf([]);
   const turnContext = {
     signal: call.signal,
     onText: (text: string) => call.emit({ ...base, type: "message_delta", text }),
@@ -62,7 +64,9 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     if (toolsFor !== call.state.list || toolsVersion !== call.state.offerVersion) {
       toolsFor = call.state.list;
       toolsVersion = call.state.offerVersion;
-      apiTools = toApiTools(cfg.offer(toolsFor), cfg.promptCaching);
+      const offered = cfg.offer(toolsFor);
+      apiTools = toApiTools(offered, cfg.promptCaching);
+      servers = serverToolsOf(offered);
     }
     if (turns >= cfg.maxIterations) {
       outcome = "limit";
@@ -93,6 +97,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost, ...unpriced });
     const content = toParams(msg.content);
     call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
+    for (const c of serverCalls(content, servers)) call.emit({ ...base, type: "server_tool", ...c });
     const invalid = turn.invalidInputs;
     const uses: ToolUse[] = content.flatMap((b) =>
       b.type === "tool_use"
@@ -179,20 +184,25 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
-function toApiTools(offered: readonly RegisteredTool[], caching: boolean): ApiTool[] {
-  return offered.map((r, i) => ({
-    name: r.apiName,
-    description: r.tool.description,
-    input_schema: r.apiSchema as ApiTool["input_schema"],
-    ...(caching && i === offered.length - 1 && { cache_control: EPHEMERAL }),
-  }));
+/** The request's tools: ours by name and schema, a server tool as the definition it is offered as. */
+function toApiTools(offered: readonly OfferedTool[], caching: boolean): ToolUnion[] {
+  return offered.map((r, i) => {
+    const last = caching && i === offered.length - 1 && { cache_control: EPHEMERAL };
+    if (r.server) return { ...r.server, ...last } as unknown as ToolUnion;
+    return {
+      name: r.apiName,
+      description: r.tool.description,
+      input_schema: r.apiSchema as Extract<ToolUnion, { input_schema: unknown }>["input_schema"],
+      ...last,
+    };
+  });
 }
 
 /**
  * The request for the next turn. With prompt caching, `cache_control` marks the last tool, the
  * system prompt and the newest user turn (three of the four breakpoints the API allows).
  */
-function request(cfg: LoopConfig, tools: ApiTool[], messages: readonly MessageParam[]): ModelRequest {
+function request(cfg: LoopConfig, tools: ToolUnion[], messages: readonly MessageParam[]): ModelRequest {
   const sent = cfg.promptCaching ? withCachedTail(messages) : [...messages];
   return {
     model: cfg.modelId,

@@ -152,6 +152,20 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "made"))).toBe(true);
   });
 
+  it("WebSearch runs on the API's side, so without agent.md it is offered only when pre-approved", async () => {
+    fake = await startFakeAnthropic([text("a"), text("b")]);
+    await run(["hi"]);
+    const names = (i: number) =>
+      (fake?.requests[i]?.body.tools ?? []).map((t) => (t as { name: string }).name);
+    expect(names(0)).not.toContain("web_search");
+    await runCli(["run", "--allowedTools", "WebSearch(domain:example.com)", "hi"], { cwd: dir, env: env() });
+    expect(names(1)).toContain("web_search");
+    const search = (fake.requests[1]?.body.tools ?? []).find(
+      (t) => (t as { name: string }).name === "web_search",
+    );
+    expect(search).toMatchObject({ type: "web_search_20250305", allowed_domains: ["example.com"] });
+  });
+
   it("plan mode (defaultMode) runs reading calls only", async () => {
     writeFiles(dir, { ".claude/settings.local.json": '{ "permissions": { "defaultMode": "plan" } }' });
     fake = await startFakeAnthropic([
