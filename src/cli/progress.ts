@@ -97,13 +97,12 @@ export function createProgress(
             tools.clear();
           }
           break;
+        case "tool_output": {
+          const t = tools.get(e.id);
+          if (t) t.last = printable(e.text, false);
+          break;
+        }
         default:
-          if ((e as { type: string }).type === "tool_output") {
-            const o = e as unknown as { id: string; text: string };
-            const t = tools.get(o.id);
-            const last = o.text.trimEnd().split("\n").at(-1);
-            if (t && last) t.last = printable(last, false);
-          }
       }
       if (status()) {
         start();

@@ -59,6 +59,8 @@ export interface RunnerOptions {
     readonly maxIterations?: number;
     readonly maxTokens?: number;
     readonly maxDepth?: number;
+    /** Tokens the model takes in one request (default 200,000): at 80% a conversation is compacted. */
+    readonly contextWindow?: number;
   };
   readonly tools?: {
     /** More tools, registered beside the built-in ones. */

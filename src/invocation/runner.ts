@@ -131,7 +131,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
               )
             : undefined;
           const emit: EventSink = (event) => {
-            transcript?.write(event);
+            // A running command's output is progress to show, not history to keep (its result is).
+            if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
           notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });

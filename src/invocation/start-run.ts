@@ -30,6 +30,8 @@ export interface RunIo {
   readonly sessionId: string;
   /** The conversation so far (a resumed session's); the run's prompt is added to it. */
   readonly history: readonly MessageParam[];
+  /** The parent's Task (or Skill) call that starts this run. */
+  readonly parentToolUseId?: string;
   /** What the user typed, when it differs from the prompt (a `/name args` line). */
   readonly typed?: string;
   /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
@@ -85,6 +87,7 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     model: spec.model,
     tools: shown.map((r) => r.tool.name),
     ...(spec.parentRunId && { parentRunId: spec.parentRunId }),
+    ...(io.parentToolUseId && { parentToolUseId: io.parentToolUseId }),
     ...(io.typed !== undefined && { input: io.typed }),
   });
   const ended = {
@@ -153,6 +156,7 @@ async function converse(
       system,
       maxTokens: core.settings.maxTokens,
       maxIterations: spec.maxIterations,
+      contextWindow: core.settings.contextWindow,
       promptCaching: core.settings.promptCaching,
       offer: run.offer,
       call,

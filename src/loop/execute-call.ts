@@ -179,6 +179,7 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
     ...(tool.permission?.kind === "path" && { mayAccess: accessJudge(cx, tool.name, tool.permission.field) }),
     ...(cx.state.sandbox && { sandbox: cx.state.sandbox.forCall(cx.state.list) }),
     ...(cx.shells && { shells: cx.shells }),
+    callId: use.id,
     report: (event) => cx.emit({ runId: cx.runId, depth: cx.depth, ...event }),
   });
   const post = await runHooks(

@@ -11,6 +11,7 @@ import type { PermissionList } from "../permissions/types.js";
 import { normaliseInput } from "../tools/normalise-input.js";
 import type { OfferedTool } from "../tools/registry.js";
 import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
+import { compactConversation, contextTokens, needsCompaction } from "./auto-compact.js";
 import type { RunOutcome, RunResult } from "./events.js";
 import { type CallContext, notRunResult, type ToolUse } from "./execute-call.js";
 import { serverCalls, serverToolsOf } from "./server-tools.js";
@@ -30,7 +31,12 @@ export interface LoopConfig {
   readonly concurrency: ConcurrencySettings;
   readonly prices?: Readonly<Record<string, Price>>;
   readonly sessionId: string;
+  /** Tokens the model takes in one request: near it, the conversation is compacted and goes on. */
+  readonly contextWindow: number;
 }
+
+/** What the API says of a request over the model's context window. */
+const TOO_LONG = /prompt is too long|context window|too many tokens/i;
 
 const CUT_OFF =
   "The response hit max_tokens before this call was complete, so it was not executed. Send it again, shorter.";
@@ -53,6 +59,8 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   let toolsVersion: number | undefined;
   let apiTools: ToolUnion[] = [];
   let servers = serverToolsOf([]);
+  let lastContext = 0;
+  let compactedForLimit = false;
   const turnContext = {
     signal: call.signal,
     onText: (text: string) => call.emit({ ...base, type: "message_delta", text }),
@@ -74,12 +82,26 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
       call.emit({ ...base, type: "limit", kind: "max_iterations", message: note });
       break;
     }
+    // A conversation near the model's context window goes on as a summary of itself.
+    if (needsCompaction(lastContext, cfg.contextWindow)) {
+      if (await compactConversation(cfg, call, messages, lastContext)) lastContext = 0;
+      if (call.signal.aborted) {
+        outcome = "aborted";
+        break;
+      }
+    }
     turns++;
     call.emit({ ...base, type: "turn_start", turn: turns });
     const turn = await cfg.model.turn(request(cfg, apiTools, messages), turnContext);
     if (turn.kind === "aborted") {
       outcome = "aborted";
       break;
+    }
+    // Once a turn: a request the model found too long is compacted and sent again.
+    if (turn.kind === "error" && TOO_LONG.test(turn.message) && !compactedForLimit) {
+      compactedForLimit = true;
+      turns--;
+      if (await compactConversation(cfg, call, messages, lastContext)) continue;
     }
     if (turn.kind === "error") {
       outcome = "error";
@@ -95,6 +117,8 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     meter.costUsd += turnCost;
     if (unpriced.costUnknown) meter.costUnknown = true;
     call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost, ...unpriced });
+    lastContext = contextTokens(turnUsage);
+    compactedForLimit = false;
     const content = toParams(msg.content);
     call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
     for (const c of serverCalls(content, servers)) call.emit({ ...base, type: "server_tool", ...c });
@@ -143,6 +167,10 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
       note = "the model declined to answer (stop reason: refusal)";
       call.emit({ ...base, type: "refusal", message: note });
       break;
+    }
+    if (stop === "model_context_window_exceeded" && !compactedForLimit) {
+      compactedForLimit = true;
+      if (await compactConversation(cfg, call, messages, lastContext)) continue;
     }
     if (stop === "model_context_window_exceeded") {
       outcome = "error";

@@ -12,6 +12,9 @@ export const MODEL_ALIASES: Readonly<Record<string, string>> = {
 
 export const DEFAULT_MODEL = MODEL_ALIASES.sonnet as string;
 
+/** The context window of Claude models, in tokens (the API's standard one). */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
 export function resolveModel(model: string | undefined): string {
   if (model === undefined || model === "" || model === "inherit") return DEFAULT_MODEL;
   return Object.hasOwn(MODEL_ALIASES, model) ? (MODEL_ALIASES[model] as string) : model;

@@ -66,6 +66,8 @@ export interface ToolContext {
   readonly sandbox?: CommandSandbox;
   /** The run's background commands (Bash `run_in_background`); absent outside a run. */
   readonly shells?: BackgroundShells;
+  /** The id of the model's tool_use block this call answers (absent outside a model's call). */
+  readonly callId?: string;
   /** Tells the run something as one of its events (TodoWrite's list); absent: nobody listens. */
   readonly report?: (event: ToolEvent) => void;
 }
@@ -82,7 +84,10 @@ export interface Todo {
 }
 
 /** What a tool may tell its run while it runs; the run adds its id and depth and emits it. */
-export type ToolEvent = { readonly type: "todos"; readonly todos: readonly Todo[] };
+export type ToolEvent =
+  | { readonly type: "todos"; readonly todos: readonly Todo[] }
+  /** A running call's latest line of output (a long command's), for a progress display. */
+  | { readonly type: "tool_output"; readonly id: string; readonly text: string };
 
 /** How a tool starts a process (`child_process.spawn`'s shape, or a test's stand-in). */
 export type SpawnProcess = (command: string, args: string[], options: SpawnOptions) => ChildProcess;

@@ -67,7 +67,12 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
         }),
       };
       if (input.run_in_background) return startInBackground(input.command, input.timeout, how, ctx);
-      const r = await runShell(input.command, { ...how, timeoutMs: timeout, signal: ctx.signal });
+      const r = await runShell(input.command, {
+        ...how,
+        timeoutMs: timeout,
+        signal: ctx.signal,
+        ...(ctx.report && ctx.callId && { onOutput: lastLineReporter(ctx.report, ctx.callId) }),
+      });
       const text = r.output.text();
       if (r.error) return fail(`Cannot run bash: ${r.error.message}.`);
       if (r.stopped === "timeout")
@@ -106,3 +111,25 @@ export function effectiveTimeout(requested: number | undefined): number {
 }
 
 export { killLiveProcessGroups };
+
+/** How often a running command's last line of output is told, at most. */
+const OUTPUT_EVERY_MS = 250;
+
+/** Tells the run a running command's latest non-empty line of output, a few times a second at most. */
+function lastLineReporter(report: NonNullable<ToolContext["report"]>, id: string): (chunk: string) => void {
+  let last = 0;
+  let pending = "";
+  return (chunk) => {
+    pending = `${pending}${chunk}`.slice(-2_000);
+    const now = performance.now();
+    if (now - last < OUTPUT_EVERY_MS) return;
+    const line = pending
+      .split(/\r?\n|\r/)
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1);
+    if (!line) return;
+    last = now;
+    report({ type: "tool_output", id, text: line.slice(0, 200) });
+  };
+}

@@ -31,6 +31,8 @@ export interface ShellOptions {
   readonly output?: CollectedOutput;
   readonly maxChars: number;
   readonly spawn?: Spawn;
+  /** Each piece of output as it comes (for a progress display). */
+  readonly onOutput?: (text: string) => void;
 }
 
 /**
@@ -59,6 +61,12 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellOutcome
   if (pid !== undefined) liveGroups.add(pid);
   child.stdout?.on("data", output.add);
   child.stderr?.on("data", output.add);
+  if (o.onOutput) {
+    const tell = o.onOutput;
+    const text = (chunk: Buffer | string) => tell(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
+    child.stdout?.on("data", text);
+    child.stderr?.on("data", text);
+  }
   return new Promise((resolve) => {
     let stopped: ShellOutcome["stopped"];
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
