@@ -14,6 +14,8 @@ export type { RunIo } from "./run-command.js";
 const HELP = `agentmd — run LLM agents defined in markdown, with allow-lists enforced at every hop.
 
 Usage: agentmd [command] [options]
+       agentmd -p "PROMPT" [options]     one run, its answer on stdout (as 'run -p')
+       agentmd -c | -r ID                continue the newest session, or session ID
 
 Commands:
   chat               talk to the main agent (the default with no command)
@@ -27,7 +29,10 @@ Commands:
   worker             take runs from a queue (--redis URL) and run them
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
 
-Run 'agentmd <command> --help' for a command's options.`;
+Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
+
+Example:
+  agentmd -p --output-format json --allowedTools 'Bash(npm test:*)' "run the tests"`;
 
 const COMMANDS = [
   "chat",

@@ -12,41 +12,55 @@ import { createTextRenderer, printable, summary } from "./render.js";
 import type { SessionOptions } from "./session-flags.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
+       agentmd -p [PROMPT] [options]
 
 Runs the main agent (agent.md) once on PROMPT (or on standard input when no PROMPT
 is given), streaming its text, one line per tool call with its decision, and a summary.
-'/name args' runs a command or skill as typed in the REPL.
+'/name args' runs a command or skill as typed in the REPL. With -p (--print), as
+Claude Code's -p: the answer alone on stdout (--verbose: the run too, on stderr).
 
 Options:
-  --agent NAME         run the subagent NAME instead (its tools: main's ∩ its own)
-  --model M            a model id or alias (sonnet, opus, haiku); overrides agent.md
-  --max-iterations N   stop after N model turns (default: agent.md's maxIterations, else 50)
-  --output FORMAT      text (default), json (one result object at the end), or
-                       stream-json (every event as one JSON line)
-  --record FILE        store every model exchange in FILE (JSONL)
-  --replay FILE        answer from a recording: no network, no API key
-  --resume ID          continue a session (see .agentmd/sessions/)
-  --cwd DIR            the working folder for tools (default: the current folder)
-  --sandbox            run Bash commands inside bubblewrap: writable only where the
-                       lists allow writing, Read denies hidden, no network but
-                       WebFetch's hosts (as agent.md's 'sandbox: true')
-  --permission-mode M  default, acceptEdits, plan or bypassPermissions (over the
-                       settings' permissions.defaultMode)
-  --allowedTools R     pre-approve calls, e.g. 'Bash(npm test:*) Edit' (never beyond
-                       agent.md's list); also --allowed-tools
-  --disallowedTools R  deny calls at every hop, e.g. 'Bash(git push:*)'
-  -h, --help           show this help
+  -p, --print            Claude Code's output: the answer alone, or its message
+                         shapes with --output-format json|stream-json
+  --output-format F      text, json (one 'result' message) or stream-json ('system'
+                         init, 'assistant', 'user' and 'result' messages, as Claude
+                         Code writes them)
+  --output F             agentmd's own: text (default), json (the run's result) or
+                         stream-json (every agentmd event as one JSON line)
+  --agent NAME           run the subagent NAME instead (its tools: main's ∩ its own)
+  --model M              a model id or alias (sonnet, opus, haiku); overrides agent.md
+                         and ANTHROPIC_MODEL
+  --max-turns N          stop after N model turns (also --max-iterations; default:
+                         agent.md's maxIterations, else 50)
+  --system-prompt TEXT   instead of agent.md's body
+  --append-system-prompt TEXT   after the system prompt (body, environment, memory)
+  -c, --continue         continue the project's most recent session
+  -r, --resume ID        continue session ID (see 'agentmd sessions')
+  --permission-mode M    default, acceptEdits, plan or bypassPermissions (over the
+                         settings' permissions.defaultMode)
+  --allowedTools R       pre-approve calls, e.g. 'Bash(npm test:*) Edit' (never beyond
+                         agent.md's list); also --allowed-tools
+  --disallowedTools R    deny calls at every hop, e.g. 'Bash(git push:*)'
+  --sandbox              run Bash commands inside bubblewrap: writable only where the
+                         lists allow writing, Read denies hidden, no network but
+                         WebFetch's hosts (as agent.md's 'sandbox: true')
+  --record FILE          store every model exchange in FILE (JSONL)
+  --replay FILE          answer from a recording: no network, no API key
+  --cwd DIR              the working folder for tools (default: the current folder)
+  --verbose              with -p: show the run on stderr
+  -h, --help             show this help
 
-Needs ANTHROPIC_API_KEY (or --replay). The project is the nearest folder holding
-agent.md or .claude/; its .claude/settings.json (and settings.local.json,
-~/.claude/settings.json) apply. A call that needs a user's approval is denied,
-saying how to allow it. Transcripts are written to .agentmd/sessions/<id>.jsonl.
+Needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (or --replay); ANTHROPIC_BASE_URL and
+ANTHROPIC_MODEL are honoured. The project is the nearest folder holding agent.md or
+.claude/; its .claude/settings.json (and settings.local.json, ~/.claude/settings.json)
+apply. A call that needs a user's approval is denied, saying how to allow it.
+Transcripts are written to .agentmd/sessions/<id>.jsonl.
+
+Exit status: 0 done, 1 error (or a limit reached), 2 refused by permissions or bad
+usage, 130 aborted (Ctrl-C).
 
 Example:
-  agentmd run --allowedTools 'Bash(npm test:*)' "run the tests and fix what fails"
-
-Exit status: 0 done, 1 error (or a limit reached), 2 refused by permissions,
-130 aborted (Ctrl-C).`;
+  agentmd -p --allowedTools 'Bash(npm test:*)' "run the tests and fix what fails"`;
 
 export interface RunCommandOptions extends SessionOptions {
   readonly prompt?: string;
