@@ -39,12 +39,13 @@ export const NO_SETTINGS: ClaudeSettings = {
 };
 
 /** Claude Code keys agentmd accepts and does not act on. */
-const IGNORED_KEYS = new Set(
+export const IGNORED_SETTINGS_KEYS: ReadonlySet<string> = new Set(
   "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy model outputStyle disableAllHooks statusLine enableAllProjectMcpServers enabledMcpjsonServers disabledMcpjsonServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
     " ",
   ),
 );
-const PERMISSION_KEYS = [
+/** The keys of `permissions` agentmd reads (`disableBypassPermissionsMode` is accepted and not acted on). */
+export const PERMISSION_KEYS: readonly string[] = [
   "allow",
   "deny",
   "ask",
@@ -131,7 +132,7 @@ function checkSettings(
     return NO_SETTINGS;
   }
   for (const key of Object.keys(value)) {
-    if (key === "permissions" || key === "env" || key === "hooks" || IGNORED_KEYS.has(key)) continue;
+    if (key === "permissions" || key === "env" || key === "hooks" || IGNORED_SETTINGS_KEYS.has(key)) continue;
     const near = didYouMean(key, ["permissions", "env", "hooks"]);
     atKey([key])(
       near ? "error" : "warning",
