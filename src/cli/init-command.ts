@@ -96,14 +96,18 @@ function ignoreSessions(dir: string, io: CliIo): number {
   try {
     text = existsSync(file) ? readFileSync(file, "utf8") : "";
   } catch (e) {
-    io.stderr.write(`  cannot read .gitignore: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+    io.stderr.write(
+      `  cannot read .gitignore: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+    );
     return 1;
   }
   if (text.split(/\r?\n/).some((l) => /^\/?\.agentmd\/?$/.test(l.trim()))) return 0;
   try {
     appendFileSync(file, `${text === "" || text.endsWith("\n") ? "" : "\n"}.agentmd/\n`);
   } catch (e) {
-    io.stderr.write(`  cannot write .gitignore: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+    io.stderr.write(
+      `  cannot write .gitignore: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+    );
     return 1;
   }
   io.stdout.write(`  ${text === "" ? "created .gitignore with" : "added to .gitignore:"} .agentmd/\n`);

@@ -145,7 +145,7 @@ export function createApprovals(
 
 /** The refusal of a call that needed approval in a run no one can answer. */
 function howToAllow(call: ToolCall, reason: string): string {
-  if (reason === ASK_RULE)
+  if (reason === ASK_RULE || reason.startsWith("a PreToolUse hook asks"))
     return `${canonicalToolName(call.tool)} needs approval each time (${reason}), and this run cannot ask: run it where a user can answer (agentmd chat). The tool was not executed.`;
   const rule = sessionRuleFor(call);
   return `${canonicalToolName(call.tool)} needs approval (${reason}), and this run cannot ask: allow it with --allowedTools '${rule}', or add "${rule}" to permissions.allow in .claude/settings.json. The tool was not executed.`;
@@ -175,6 +175,14 @@ export function sessionPermissions(input: {
     ctx,
   });
   const notices = [...allow.warnings, ...deny.warnings];
+  if (policy.mode === "bypassPermissions" && claude.bypassDisabled)
+    throw new ConfigError(
+      "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode); choose another --permission-mode",
+    );
+  if (input.hasMain && allow.entries.length > 0)
+    notices.push(
+      "--allowedTools has no effect here: agent.md's list already approves every call it allows, and nothing widens it",
+    );
   if (policy.mode === "bypassPermissions")
     notices.push(
       "permissions run in bypassPermissions mode: every call the allow-lists allow runs without asking",

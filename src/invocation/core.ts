@@ -4,7 +4,7 @@ import PQueue from "p-queue";
 import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
-import { type ClaudeSettings, loadSettings, NO_SETTINGS } from "../definitions/settings.js";
+import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type {
   CommandDefinition,
@@ -98,7 +98,12 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   const definitions = loadDefinitions(options, projectDir, catalog.names, user);
   const claude = claudeSettings(options, projectDir, user.userDir, catalog.names);
   // The settings' env reaches the tools, as Claude Code's does; the process's own still stands under it.
-  const env = { ...given, ...claude.settings.env };
+  // CLAUDE_PROJECT_DIR, as Claude Code sets it: hooks and commands written for it find the project.
+  const env: Readonly<Record<string, string | undefined>> = {
+    ...given,
+    ...claude.settings.env,
+    CLAUDE_PROJECT_DIR: projectDir,
+  };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
@@ -143,6 +148,7 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     projectDir: options.projectDir !== undefined ? projectDir : undefined,
     cwd,
     env,
+    mcpJsonServers: mcpJsonFilter(claude.settings),
   });
   const ceiling = intersect(main ? listOf(main) : UNRESTRICTED, permissions.denied);
   const memory =
@@ -164,7 +170,11 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     pool: new PQueue({ concurrency: settings.concurrency.maxConcurrency }),
     model,
     settings,
-    hooks: mergeHooks(main?.hooks, claude.settings.hooks, options.hooks),
+    hooks: mergeHooks(
+      main?.hooks,
+      claude.settings.disableAllHooks ? undefined : claude.settings.hooks,
+      options.hooks,
+    ),
     ...(m.prices && { prices: m.prices }),
     ceiling,
     ...(memory && { memory }),

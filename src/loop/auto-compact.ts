@@ -45,7 +45,11 @@ export async function compactConversation(
   const base = { runId: call.runId, depth: call.depth };
   if (!s.ok) {
     if (!call.signal.aborted)
-      call.emit({ ...base, type: "warning", message: `the conversation could not be compacted: ${s.message}` });
+      call.emit({
+        ...base,
+        type: "warning",
+        message: `the conversation could not be compacted: ${s.message}`,
+      });
     return false;
   }
   const meter = call.state.meter;

@@ -242,10 +242,12 @@ async function consentTo(
   pre: HookOutcome,
 ): Promise<Settled | undefined> {
   const approval = cx.approval;
-  if (!approval || pre.kind === "allow") return undefined;
+  if (!approval) return undefined;
   const call = { tool: tool.name, input };
   const verdict = approval.check(call, judgeContext(cx), cx.state.approved);
+  // A mode's refusal (plan) stands whatever a hook says; a hook's `allow` is a user's approval.
   if (verdict.kind === "denied") return refuse("denied", verdict.message);
+  if (pre.kind === "allow") return undefined;
   if (verdict.kind === "allowed" && pre.kind !== "ask") return undefined;
   const reason =
     pre.kind === "ask"

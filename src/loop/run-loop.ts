@@ -10,8 +10,8 @@ import { addUsage, costOf, type Price, priceOf, ZERO_USAGE } from "../model/mode
 import type { PermissionList } from "../permissions/types.js";
 import { normaliseInput } from "../tools/normalise-input.js";
 import type { OfferedTool } from "../tools/registry.js";
-import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
 import { compactConversation, contextTokens, needsCompaction } from "./auto-compact.js";
+import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
 import type { RunOutcome, RunResult } from "./events.js";
 import { type CallContext, notRunResult, type ToolUse } from "./execute-call.js";
 import { serverCalls, serverToolsOf } from "./server-tools.js";
