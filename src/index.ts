@@ -74,7 +74,10 @@ export type {
   ToolList,
   ToolListInput,
 } from "./definitions/types.js";
+export type { Approver, PermissionOptions } from "./invocation/approvals.js";
 export {
+  type Compacted,
+  type CompactOptions,
   createRunner,
   type RunHandle,
   type Runner,
@@ -83,6 +86,7 @@ export {
 } from "./invocation/runner.js";
 export { resolveSettings, type Settings } from "./invocation/settings.js";
 export type { CallDecision, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
+export type { ApprovalAnswer, ApprovalRequest } from "./loop/execute-call.js";
 export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from "./loop/hooks.js";
 export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
@@ -103,6 +107,8 @@ export {
   judgesUrl,
   offered,
   resolveChain,
+  type SearchDomains,
+  searchDomains,
   UNRESTRICTED,
 } from "./permissions/index.js";
 export type {
@@ -126,6 +132,17 @@ export {
   ToolDefinitionError,
   type ToolRegistry,
   ToolRegistryError,
+  webSearchDefinition,
 } from "./tools/index.js";
 export type { ToolSearchSetting } from "./tools/search/deferral.js";
-export type { CommandSandbox, SpawnProcess, Tool, ToolContext, ToolResult } from "./tools/types.js";
+export type {
+  CommandSandbox,
+  ServerTool,
+  ServerToolDefinition,
+  SpawnProcess,
+  Todo,
+  Tool,
+  ToolContext,
+  ToolEvent,
+  ToolResult,
+} from "./tools/types.js";

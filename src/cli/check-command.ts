@@ -40,7 +40,10 @@ Options:
   --strict   exit 1 on warnings too
   -h, --help show this help
 
-Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad usage.`;
+Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad usage.
+
+Example:
+  agentmd check --strict .claude/agents`;
 
 /** Runs `agentmd check`; returns the exit code. */
 export async function runCheck(options: CheckOptions, io: CliIo): Promise<number> {

@@ -1,11 +1,15 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { CliIo } from "./io.js";
 
 export const INIT_HELP = `Usage: agentmd init [DIR]
 
 Creates a starter project in DIR (default: the current folder): agent.md, a read-only
-subagent, a skill with a resource file, and a command. Never overwrites a file that exists.`;
+subagent, a skill with a resource file, and a command, and adds .agentmd/ (where sessions
+are written) to .gitignore. Never overwrites a file that exists.
+
+Example:
+  agentmd init my-agent && cd my-agent && agentmd check`;
 
 const FILES: Record<string, string> = {
   "agent.md": `---
@@ -72,6 +76,7 @@ export function runInit(dirArg: string | undefined, io: CliIo): number {
     io.stdout.write(`  created ${rel}\n`);
     created++;
   }
+  failed += ignoreSessions(dir, io);
   if (failed > 0) {
     io.stderr.write(`agentmd init: ${failed} file(s) could not be created in ${dir}\n`);
     return 1;
@@ -81,5 +86,30 @@ export function runInit(dirArg: string | undefined, io: CliIo): number {
       ? `A starter project is in ${dir}. Next: 'agentmd check' to validate it, 'agentmd' to talk to it.\n`
       : `Nothing to create: every starter file exists in ${dir}.\n`,
   );
+  return 0;
+}
+
+/** `.agentmd/` (sessions, locks) in `.gitignore`: added once, the rest of the file kept as it is. */
+function ignoreSessions(dir: string, io: CliIo): number {
+  const file = path.join(dir, ".gitignore");
+  let text = "";
+  try {
+    text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  } catch (e) {
+    io.stderr.write(
+      `  cannot read .gitignore: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+    );
+    return 1;
+  }
+  if (text.split(/\r?\n/).some((l) => /^\/?\.agentmd\/?$/.test(l.trim()))) return 0;
+  try {
+    appendFileSync(file, `${text === "" || text.endsWith("\n") ? "" : "\n"}.agentmd/\n`);
+  } catch (e) {
+    io.stderr.write(
+      `  cannot write .gitignore: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+    );
+    return 1;
+  }
+  io.stdout.write(`  ${text === "" ? "created .gitignore with" : "added to .gitignore:"} .agentmd/\n`);
   return 0;
 }

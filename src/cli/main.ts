@@ -1,9 +1,12 @@
-import { parseArgs } from "node:util";
+import { didYouMean } from "../shared/did-you-mean.js";
 import type { CliIo } from "./io.js";
+import { parseFlags } from "./parse-flags.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
+import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./session-flags.js";
 import { UsageError } from "./usage-error.js";
+import { VERSION } from "./version.js";
 
 export type { CliIo } from "./io.js";
 export type { RunIo } from "./run-command.js";
@@ -11,6 +14,8 @@ export type { RunIo } from "./run-command.js";
 const HELP = `agentmd — run LLM agents defined in markdown, with allow-lists enforced at every hop.
 
 Usage: agentmd [command] [options]
+       agentmd -p "PROMPT" [options]     one run, its answer on stdout (as 'run -p')
+       agentmd -c | -r ID                continue the newest session, or session ID
 
 Commands:
   chat               talk to the main agent (the default with no command)
@@ -25,7 +30,25 @@ Commands:
   worker             take runs from a queue (--redis URL) and run them
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
 
-Run 'agentmd <command> --help' for a command's options.`;
+Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
+
+Example:
+  agentmd -p --output-format json --allowedTools 'Bash(npm test:*)' "run the tests"`;
+
+const COMMANDS = [
+  "chat",
+  "run",
+  "check",
+  "tools",
+  "mcp",
+  "init",
+  "sessions",
+  "batch",
+  "worker",
+  "enqueue",
+  "audit",
+  "help",
+] as const;
 
 /** The CLI entry point; returns the process exit code. Contract: never throws. */
 export async function main(argv: readonly string[], io: RunIo): Promise<number> {
@@ -36,6 +59,10 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
       case "--help":
       case "help":
         io.stdout.write(`${HELP}\n`);
+        return 0;
+      case "-v":
+      case "--version":
+        io.stdout.write(`${VERSION} (agentmd-cli)\n`);
         return 0;
       case undefined:
         return await chat([], io);
@@ -65,7 +92,7 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
       case "enqueue":
         return await (await import("./enqueue-command.js")).enqueueCommand(rest, io);
       default:
-        throw new UsageError(`unknown command '${command}'`);
+        return await withoutCommand(argv, io);
     }
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
@@ -77,17 +104,29 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
   }
 }
 
+/**
+ * Flags without a command, as Claude Code takes them: `agentmd -p "PROMPT"` (or `--print`) is one
+ * run, `agentmd -c`, `agentmd --model opus` a conversation. A word that is not a command is an
+ * error naming the nearest command.
+ */
+function withoutCommand(argv: readonly string[], io: RunIo): Promise<number> {
+  const printing = argv.some((a) => a === "-p" || a === "--print" || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a));
+  if (printing) return run(argv, io);
+  const [first = ""] = argv;
+  if (first.startsWith("-")) return chat(argv, io);
+  const near = didYouMean(first, COMMANDS);
+  throw new UsageError(
+    `unknown command '${first}'${near ? `; did you mean '${near}'?` : ""} (for one prompt: agentmd -p '${first}'; for a conversation: agentmd chat)`,
+  );
+}
+
 // Each command loads its own modules when it runs: `check` never pays for the SDK's start-up.
 async function check(args: readonly string[], io: CliIo): Promise<number> {
   const { CHECK_HELP, runCheck } = await import("./check-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean", default: false },
-      strict: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseFlags(args, {
+    json: { type: "boolean", default: false },
+    strict: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout.write(`${CHECK_HELP}\n`);
@@ -98,17 +137,13 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
 
 async function tools(args: readonly string[], io: CliIo): Promise<number> {
   const { TOOLS_HELP, runTools } = await import("./tools-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      chain: { type: "string", default: "main" },
-      json: { type: "boolean", default: false },
-      try: { type: "string" },
-      sandbox: { type: "boolean", default: false },
-      ...PERMISSION_FLAGS,
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseFlags(args, {
+    chain: { type: "string", default: "main" },
+    json: { type: "boolean", default: false },
+    try: { type: "string" },
+    sandbox: { type: "boolean", default: false },
+    ...PERMISSION_FLAGS,
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout.write(`${TOOLS_HELP}\n`);
@@ -131,16 +166,12 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
 
 async function audit(args: readonly string[], io: CliIo): Promise<number> {
   const { AUDIT_HELP, runAudit } = await import("./audit-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean", default: false },
-      graph: { type: "string" },
-      diff: { type: "string" },
-      mcp: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseFlags(args, {
+    json: { type: "boolean", default: false },
+    graph: { type: "string" },
+    diff: { type: "string" },
+    mcp: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout.write(`${AUDIT_HELP}\n`);
@@ -163,54 +194,28 @@ async function audit(args: readonly string[], io: CliIo): Promise<number> {
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
   const { RUN_HELP, runRun } = await import("./run-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      model: { type: "string" },
-      "max-iterations": { type: "string" },
-      output: { type: "string", default: "text" },
-      record: { type: "string" },
-      replay: { type: "string" },
-      resume: { type: "string" },
-      cwd: { type: "string" },
-      agent: { type: "string" },
-      sandbox: { type: "boolean", default: false },
-      ...PERMISSION_FLAGS,
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, RUN_FLAGS);
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
-  const output = values.output;
+  const native = values.output;
+  const claude = values["output-format"];
+  if (native !== undefined && claude !== undefined)
+    throw new UsageError("--output and --output-format cannot be used together");
+  const output = claude ?? native ?? "text";
   if (output !== "text" && output !== "json" && output !== "stream-json") {
-    throw new UsageError(`--output must be text, json or stream-json, not '${output}'`);
-  }
-  if (values.record && values.replay) throw new UsageError("--record and --replay cannot be used together");
-  let maxIterations: number | undefined;
-  if (values["max-iterations"] !== undefined) {
-    maxIterations = Number(values["max-iterations"]);
-    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
-      throw new UsageError(
-        `--max-iterations must be a whole number of at least 1, not '${values["max-iterations"]}'`,
-      );
-    }
+    const flag = claude !== undefined ? "--output-format" : "--output";
+    throw new UsageError(`${flag} must be text, json or stream-json, not '${output}'`);
   }
   return runRun(
     {
+      ...sessionOptions(values),
       output,
+      // Claude Code's shapes with --output-format, or with -p (its text is the answer alone).
+      ...((claude !== undefined || (values.print && native === undefined)) && { claudeShapes: true }),
       ...(positionals.length > 0 && { prompt: positionals.join(" ") }),
-      ...(values.model && { model: values.model }),
-      ...(maxIterations !== undefined && { maxIterations }),
-      ...(values.record && { record: values.record }),
-      ...(values.replay && { replay: values.replay }),
-      ...(values.resume && { resume: values.resume }),
-      ...(values.cwd && { cwd: values.cwd }),
       ...(values.agent && { agent: values.agent }),
-      ...(values.sandbox && { sandbox: true }),
-      permissions: permissionFlags(values),
     },
     io,
   );
@@ -218,45 +223,20 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
 
 async function chat(args: readonly string[], io: RunIo): Promise<number> {
   const { CHAT_HELP, runChat } = await import("./repl.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      model: { type: "string" },
-      record: { type: "string" },
-      replay: { type: "string" },
-      cwd: { type: "string" },
-      sandbox: { type: "boolean", default: false },
-      ...PERMISSION_FLAGS,
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, SESSION_FLAGS);
   if (values.help) {
     io.stdout.write(`${CHAT_HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0)
-    throw new UsageError(`unexpected argument '${positionals[0]}' (for one prompt, use 'agentmd run')`);
   return runChat(
-    {
-      ...(values.model && { model: values.model }),
-      ...(values.record && { record: values.record }),
-      ...(values.replay && { replay: values.replay }),
-      ...(values.cwd && { cwd: values.cwd }),
-      ...(values.sandbox && { sandbox: true }),
-      permissions: permissionFlags(values),
-    },
+    { ...sessionOptions(values), ...(positionals.length > 0 && { prompt: positionals.join(" ") }) },
     io,
   );
 }
 
 async function init(args: readonly string[], io: CliIo): Promise<number> {
   const { INIT_HELP, runInit } = await import("./init-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: { help: { type: "boolean", short: "h", default: false } },
-  });
+  const { values, positionals } = parseFlags(args, { help: { type: "boolean", short: "h", default: false } });
   if (values.help) {
     io.stdout.write(`${INIT_HELP}\n`);
     return 0;
@@ -267,13 +247,9 @@ async function init(args: readonly string[], io: CliIo): Promise<number> {
 
 async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   const { SESSIONS_HELP, runSessions } = await import("./sessions-command.js");
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+  const { values, positionals } = parseFlags(args, {
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
     io.stdout.write(`${SESSIONS_HELP}\n`);

@@ -2,6 +2,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
+import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
+import { toolNames } from "../definitions/tool-names.js";
 import { builtinCatalog } from "../invocation/tool-catalog.js";
 import { DEFAULT_MCP_TIMEOUT_MS } from "../mcp/external-tools.js";
 import { createMcpHub } from "../mcp/mcp-hub.js";
@@ -44,8 +46,10 @@ interface ServerReport {
 /** Runs `agentmd mcp list`; returns the exit code. */
 export async function runMcpList(options: McpListOptions, io: CliIo): Promise<number> {
   const root = findProjectRoot(io.cwd, io.env.HOME);
-  const loaded = loadProject(root, { toolNames: builtinCatalog().names, ...userDirOf(io.env.HOME) });
-  const servers = projectServers(root, loaded.definitions);
+  const user = userDirOf(io.env.HOME);
+  const loaded = loadProject(root, { toolNames: builtinCatalog().names, ...user });
+  const settings = loadSettings(root, user.userDir, toolNames(builtinCatalog().names)).settings;
+  const servers = projectServers(root, loaded.definitions, { mcpJsonServers: mcpJsonFilter(settings) });
   const style = styleFor(io.stdout, io.env);
   for (const d of servers.diagnostics)
     if (d.severity !== "info") io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);

@@ -19,6 +19,10 @@ export interface RunnerFlags {
   readonly sandbox?: boolean;
   /** `--permission-mode`, `--allowedTools`, `--disallowedTools`, and (in chat) who approves. */
   readonly permissions?: PermissionOptions;
+  /** `--system-prompt`: instead of agent.md's body. */
+  readonly systemPrompt?: string;
+  /** `--append-system-prompt`: after everything else. */
+  readonly appendSystemPrompt?: string;
 }
 
 /**
@@ -48,6 +52,12 @@ export async function openRunner(flags: RunnerFlags, io: CliIo): Promise<Runner 
       ...(flags.maxIterations !== undefined && { limits: { maxIterations: flags.maxIterations } }),
       ...(flags.sandbox && { sandbox: true }),
       ...(flags.permissions && { permissions: flags.permissions }),
+      ...((flags.systemPrompt !== undefined || flags.appendSystemPrompt !== undefined) && {
+        systemPrompt: {
+          ...(flags.systemPrompt !== undefined && { replace: flags.systemPrompt }),
+          ...(flags.appendSystemPrompt !== undefined && { append: flags.appendSystemPrompt }),
+        },
+      }),
     });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof ReplayFileError) {

@@ -38,6 +38,11 @@ export function createTextRenderer(out: Out, style: Style) {
     switch (e.type) {
       case "tool_start":
         inputs.set(e.id, e.input);
+        // The line the model was writing ends here, so what is shown while the tool runs starts a line.
+        if (!atLineStart) {
+          out.write("\n");
+          atLineStart = true;
+        }
         break;
       case "message_delta": {
         const lines = printable(e.text).split("\n");
@@ -69,6 +74,23 @@ export function createTextRenderer(out: Out, style: Style) {
         );
         break;
       }
+      case "server_tool": {
+        const input = summariseInput(e.input);
+        const said = printable(firstSentence(e.content), false);
+        line(
+          `${indent(e.depth)}${style.cyan("⏺")} ${printable(e.name, false)}${input ? ` ${input}` : ""} → ${e.isError ? style.yellow(said) : style.dim(said)}`,
+        );
+        break;
+      }
+      case "todos":
+        line(`${indent(e.depth)}${style.cyan("⏺")} Todos`);
+        for (const t of e.todos) {
+          const text = printable(t.content, false);
+          line(
+            `${indent(e.depth)}  ${TODO_MARKS[t.status]} ${t.status === "completed" ? style.dim(text) : t.status === "in_progress" ? style.bold(text) : text}`,
+          );
+        }
+        break;
       case "retry":
         line(
           `${indent(e.depth)}${style.dim(`retrying (${printable(e.reason, false)}), attempt ${e.attempt}${e.delayMs ? ` in ${Math.round(e.delayMs)} ms` : ""}`)}`,
@@ -85,6 +107,11 @@ export function createTextRenderer(out: Out, style: Style) {
         break;
       case "error":
         line(`${indent(e.depth)}${style.red("error:")} ${printable(e.message, false)}`);
+        break;
+      case "compaction":
+        line(
+          `${indent(e.depth)}${style.dim(`⎯ the conversation so far (${e.tokensBefore.toLocaleString("en-US")} tokens) is now a summary`)}`,
+        );
         break;
       case "abort":
         line(`${indent(e.depth)}${style.yellow("aborted")}`);
@@ -107,6 +134,8 @@ export function createTextRenderer(out: Out, style: Style) {
   };
 }
 
+const TODO_MARKS = { pending: "☐", in_progress: "◐", completed: "☑" } as const;
+
 /** `done · 3 turns · 1,234 in / 456 out tokens (cache 0 read, 0 written) · $0.0123 · 2.3 s` */
 export function summary(r: RunResult, ms: number, style: Style): string {
   const n = (x: number) => x.toLocaleString("en-US");
@@ -115,11 +144,17 @@ export function summary(r: RunResult, ms: number, style: Style): string {
     r.outcome,
     `${r.turns} turn${r.turns === 1 ? "" : "s"}`,
     `${n(u.input_tokens)} in / ${n(u.output_tokens)} out tokens (cache ${n(u.cache_read_input_tokens)} read, ${n(u.cache_creation_input_tokens)} written)`,
+    ...(u.server_tool_use
+      ? [plural(u.server_tool_use.web_search_requests, "web search", "web searches")]
+      : []),
     r.costUnknown ? "cost unknown (no price known for the model)" : `$${r.costUsd.toFixed(4)}`,
     `${(ms / 1000).toFixed(1)} s`,
   ];
   return style.dim(`— ${parts.join(" · ")}`);
 }
+
+const plural = (count: number, one: string, many: string) =>
+  `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
 
 function firstSentence(text: string): string {
   const oneLine = text.replace(/\s+/g, " ").trim();

@@ -1,57 +1,77 @@
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
-import { findProjectRoot } from "../definitions/discover.js";
-import type { PermissionOptions } from "../invocation/approvals.js";
 import type { Runner } from "../invocation/runner.js";
-import type { RunEvent } from "../loop/events.js";
+import { listSessions, sessionsDir } from "../loop/transcript.js";
+import { resolveModel } from "../model/models.js";
 import { createApprovalPrompt } from "./approval-prompt.js";
 import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
 import { openRunner } from "./open-runner.js";
+import { createProgress, type Progress } from "./progress.js";
 import { createTextRenderer, printable, summary } from "./render.js";
-import type { RunIo } from "./run-command.js";
+import { latestSession, type RunIo } from "./run-command.js";
+import type { SessionOptions } from "./session-flags.js";
 import { runTools } from "./tools-command.js";
 
-export const CHAT_HELP = `Usage: agentmd [chat] [--model M] [--record FILE | --replay FILE] [--cwd DIR] [--sandbox]
-                     [--permission-mode MODE] [--allowedTools RULES] [--disallowedTools RULES]
+export const CHAT_HELP = `Usage: agentmd [chat] [PROMPT] [options]
 
 A conversation with the main agent (agent.md). Type a message, or:
-  /name args   run a command or skill (Tab completes the names)
-  /help        this list          /tools    what the main agent may do
-  /agents      the subagents      /skills   the skills and commands
-  /exit        leave (or Ctrl-D)
+  /name args      run a command or skill (Tab completes the names)
+  /help           this list             /tools     what the main agent may do
+  /agents         the subagents         /skills    the skills and commands
+  /model [NAME]   show or change the model (an id or alias: sonnet, opus, haiku)
+  /cost           tokens and cost of this conversation so far
+  /compact        summarise the conversation so far into one message, and go on
+  /clear          start a new conversation
+  /resume [ID]    list recent sessions, or continue one
+  /exit           leave (or Ctrl-D)
 A call that needs approval is asked about: y (once), a (calls like it, for the session),
 n and a reason (told to the model). Ctrl-C stops the current turn; a second Ctrl-C leaves.
-Each turn continues one session, written to .agentmd/sessions/<id>.jsonl. --sandbox runs
-Bash commands inside bubblewrap; the other flags are those of 'agentmd run'.`;
+Each conversation is a session, written to .agentmd/sessions/<id>.jsonl; what you type is
+kept in ~/.agentmd/history.
 
-export interface ChatOptions {
-  readonly model?: string;
-  readonly record?: string;
-  readonly replay?: string;
-  readonly cwd?: string;
-  /** `--sandbox`: run commands inside the OS sandbox. */
-  readonly sandbox?: boolean;
-  /** `--permission-mode`, `--allowedTools`, `--disallowedTools`. */
-  readonly permissions?: Omit<PermissionOptions, "approve">;
+Options: PROMPT is sent first. -c, --continue continues the project's most recent session;
+-r, --resume ID continues that one. --model, --max-turns, --system-prompt,
+--append-system-prompt, --permission-mode, --allowedTools, --disallowedTools, --sandbox,
+--record, --replay, --cwd are those of 'agentmd run'.
+
+Example:
+  agentmd chat --permission-mode acceptEdits "tidy the README"`;
+
+export interface ChatOptions extends SessionOptions {
+  /** Sent as the first message. */
+  readonly prompt?: string;
 }
 
-const BUILTIN = ["/help", "/tools", "/agents", "/skills", "/exit", "/quit"];
-const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const BUILTIN = [
+  "/help",
+  "/tools",
+  "/agents",
+  "/skills",
+  "/model",
+  "/cost",
+  "/compact",
+  "/clear",
+  "/resume",
+  "/exit",
+  "/quit",
+];
+const HISTORY_SIZE = 500;
 
 /** The REPL. Returns the exit code when the user leaves. */
 export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
-  const projectDir = findProjectRoot(cwd, io.env.HOME);
   const style = styleFor(io.stdout, io.env);
   const tty = io.stdout.isTTY === true && io.stdin?.isTTY === true;
-  const input = (io.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  const history = tty ? openHistory(io.env) : undefined;
   let slashNames: () => string[] = () => [];
   const rl = createInterface({
-    input,
+    input: (io.stdin ?? process.stdin) as NodeJS.ReadableStream,
     output: io.stdout as NodeJS.WritableStream,
     terminal: tty,
-    historySize: 500,
+    historySize: HISTORY_SIZE,
+    history: history?.lines ?? [],
     completer: (line: string) => {
       if (!line.startsWith("/")) return [[], line];
       const all = [...BUILTIN, ...slashNames().map((n) => `/${n}`)];
@@ -60,12 +80,11 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     },
   });
   const lines = lineQueue(rl);
-  let current: AbortController | undefined;
-  let spinner: ReturnType<typeof createSpinner> | undefined;
+  const chat: Chat = { style, io, cwd, options, session: undefined, written: false, totals: newTotals() };
   // A call that needs approval asks here, between the turn's output and the next prompt.
   const approve = createApprovalPrompt(lines, io.stdout, style, {
-    before: () => spinner?.stop(),
-    signal: () => current?.signal,
+    before: () => chat.progress?.stop(),
+    signal: () => chat.current?.signal,
   });
   const runner = await openRunner({ ...options, permissions: { ...options.permissions, approve } }, io);
   if (!runner) {
@@ -73,21 +92,22 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     return 1;
   }
   slashNames = () => runner.slashNames();
+  const resumed = options.continueLast ? latestSession(io, cwd) : options.resume;
+  if (resumed === null) io.stdout.write(`${style.dim("no session to continue yet: a new one starts")}\n`);
+  else if (resumed) chat.session = resumed;
   // Off a terminal (input piped in), no prompt is drawn: the output is the conversation alone.
   const showPrompt = () => {
     if (tty) rl.prompt();
   };
   const main = runner.definitions.find((d) => d.surface === "main");
   io.stdout.write(
-    `${style.bold("agentmd")} ${style.dim(`— ${main?.name ?? "main"} in ${projectDir}; /help for commands`)}\n`,
+    `${style.bold("agentmd")} ${style.dim(`— ${main?.name ?? "main"} in ${runner.projectDir}${chat.session ? `, continuing ${chat.session}` : ""}; /help for commands`)}\n`,
   );
-  let session: string | undefined;
-  let written = false;
   let lastInterrupt = 0;
   const onInterrupt = () => {
-    if (current) {
-      if (current.signal.aborted) process.exit(130);
-      current.abort();
+    if (chat.current) {
+      if (chat.current.signal.aborted) process.exit(130);
+      chat.current.abort();
       io.stdout.write(`\n${style.yellow("stopping this turn (Ctrl-C again to leave)")}\n`);
       return;
     }
@@ -102,43 +122,14 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   rl.on("SIGINT", onInterrupt);
   const unhook = io.onInterrupt?.(onInterrupt);
   rl.setPrompt(`${style.cyan("›")} `);
-  showPrompt();
   try {
+    if (options.prompt) await turn(chat, runner, options.prompt);
+    showPrompt();
     for (let raw = await lines.next(); raw !== undefined; raw = await lines.next()) {
       const line = raw.trim();
-      if (line === "") {
-        showPrompt();
-        continue;
-      }
+      if (line !== "") history?.add(line);
       if (line === "/exit" || line === "/quit") break;
-      if (line === "/help") io.stdout.write(`${CHAT_HELP}\n`);
-      else if (line === "/tools")
-        // The same report as `agentmd tools`: the settings' rules and the approval tier included.
-        await runTools(
-          { chain: "main", json: false, ...(options.permissions && { permissions: options.permissions }) },
-          { ...io, cwd },
-        );
-      else if (line === "/agents") io.stdout.write(`${listing(runner, "agent", style)}\n`);
-      else if (line === "/skills")
-        io.stdout.write(`${listing(runner, "skill", style)}\n${listing(runner, "command", style)}\n`);
-      else {
-        current = new AbortController();
-        const started = performance.now();
-        const handle = runner.run(line, { signal: current.signal, ...(session && { resume: session }) });
-        session = handle.sessionId;
-        const render = createTextRenderer(io.stdout, style);
-        spinner = tty ? createSpinner(io.stdout, style) : undefined;
-        for await (const event of handle) {
-          spinner?.update(event);
-          render(event);
-        }
-        spinner?.stop();
-        spinner = undefined;
-        const result = await handle.result();
-        written = result.transcript !== undefined;
-        io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
-        current = undefined;
-      }
+      if (line !== "") await handleLine(chat, runner, line);
       showPrompt();
     }
   } finally {
@@ -147,52 +138,194 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     // MCP servers the runs started stop with the conversation.
     await runner.close();
   }
-  if (session && written)
-    io.stdout.write(`${style.dim(`session ${session} (agentmd run --resume ${session} to go on)`)}\n`);
+  if (chat.session && chat.written)
+    io.stdout.write(
+      `${style.dim(`session ${chat.session} (agentmd chat -r ${chat.session}, or agentmd run --resume ${chat.session}, to go on)`)}\n`,
+    );
   return 0;
 }
 
-/** Shows the running tools on one line, on a terminal only, and clears it before other output. */
-function createSpinner(out: RunIo["stdout"], style: Style) {
-  const running = new Map<string, string>();
-  let frame = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let drawn = false;
-  // Only a line the spinner drew is cleared: streamed text must never be erased.
-  const clear = () => {
-    if (drawn) out.write("\r\x1b[2K");
-    drawn = false;
-  };
-  const draw = () => {
-    clear();
-    drawn = true;
-    const names = [...new Set(running.values())].join(", ");
-    out.write(style.dim(`${FRAMES[frame++ % FRAMES.length]} running ${names}…`));
-  };
+/** The state of one conversation. */
+interface Chat {
+  readonly style: Style;
+  readonly io: RunIo;
+  readonly cwd: string;
+  readonly options: ChatOptions;
+  session: string | undefined;
+  written: boolean;
+  model?: string;
+  totals: Totals;
+  current?: AbortController;
+  progress?: Progress;
+}
+
+interface Totals {
+  turns: number;
+  input: number;
+  output: number;
+  costUsd: number;
+  costUnknown: boolean;
+}
+const newTotals = (): Totals => ({ turns: 0, input: 0, output: 0, costUsd: 0, costUnknown: false });
+
+/** A line: one of the REPL's own commands, or a turn (a prompt, or `/name args`). */
+async function handleLine(chat: Chat, runner: Runner, line: string): Promise<void> {
+  const { io, style } = chat;
+  const [word = "", ...rest] = line.split(/\s+/);
+  const arg = rest.join(" ");
+  switch (word) {
+    case "/help":
+      io.stdout.write(`${CHAT_HELP}\n`);
+      return;
+    case "/tools":
+      // The same report as `agentmd tools`: the settings' rules and the approval tier included.
+      await runTools(
+        {
+          chain: "main",
+          json: false,
+          ...(chat.options.permissions && { permissions: chat.options.permissions }),
+        },
+        { ...io, cwd: chat.cwd },
+      );
+      return;
+    case "/agents":
+      io.stdout.write(`${listing(runner, "agent", style)}\n`);
+      return;
+    case "/skills":
+      io.stdout.write(`${listing(runner, "skill", style)}\n${listing(runner, "command", style)}\n`);
+      return;
+    case "/model":
+      if (arg) chat.model = arg;
+      io.stdout.write(`model: ${printable(resolveModel(chat.model ?? runner.model), false)}\n`);
+      return;
+    case "/cost":
+      io.stdout.write(`${costLine(chat.totals)}\n`);
+      return;
+    case "/clear":
+      chat.session = undefined;
+      chat.totals = newTotals();
+      io.stdout.write(`${style.dim("a new conversation starts")}\n`);
+      return;
+    case "/resume":
+      resumeSession(chat, runner, arg);
+      return;
+    case "/compact":
+      await compact(chat, runner, arg);
+      return;
+    default:
+      await turn(chat, runner, line);
+  }
+}
+
+/** One turn of the conversation: the line runs in the session, its events shown as they come. */
+async function turn(chat: Chat, runner: Runner, line: string): Promise<void> {
+  const { io, style } = chat;
+  chat.current = new AbortController();
+  const started = performance.now();
+  const handle = runner.run(line, {
+    signal: chat.current.signal,
+    ...(chat.session && { resume: chat.session }),
+    ...(chat.model && { model: chat.model }),
+  });
+  chat.session = handle.sessionId;
+  const progress = createProgress(io.stdout, style, io.env);
+  chat.progress = progress;
+  const render = createTextRenderer(progress.out, style);
+  for await (const event of handle) {
+    render(event);
+    progress.update(event);
+  }
+  progress.stop();
+  chat.progress = undefined;
+  const result = await handle.result();
+  chat.written ||= result.transcript !== undefined;
+  const t = chat.totals;
+  t.turns += result.turns;
+  t.input +=
+    result.usage.input_tokens +
+    result.usage.cache_read_input_tokens +
+    result.usage.cache_creation_input_tokens;
+  t.output += result.usage.output_tokens;
+  t.costUsd += result.costUsd;
+  t.costUnknown ||= result.costUnknown === true;
+  io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
+  chat.current = undefined;
+}
+
+function costLine(t: Totals): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const cost = t.costUnknown ? "cost unknown (a model without a known price)" : `$${t.costUsd.toFixed(4)}`;
+  return `this conversation: ${t.turns} turn${t.turns === 1 ? "" : "s"} · ${n(t.input)} in / ${n(t.output)} out tokens · ${cost}`;
+}
+
+/** `/resume`: the recent sessions; `/resume ID`: continue that one. */
+function resumeSession(chat: Chat, runner: Runner, id: string): void {
+  const { io, style } = chat;
+  const sessions = listSessions(sessionsDir(runner.projectDir));
+  if (!id) {
+    if (sessions.length === 0) io.stdout.write(`${style.dim("no sessions yet")}\n`);
+    for (const s of sessions.slice(0, 10))
+      io.stdout.write(
+        `  ${s.id}  ${s.modified.toISOString().slice(0, 16).replace("T", " ")}  ${printable(s.prompt.replace(/\s+/g, " ").slice(0, 60), false)}\n`,
+      );
+    return;
+  }
+  if (!sessions.some((s) => s.id === id)) {
+    io.stdout.write(
+      `${style.yellow(`no session '${printable(id, false)}' in this project`)} (/resume lists them)\n`,
+    );
+    return;
+  }
+  chat.session = id;
+  chat.totals = newTotals();
+  io.stdout.write(`${style.dim(`continuing ${id}`)}\n`);
+}
+
+/** `/compact [what to keep]`: the conversation so far, summarised by the model, as a new session. */
+async function compact(chat: Chat, runner: Runner, instructions: string): Promise<void> {
+  const { io, style } = chat;
+  if (!chat.session) {
+    io.stdout.write(`${style.dim("nothing to compact yet")}\n`);
+    return;
+  }
+  chat.current = new AbortController();
+  const r = await runner.compact(chat.session, {
+    signal: chat.current.signal,
+    ...(instructions && { instructions }),
+    ...(chat.model && { model: chat.model }),
+  });
+  chat.current = undefined;
+  if (!r.ok) {
+    io.stdout.write(`${style.yellow("could not compact:")} ${printable(r.message, false)}\n`);
+    return;
+  }
+  chat.session = r.sessionId;
+  chat.written = true;
+  io.stdout.write(
+    `${style.dim(`compacted into ${r.sessionId}: ${r.tokensBefore.toLocaleString("en-US")} tokens of conversation became a summary of ${r.summary.length.toLocaleString("en-US")} characters`)}\n`,
+  );
+}
+
+/** What was typed at the prompt, across conversations: `~/.agentmd/history`, newest last on disk. */
+function openHistory(env: RunIo["env"]): { lines: string[]; add(line: string): void } | undefined {
+  const home = env.HOME;
+  if (!home) return undefined;
+  const file = path.join(home, ".agentmd", "history");
+  let lines: string[] = [];
+  try {
+    lines = readFileSync(file, "utf8").split("\n").filter(Boolean).slice(-HISTORY_SIZE).reverse();
+  } catch {
+    // no history yet
+  }
   return {
-    update(e: RunEvent) {
-      if (e.type === "tool_start") {
-        running.set(e.id, e.name);
-        if (!timer) timer = setInterval(draw, 80);
-        draw();
-      } else if (
-        e.type === "tool_end" ||
-        e.type === "message_delta" ||
-        e.type === "run_end" ||
-        e.type === "run_start"
-      ) {
-        if (e.type === "tool_end") running.delete(e.id);
-        clear();
-        if (running.size === 0 && timer) {
-          clearInterval(timer);
-          timer = undefined;
-        }
+    lines,
+    add(line) {
+      try {
+        mkdirSync(path.dirname(file), { recursive: true });
+        appendFileSync(file, `${line.replace(/\n/g, " ")}\n`, { mode: 0o600 });
+      } catch {
+        // history is a convenience: a read-only home loses it, not the conversation
       }
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      clear();
     },
   };
 }

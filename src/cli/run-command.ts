@@ -1,64 +1,74 @@
 import path from "node:path";
-import type { PermissionOptions } from "../invocation/approvals.js";
+import { findProjectRoot } from "../definitions/discover.js";
+import type { Runner } from "../invocation/runner.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
-import { SessionError } from "../loop/transcript.js";
+import { listSessions, SessionError, sessionsDir } from "../loop/transcript.js";
 import { loadRecording, recordedInput } from "../model/record-replay.js";
+import { claudeOutput } from "./claude-output.js";
 import { type CliIo, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
+import { createProgress } from "./progress.js";
 import { createTextRenderer, printable, summary } from "./render.js";
+import type { SessionOptions } from "./session-flags.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
+       agentmd -p [PROMPT] [options]
 
 Runs the main agent (agent.md) once on PROMPT (or on standard input when no PROMPT
 is given), streaming its text, one line per tool call with its decision, and a summary.
-'/name args' runs a command or skill as typed in the REPL.
+'/name args' runs a command or skill as typed in the REPL. With -p (--print), as
+Claude Code's -p: the answer alone on stdout (--verbose: the run too, on stderr).
 
 Options:
-  --agent NAME         run the subagent NAME instead (its tools: main's ∩ its own)
-  --model M            a model id or alias (sonnet, opus, haiku); overrides agent.md
-  --max-iterations N   stop after N model turns (default: agent.md's maxIterations, else 50)
-  --output FORMAT      text (default), json (one result object at the end), or
-                       stream-json (every event as one JSON line)
-  --record FILE        store every model exchange in FILE (JSONL)
-  --replay FILE        answer from a recording: no network, no API key
-  --resume ID          continue a session (see .agentmd/sessions/)
-  --cwd DIR            the working folder for tools (default: the current folder)
-  --sandbox            run Bash commands inside bubblewrap: writable only where the
-                       lists allow writing, Read denies hidden, no network but
-                       WebFetch's hosts (as agent.md's 'sandbox: true')
-  --permission-mode M  default, acceptEdits, plan or bypassPermissions (over the
-                       settings' permissions.defaultMode)
-  --allowedTools R     pre-approve calls, e.g. 'Bash(npm test:*) Edit' (never beyond
-                       agent.md's list); also --allowed-tools
-  --disallowedTools R  deny calls at every hop, e.g. 'Bash(git push:*)'
-  -h, --help           show this help
+  -p, --print            Claude Code's output: the answer alone, or its message
+                         shapes with --output-format json|stream-json
+  --output-format F      text, json (one 'result' message) or stream-json ('system'
+                         init, 'assistant', 'user' and 'result' messages, as Claude
+                         Code writes them)
+  --output F             agentmd's own: text (default), json (the run's result) or
+                         stream-json (every agentmd event as one JSON line)
+  --agent NAME           run the subagent NAME instead (its tools: main's ∩ its own)
+  --model M              a model id or alias (sonnet, opus, haiku); overrides agent.md
+                         and ANTHROPIC_MODEL
+  --max-turns N          stop after N model turns (also --max-iterations; default:
+                         agent.md's maxIterations, else 50)
+  --system-prompt TEXT   instead of agent.md's body
+  --append-system-prompt TEXT   after the system prompt (body, environment, memory)
+  -c, --continue         continue the project's most recent session
+  -r, --resume ID        continue session ID (see 'agentmd sessions')
+  --permission-mode M    default, acceptEdits, plan or bypassPermissions (over the
+                         settings' permissions.defaultMode)
+  --allowedTools R       pre-approve calls, e.g. 'Bash(npm test:*) Edit' (never beyond
+                         agent.md's list); also --allowed-tools
+  --disallowedTools R    deny calls at every hop, e.g. 'Bash(git push:*)'
+  --sandbox              run Bash commands inside bubblewrap: writable only where the
+                         lists allow writing, Read denies hidden, no network but
+                         WebFetch's hosts (as agent.md's 'sandbox: true')
+  --record FILE          store every model exchange in FILE (JSONL)
+  --replay FILE          answer from a recording: no network, no API key
+  --cwd DIR              the working folder for tools (default: the current folder)
+  --verbose              with -p: show the run on stderr
+  -h, --help             show this help
 
-Needs ANTHROPIC_API_KEY (or --replay). The project is the nearest folder holding
-agent.md or .claude/; its .claude/settings.json (and settings.local.json,
-~/.claude/settings.json) apply. A call that needs a user's approval is denied,
-saying how to allow it. Transcripts are written to .agentmd/sessions/<id>.jsonl.
+Needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (or --replay); ANTHROPIC_BASE_URL and
+ANTHROPIC_MODEL are honoured. The project is the nearest folder holding agent.md or
+.claude/; its .claude/settings.json (and settings.local.json, ~/.claude/settings.json)
+apply. A call that needs a user's approval is denied, saying how to allow it.
+Transcripts are written to .agentmd/sessions/<id>.jsonl.
+
+Exit status: 0 done, 1 error (or a limit reached), 2 refused by permissions or bad
+usage, 130 aborted (Ctrl-C).
 
 Example:
-  agentmd run --allowedTools 'Bash(npm test:*)' "run the tests and fix what fails"
+  agentmd -p --allowedTools 'Bash(npm test:*)' "run the tests and fix what fails"`;
 
-Exit status: 0 done, 1 error (or a limit reached), 2 refused by permissions,
-130 aborted (Ctrl-C).`;
-
-export interface RunCommandOptions {
+export interface RunCommandOptions extends SessionOptions {
   readonly prompt?: string;
-  readonly model?: string;
-  readonly maxIterations?: number;
   readonly output: "text" | "json" | "stream-json";
-  readonly record?: string;
-  readonly replay?: string;
-  readonly resume?: string;
-  readonly cwd?: string;
+  /** Claude Code's output: the answer alone as text, its message shapes as JSON. */
+  readonly claudeShapes?: boolean;
   /** Run this subagent instead of the main agent. */
   readonly agent?: string;
-  /** `--sandbox`. */
-  readonly sandbox?: boolean;
-  /** `--permission-mode`, `--allowedTools`, `--disallowedTools`. */
-  readonly permissions?: Omit<PermissionOptions, "approve">;
 }
 
 export interface RunIo extends CliIo {
@@ -75,6 +85,13 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     io.stderr.write("agentmd run: no prompt: give one as an argument or on standard input\n");
     return 2;
   }
+  const resume = options.continueLast
+    ? latestSession(io, path.resolve(io.cwd, options.cwd ?? "."))
+    : options.resume;
+  if (resume === null) {
+    io.stderr.write("agentmd run: --continue: this project has no session to continue yet\n");
+    return 1;
+  }
   const runner = await openRunner(options, io);
   if (!runner) return 1;
   const controller = new AbortController();
@@ -85,19 +102,15 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     else process.exit(130);
   });
   const started = performance.now();
-  const style = styleFor(io.stdout, io.env);
-  const render = options.output === "text" ? createTextRenderer(io.stdout, style) : undefined;
+  const out = outputFor(options, io, runner);
   let result: RunResult;
   try {
     const handle = runner.run(prompt, {
       signal: controller.signal,
-      ...(options.resume && { resume: options.resume }),
+      ...(resume && { resume }),
       ...(options.agent && { agent: options.agent }),
     });
-    for await (const event of handle) {
-      if (render) render(event);
-      else if (options.output === "stream-json") io.stdout.write(`${JSON.stringify(event)}\n`);
-    }
+    for await (const event of handle) out.event(event);
     result = await handle.result();
   } catch (e) {
     if (e instanceof SessionError) {
@@ -106,24 +119,90 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     }
     throw e;
   } finally {
+    out.stop();
     unhook?.();
     // MCP servers the run started stop with it (their open pipes would keep the process alive).
     await runner.close();
   }
-  if (options.output === "json") {
-    const { messages: _messages, ...rest } = result;
-    // An unknown price is no cost of 0.
-    const shown = rest.costUnknown ? { ...rest, costUsd: null } : rest;
-    io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-  } else if (options.output === "text") {
-    io.stdout.write(`${summary(result, performance.now() - started, style)}\n`);
-    // Only a session whose transcript was written can be continued.
-    if (result.transcript)
-      io.stdout.write(
-        `${style.dim(`session ${result.sessionId} (resume with --resume ${result.sessionId})`)}\n`,
-      );
-  }
+  out.end(result, performance.now() - started);
   return exitCode(result);
+}
+
+/** How a run is shown: agentmd's rendering and events, or Claude Code's answer and messages. */
+function outputFor(
+  options: RunCommandOptions,
+  io: RunIo,
+  runner: Runner,
+): { event(e: RunEvent): void; stop(): void; end(r: RunResult, ms: number): void } {
+  const style = styleFor(io.stdout, io.env);
+  const write = (o: object) => io.stdout.write(`${JSON.stringify(o)}\n`);
+  if (options.claudeShapes && options.output !== "text") {
+    const claude = claudeOutput({
+      cwd: path.resolve(io.cwd, options.cwd ?? "."),
+      permissionMode: options.permissions?.mode ?? "default",
+      apiKeySource: io.env.ANTHROPIC_API_KEY
+        ? "ANTHROPIC_API_KEY"
+        : io.env.ANTHROPIC_AUTH_TOKEN
+          ? "ANTHROPIC_AUTH_TOKEN"
+          : "none",
+      slashCommands: runner.slashNames(),
+      agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
+    });
+    const stream = options.output === "stream-json";
+    return {
+      event: (e) => {
+        if (stream) for (const m of claude.messages(e)) write(m);
+        else claude.messages(e);
+      },
+      stop: () => {},
+      end: (r, ms) => write(claude.result(r, ms)),
+    };
+  }
+  if (options.claudeShapes) {
+    // `-p` text: the answer alone on stdout (--verbose: the run as agentmd shows it, on stderr).
+    const render = options.verbose ? createTextRenderer(io.stderr, styleFor(io.stderr, io.env)) : undefined;
+    return {
+      event: (e) => render?.(e),
+      stop: () => {},
+      end: (r) => {
+        if (r.outcome === "done") io.stdout.write(`${r.text.trimEnd()}\n`);
+        else io.stderr.write(`agentmd: ${printable(r.message ?? r.outcome)}\n`);
+      },
+    };
+  }
+  if (options.output === "json") {
+    return {
+      event: () => {},
+      stop: () => {},
+      end: (r) => {
+        const { messages: _messages, ...rest } = r;
+        // An unknown price is no cost of 0.
+        const shown = rest.costUnknown ? { ...rest, costUsd: null } : rest;
+        io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+      },
+    };
+  }
+  if (options.output === "stream-json") return { event: write, stop: () => {}, end: () => {} };
+  const progress = createProgress(io.stdout, style, io.env);
+  const render = createTextRenderer(progress.out, style);
+  return {
+    event: (e) => {
+      render(e);
+      progress.update(e);
+    },
+    stop: () => progress.stop(),
+    end: (r, ms) => {
+      io.stdout.write(`${summary(r, ms, style)}\n`);
+      // Only a session whose transcript was written can be continued.
+      if (r.transcript)
+        io.stdout.write(`${style.dim(`session ${r.sessionId} (resume with --resume ${r.sessionId})`)}\n`);
+    },
+  };
+}
+
+/** The project's most recent session, for `--continue`; null when it has none. */
+export function latestSession(io: CliIo, cwd = io.cwd): string | null {
+  return listSessions(sessionsDir(findProjectRoot(cwd, io.env.HOME)))[0]?.id ?? null;
 }
 
 export function exitCode(r: RunResult): number {

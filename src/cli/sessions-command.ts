@@ -8,7 +8,10 @@ export const SESSIONS_HELP = `Usage: agentmd sessions [--json]
 
 Lists the project's sessions (.agentmd/sessions/), newest first, or shows one: its
 events rendered as the run showed them (or as JSON lines with --json).
-Continue one with 'agentmd run --resume ID'.`;
+Continue one with 'agentmd run --resume ID' (or 'agentmd -c' for the newest).
+
+Example:
+  agentmd sessions show 20261130-101500-a1b2c3 --json`;
 
 /** Runs `agentmd sessions`; returns the exit code. */
 export function runSessions(args: { show?: string; json: boolean }, io: CliIo): number {

@@ -53,7 +53,10 @@ hop, and their allow and ask rules decide which calls need a user's approval.
 
 Exit status: 0 (and 0 when --try is allowed), 2 when no tool survives the chain or
 on bad usage, 3 when --try is denied, 4 when --try needs a user's approval, 1 when
-the chain or the settings cannot be used.`;
+the chain or the settings cannot be used.
+
+Example:
+  agentmd tools --chain main,agent:reviewer --try Bash '{"command":"git push"}'`;
 
 export interface ToolsOptions {
   readonly chain: string;

@@ -6,7 +6,7 @@ import type { Field } from "./yaml-fields.js";
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse"] as const;
 
 /** Claude Code's other hook events: real names agentmd does not run (a warning, not an error). */
-const FOREIGN_EVENTS = [
+export const FOREIGN_HOOK_EVENTS: readonly string[] = [
   "PermissionRequest",
   "Notification",
   "UserPromptSubmit",
@@ -31,7 +31,7 @@ export function checkHookEvents(field: Pick<Field, "value" | "locate">, sink: Di
   for (const event of Object.keys(value)) {
     if ((HOOK_EVENTS as readonly string[]).includes(event)) continue;
     const pos = field.locate([event]);
-    if (FOREIGN_EVENTS.includes(event)) {
+    if (FOREIGN_HOOK_EVENTS.includes(event)) {
       sink.add(
         "warning",
         "hook-event-not-run",
@@ -42,7 +42,7 @@ export function checkHookEvents(field: Pick<Field, "value" | "locate">, sink: Di
       continue;
     }
     ok = false;
-    const known = [...HOOK_EVENTS, ...FOREIGN_EVENTS];
+    const known = [...HOOK_EVENTS, ...FOREIGN_HOOK_EVENTS];
     const squash = (s: string) => s.toLowerCase().replace(/[-_\s]/g, "");
     const near = known.find((k) => squash(k) === squash(event)) ?? didYouMean(event, known);
     sink.add(

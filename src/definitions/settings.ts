@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import path from "node:path";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { checkHookEvents } from "./check-hooks.js";
@@ -25,6 +26,13 @@ export interface ClaudeSettings {
   readonly additionalDirectories: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly hooks?: HooksSetting;
+  /** `disableAllHooks: true` in any file: the settings' hooks do not run (agent.md's still do). */
+  readonly disableAllHooks?: boolean;
+  /** `.mcp.json` servers by name: only these start (`enabledMcpjsonServers`), never these (`disabled…`). */
+  readonly enabledMcpjsonServers?: readonly string[];
+  readonly disabledMcpjsonServers: readonly string[];
+  /** `permissions.disableBypassPermissionsMode: "disable"`: bypassPermissions cannot be turned on. */
+  readonly bypassDisabled?: boolean;
   /** The files that were read, most general first. */
   readonly files: readonly string[];
 }
@@ -35,16 +43,38 @@ export const NO_SETTINGS: ClaudeSettings = {
   ask: [],
   additionalDirectories: [],
   env: {},
+  disabledMcpjsonServers: [],
   files: [],
 };
 
+/** Which `.mcp.json` servers the settings let start, as project-servers takes it. */
+export function mcpJsonFilter(s: ClaudeSettings): {
+  readonly enabled?: readonly string[];
+  readonly disabled: readonly string[];
+} {
+  return {
+    ...(s.enabledMcpjsonServers && { enabled: s.enabledMcpjsonServers }),
+    disabled: s.disabledMcpjsonServers,
+  };
+}
+
 /** Claude Code keys agentmd accepts and does not act on. */
-const IGNORED_KEYS = new Set(
-  "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy model outputStyle disableAllHooks statusLine enableAllProjectMcpServers enabledMcpjsonServers disabledMcpjsonServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
+export const IGNORED_SETTINGS_KEYS: ReadonlySet<string> = new Set(
+  "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy model outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
     " ",
   ),
 );
-const PERMISSION_KEYS = [
+/** The top-level keys agentmd reads. */
+export const SETTINGS_KEYS: readonly string[] = [
+  "permissions",
+  "env",
+  "hooks",
+  "disableAllHooks",
+  "enabledMcpjsonServers",
+  "disabledMcpjsonServers",
+];
+/** The keys of `permissions` agentmd reads. */
+export const PERMISSION_KEYS: readonly string[] = [
   "allow",
   "deny",
   "ask",
@@ -83,7 +113,14 @@ export function loadSettings(
       sink.add("error", "settings-json", `${path.basename(file)} ${read.message}`, read.line, read.column);
     } else {
       const base = userDir && file === path.join(userDir, "settings.json") ? "home" : "project";
-      const one = checkSettings(read.json, sink, root, base, known);
+      const one = checkSettings(
+        read.json,
+        sink,
+        root,
+        base,
+        userDir ? path.dirname(userDir) : homedir(),
+        known,
+      );
       merged = merge(merged, { ...one, files: [file] });
     }
     diagnostics.push(...sink.items);
@@ -100,7 +137,12 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
         }
       : undefined;
   const mode = b.defaultMode ?? a.defaultMode;
+  const enabled = b.enabledMcpjsonServers ?? a.enabledMcpjsonServers;
   return {
+    ...((a.disableAllHooks || b.disableAllHooks) && { disableAllHooks: true }),
+    ...((a.bypassDisabled || b.bypassDisabled) && { bypassDisabled: true }),
+    ...(enabled && { enabledMcpjsonServers: enabled }),
+    disabledMcpjsonServers: [...a.disabledMcpjsonServers, ...b.disabledMcpjsonServers],
     allow: [...a.allow, ...b.allow],
     deny: [...a.deny, ...b.deny],
     ask: [...a.ask, ...b.ask],
@@ -121,6 +163,7 @@ function checkSettings(
   sink: DiagnosticSink,
   root: string,
   base: "project" | "home",
+  home: string,
   known?: ToolNames,
 ): Omit<ClaudeSettings, "files"> {
   const at = (keys: (string | number)[]) => sink.at(json.locate(keys));
@@ -131,8 +174,8 @@ function checkSettings(
     return NO_SETTINGS;
   }
   for (const key of Object.keys(value)) {
-    if (key === "permissions" || key === "env" || key === "hooks" || IGNORED_KEYS.has(key)) continue;
-    const near = didYouMean(key, ["permissions", "env", "hooks"]);
+    if (SETTINGS_KEYS.includes(key) || IGNORED_SETTINGS_KEYS.has(key)) continue;
+    const near = didYouMean(key, SETTINGS_KEYS);
     atKey([key])(
       near ? "error" : "warning",
       "settings-key",
@@ -167,8 +210,12 @@ function checkSettings(
       "settings-value",
       `'permissions.defaultMode' must be one of ${PERMISSION_MODES.join(", ")}, got ${JSON.stringify(mode)}`,
     );
+  // `~/` is home; a relative folder is relative to where the file's rules are: the project, or home.
   const dirs = strings(perms.additionalDirectories, ["permissions", "additionalDirectories"], json, sink).map(
-    (d) => path.resolve(root, d),
+    (d) =>
+      d === "~" || d.startsWith("~/")
+        ? path.join(home, d.slice(1))
+        : path.resolve(base === "home" ? home : root, d),
   );
   const env: Record<string, string> = {};
   if (value.env !== undefined) {
@@ -183,7 +230,25 @@ function checkSettings(
     value.hooks === undefined ||
     checkHookEvents({ value: value.hooks, locate: (keys) => json.locateKey(["hooks", ...keys]) }, sink);
   const hooks = hooksOk ? normaliseHooks(value.hooks) : undefined;
+  if (hooks) warnHookTypes(value.hooks, json, sink);
+  const disableAllHooks = value.disableAllHooks;
+  if (disableAllHooks !== undefined && typeof disableAllHooks !== "boolean")
+    at(["disableAllHooks"])("error", "settings-type", "'disableAllHooks' must be true or false");
+  const bypass = perms.disableBypassPermissionsMode;
+  if (bypass !== undefined && bypass !== "disable")
+    at(["permissions", "disableBypassPermissionsMode"])(
+      "error",
+      "settings-value",
+      `'permissions.disableBypassPermissionsMode' can only be "disable", got ${JSON.stringify(bypass)}`,
+    );
+  const mcpList = (key: "enabledMcpjsonServers" | "disabledMcpjsonServers") =>
+    value[key] === undefined ? undefined : strings(value[key], [key], json, sink);
+  const enabled = mcpList("enabledMcpjsonServers");
   return {
+    ...(disableAllHooks === true && { disableAllHooks: true }),
+    ...(bypass === "disable" && { bypassDisabled: true }),
+    ...(enabled && { enabledMcpjsonServers: enabled }),
+    disabledMcpjsonServers: mcpList("disabledMcpjsonServers") ?? [],
     allow: rules("allow"),
     deny: rules("deny"),
     ask: rules("ask"),
@@ -252,4 +317,25 @@ function inOurGrammar(entry: ToolEntry, base: "project" | "home"): ToolEntry {
   if (p === undefined || !PATH_TOOLS.has(entry.name) || !p.startsWith("/")) return entry;
   const pattern = p.startsWith("//") ? p.slice(1) : base === "home" ? `~${p}` : p.slice(1) || ".";
   return { ...entry, pattern };
+}
+
+/** Hooks of a kind agentmd does not run (`type: prompt`, an entry without `command`): said, not silently dropped. */
+function warnHookTypes(hooks: unknown, json: JsonFile, sink: DiagnosticSink): void {
+  if (!isRecord(hooks)) return;
+  for (const [event, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) continue;
+    list.forEach((item: unknown, i) => {
+      if (!isRecord(item) || typeof item.command === "string") return;
+      const inner = Array.isArray(item.hooks) ? item.hooks : [];
+      inner.forEach((h: unknown, j) => {
+        if (isRecord(h) && typeof h.command === "string") return;
+        const type = isRecord(h) && typeof h.type === "string" ? h.type : "command-less";
+        sink.at(json.locate(["hooks", event, i, "hooks", j]))(
+          "warning",
+          "hook-type-not-run",
+          `a '${type}' hook is not run by agentmd (only command hooks are); it is ignored`,
+        );
+      });
+    });
+  }
 }

@@ -4,22 +4,15 @@
  */
 export const FOREIGN_TOOL_NAMES: readonly string[] = [
   "AskUserQuestion",
-  "BashOutput",
   "EnterPlanMode",
   "ExitPlanMode",
   "KillBash",
-  "KillShell",
-  "LS",
   "ListMcpResourcesTool",
-  "MultiEdit",
-  "NotebookEdit",
   "NotebookRead",
   "ReadMcpResourceTool",
   "SlashCommand",
   "TaskOutput",
   "TodoRead",
-  "TodoWrite",
-  "WebSearch",
 ];
 
 export function isMcpToolName(name: string): boolean {

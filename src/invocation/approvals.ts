@@ -13,7 +13,7 @@ import {
   type PermissionMode,
   sessionRuleFor,
 } from "../permissions/approval.js";
-import { compileList } from "../permissions/permission-list.js";
+import { compileList, intersect } from "../permissions/permission-list.js";
 import { canonicalToolName } from "../permissions/tool-matcher.js";
 import type { CompileContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
@@ -135,12 +135,17 @@ export function createApprovals(
       session.push(compileList(entries, undefined, ctx));
     },
     howToAllow,
+    unasked: (list) => {
+      if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
+      const pre = policy.preApproved;
+      return pre.rules !== null && pre.rules.length > 0 ? intersect(list, pre) : undefined;
+    },
   };
 }
 
 /** The refusal of a call that needed approval in a run no one can answer. */
 function howToAllow(call: ToolCall, reason: string): string {
-  if (reason === ASK_RULE)
+  if (reason === ASK_RULE || reason.startsWith("a PreToolUse hook asks"))
     return `${canonicalToolName(call.tool)} needs approval each time (${reason}), and this run cannot ask: run it where a user can answer (agentmd chat). The tool was not executed.`;
   const rule = sessionRuleFor(call);
   return `${canonicalToolName(call.tool)} needs approval (${reason}), and this run cannot ask: allow it with --allowedTools '${rule}', or add "${rule}" to permissions.allow in .claude/settings.json. The tool was not executed.`;
@@ -170,6 +175,14 @@ export function sessionPermissions(input: {
     ctx,
   });
   const notices = [...allow.warnings, ...deny.warnings];
+  if (policy.mode === "bypassPermissions" && claude.bypassDisabled)
+    throw new ConfigError(
+      "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode); choose another --permission-mode",
+    );
+  if (input.hasMain && allow.entries.length > 0)
+    notices.push(
+      "--allowedTools has no effect here: agent.md's list already approves every call it allows, and nothing widens it",
+    );
   if (policy.mode === "bypassPermissions")
     notices.push(
       "permissions run in bypassPermissions mode: every call the allow-lists allow runs without asking",

@@ -1,6 +1,6 @@
 /**
  * Arguments of a command or skill invoked by name (`/explain src/a.ts "two words"`), and their
- * substitution into its body. FORMATS.md: `$ARGUMENTS` is the argument string as typed;
+ * substitution into its body (docs/formats.md): `$ARGUMENTS` is the argument string as typed;
  * `$ARGUMENTS[N]` the N-th shell-split argument counting from 0; `$1`…`$9` the 1st…9th (shell
  * convention); `\$` escapes; a missing argument is the empty string; `$0` stays as written.
  */

@@ -2,7 +2,7 @@ import type { SkillDefinition, SubagentDefinition } from "../definitions/types.j
 import type { RunResult } from "../loop/events.js";
 import { addUsage } from "../model/models.js";
 import { fail, ok, runSafely } from "../tools/define-tool.js";
-import type { Tool, ToolResult } from "../tools/types.js";
+import type { Tool, ToolContext, ToolResult } from "../tools/types.js";
 import { expandBody, shownPath } from "./expand-body.js";
 import { type Caller, childCaller, prepareRun, resolveInvocable } from "./prepare-run.js";
 import { sandboxAfter } from "./run-sandbox-of.js";
@@ -36,7 +36,7 @@ export function createTaskTool(parent: ParentRun, allowed: readonly SubagentDefi
           name: String(input.subagent_type),
           content: String(input.prompt),
         };
-        return startChild(parent, prepareRun(parent.core, callerOf(parent), request), ctx.signal);
+        return startChild(parent, prepareRun(parent.core, callerOf(parent), request), ctx);
       }),
   };
 }
@@ -86,26 +86,25 @@ export function createSkillTool(parent: ParentRun, skills: readonly SkillDefinit
     spawnsRuns: true,
     execute: (input, ctx) =>
       runSafely("Skill", () =>
-        invokeSkill(
-          parent,
-          String(input.skill),
-          typeof input.args === "string" ? input.args : "",
-          ctx.signal,
-        ),
+        invokeSkill(parent, String(input.skill), typeof input.args === "string" ? input.args : "", ctx),
       ),
   };
 }
+
+/** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */
+type ChildCall = Pick<ToolContext, "signal" | "callId">;
 
 async function invokeSkill(
   parent: ParentRun,
   name: string,
   args: string,
-  signal: AbortSignal,
+  call: ChildCall,
 ): Promise<ToolResult> {
   const { core, state } = parent;
+  const { signal } = call;
   const resolved = resolveInvocable(core, callerOf(parent), name, args, "model");
   if (!resolved.ok) return fail(sentence(resolved.message));
-  if (resolved.kind === "fork") return startChild(parent, { ok: true, spec: resolved.spec }, signal);
+  if (resolved.kind === "fork") return startChild(parent, { ok: true, spec: resolved.spec }, call);
   // A skill that turns the sandbox on does so for the rest of the run (never off).
   const sandbox = await sandboxAfter(core, state, resolved.sandbox);
   if (!sandbox.ok) return fail(`The skill '${name}' was not loaded: ${sentence(sandbox.message)}`);
@@ -141,15 +140,16 @@ function callerOf(parent: ParentRun): Caller {
 async function startChild(
   parent: ParentRun,
   prepared: ReturnType<typeof prepareRun>,
-  signal: AbortSignal,
+  call: ChildCall,
 ): Promise<ToolResult> {
   if (!prepared.ok) return fail(sentence(prepared.message));
   const { io } = parent;
   const result = await startRun(parent.core, prepared.spec, {
-    signal,
+    signal: call.signal,
     emit: io.emit,
     sessionId: io.sessionId,
     history: [],
+    ...(call.callId && { parentToolUseId: call.callId }),
   });
   return childResult(parent, prepared.spec.agent, result);
 }

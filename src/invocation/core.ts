@@ -4,7 +4,7 @@ import PQueue from "p-queue";
 import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
-import { type ClaudeSettings, loadSettings, NO_SETTINGS } from "../definitions/settings.js";
+import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
 import type { CallApproval } from "../loop/execute-call.js";
@@ -44,6 +44,8 @@ export interface Core extends HopCore {
   readonly claude: ClaudeSettings;
   /** The main agent's context (CLAUDE.md and kin, the environment); absent with `memory: false`. */
   readonly memory?: Memory;
+  /** The main agent's system prompt: its body (or the one given instead), the context, what is appended. */
+  readonly system: string;
   /** Warnings about the session's configuration, told at the start of each run. */
   readonly notices: readonly string[];
 }
@@ -68,7 +70,12 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   const definitions = loadDefinitions(options, projectDir, catalog.names, user);
   const claude = claudeSettings(options, projectDir, user.userDir, catalog.names);
   // The settings' env reaches the tools, as Claude Code's does; the process's own still stands under it.
-  const env = { ...given, ...claude.settings.env };
+  // CLAUDE_PROJECT_DIR, as Claude Code sets it: hooks and commands written for it find the project.
+  const env: Readonly<Record<string, string | undefined>> = {
+    ...given,
+    ...claude.settings.env,
+    CLAUDE_PROJECT_DIR: projectDir,
+  };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
@@ -104,6 +111,7 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     projectDir: options.projectDir !== undefined ? projectDir : undefined,
     cwd,
     env,
+    mcpJsonServers: mcpJsonFilter(claude.settings),
   });
   const hop = createHopCore({
     projectDir,
@@ -112,7 +120,11 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: mergeHooks(main?.hooks, claude.settings.hooks, options.hooks),
+    hooks: mergeHooks(
+      main?.hooks,
+      claude.settings.disableAllHooks ? undefined : claude.settings.hooks,
+      options.hooks,
+    ),
     denied: permissions.denied,
   });
   const memory =
@@ -128,6 +140,9 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     model,
     ...(m.prices && { prices: m.prices }),
     ...(memory && { memory }),
+    system: [options.systemPrompt?.replace ?? main?.body.trim(), memory?.text, options.systemPrompt?.append]
+      .filter(Boolean)
+      .join("\n\n"),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,

@@ -68,16 +68,19 @@ export interface Caller {
 }
 
 /** A user at the top: the session's ceiling (the main agent's list, the settings' denies) bounds everything they start. */
-export function userCaller(core: HopCore & { readonly memory?: Memory }): Caller {
+export function userCaller(
+  core: HopCore & { readonly memory?: Memory; readonly system?: string },
+  model?: string,
+): Caller {
   const main = core.main;
   return {
     list: core.ceiling,
-    model: core.settings.model,
+    model: model ? resolveModel(model) : core.settings.model,
     hooks: core.hooks,
     depth: 0,
     self: {
       agent: main?.name ?? "main",
-      system: [main?.body.trim(), core.memory?.text].filter(Boolean).join("\n\n"),
+      system: core.system ?? [main?.body.trim(), core.memory?.text].filter(Boolean).join("\n\n"),
       maxIterations: core.settings.maxIterations,
     },
     // The runner's sandbox (option > agent.md), inherited by everything the user starts.

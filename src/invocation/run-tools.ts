@@ -1,6 +1,6 @@
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
-import type { RegisteredTool, ToolRegistry } from "../tools/registry.js";
+import { type OfferedTool, offeredTools, type ToolRegistry } from "../tools/registry.js";
 import { deferredNames } from "../tools/search/deferral.js";
 import { createToolSearchTool, TOOL_SEARCH } from "../tools/search/tool-search-tool.js";
 import type { Tool } from "../tools/types.js";
@@ -15,9 +15,9 @@ import type { ParentRun } from "./start-run.js";
 export interface RunTools {
   readonly registry: ToolRegistry;
   /** What a request shows for a list: every tool it offers, deferred ones once ToolSearch found them. */
-  offer(list: PermissionList): RegisteredTool[];
+  offer(list: PermissionList): OfferedTool[];
   /** Every tool the list offers, deferred or not (what the run's calls can reach). */
-  offerAll(list: PermissionList): RegisteredTool[];
+  offerAll(list: PermissionList): OfferedTool[];
   /** Servers that did not start; deferred tools no ToolSearch can find. */
   readonly warnings: readonly string[];
 }
@@ -34,8 +34,14 @@ export async function runTools(
     ...(spec.mcpScope ?? []).flatMap((def) => external.servers.inlineOf(def)),
   ];
   const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list) : undefined;
-  const offerAllOf = (registry: ToolRegistry) => (list: PermissionList) =>
-    registry.all.filter((r) => offered(list, [r.tool.name]).length > 0);
+  // A tool that runs on the API's side (WebSearch) cannot be asked about: it is offered only
+  // within what runs without asking.
+  const offerAllOf = (registry: ToolRegistry) => (list: PermissionList) => {
+    const unasked = core.approval.unasked(list);
+    return registry.all.flatMap((r) =>
+      r.tool.server && !unasked ? [] : offeredTools([r], r.tool.server && unasked ? unasked : list),
+    );
+  };
   if (!mcp || mcp.tools.length === 0) {
     const registry = build([]);
     const offerAll = offerAllOf(registry);

@@ -59,6 +59,8 @@ export interface RunnerOptions {
     readonly maxIterations?: number;
     readonly maxTokens?: number;
     readonly maxDepth?: number;
+    /** Tokens the model takes in one request (default 200,000): at 80% a conversation is compacted. */
+    readonly contextWindow?: number;
   };
   readonly tools?: {
     /** More tools, registered beside the built-in ones. */
@@ -93,6 +95,11 @@ export interface RunnerOptions {
    * how to allow them). Nothing here widens agent.md's list.
    */
   readonly permissions?: PermissionOptions;
+  /**
+   * The main agent's system prompt: `replace` stands instead of agent.md's body, `append` follows
+   * everything else (the body, the environment, the memory).
+   */
+  readonly systemPrompt?: { readonly replace?: string; readonly append?: string };
   /** Hooks as functions, run after agent.md's and the settings' command hooks. */
   readonly hooks?: Hooks;
   /** Where each session's events go: `dir` (default `.agentmd/sessions/`), or a store of your own. */

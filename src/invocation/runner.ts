@@ -1,5 +1,6 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { Definition, Diagnostic } from "../definitions/types.js";
+import { summarise } from "../loop/compaction.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import {
@@ -10,6 +11,7 @@ import {
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
+import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { type Core, createCore } from "./core.js";
@@ -47,6 +49,8 @@ export interface RunOptions {
   readonly sessionId?: string;
   /** Run this subagent instead of the main agent (its list is the main agent's ∩ its own). */
   readonly agent?: string;
+  /** The main agent's model for this run (an id or alias), over the runner's. */
+  readonly model?: string;
 }
 
 /**
@@ -63,15 +67,42 @@ export interface Runner {
   readonly definitions: readonly Definition[];
   readonly diagnostics: readonly Diagnostic[];
   readonly registry: ToolRegistry;
+  /** The main agent's model id (the option, ANTHROPIC_MODEL, agent.md, or the default). */
+  readonly model: string;
+  /** The project folder: its sessions are in `.agentmd/sessions/`. */
+  readonly projectDir: string;
   /** A prompt for the main agent, or `/name args` for a command or skill, as typed in the REPL. */
   run(input: Content, options?: RunOptions): RunHandle;
   /** `/name args`: a command or skill, exactly as a user typing it. */
   invoke(line: string, options?: RunOptions): RunHandle;
   /** The names a user may type after `/`, for completion and `/help`. */
   slashNames(): string[];
+  /**
+   * `/compact`: the session's conversation, summarised by the model, as the start of a new
+   * session (its transcript begins with the summary). Contract: never rejects.
+   */
+  compact(sessionId: string, options?: CompactOptions): Promise<Compacted>;
   /** Stops the MCP servers the runs started (a later run would start them again). */
   close(): Promise<void>;
 }
+
+export interface CompactOptions {
+  readonly signal?: AbortSignal;
+  /** What the summary must keep, beside the usual. */
+  readonly instructions?: string;
+  /** The model that summarises (default: the main agent's). */
+  readonly model?: string;
+}
+
+export type Compacted =
+  | {
+      readonly ok: true;
+      readonly sessionId: string;
+      readonly summary: string;
+      readonly tokensBefore: number;
+      readonly usage: Usage;
+    }
+  | { readonly ok: false; readonly message: string };
 
 /**
  * Builds a runner: loads the project once, registers the tools, prepares the model (live, recording
@@ -100,7 +131,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
               )
             : undefined;
           const emit: EventSink = (event) => {
-            transcript?.write(event);
+            // A running command's output is progress to show, not history to keep (its result is).
+            if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
           notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
@@ -117,9 +149,12 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     definitions: core.definitions,
     diagnostics: core.diagnostics,
     registry: core.catalog.registry,
+    model: core.settings.model,
+    projectDir: core.projectDir,
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
+    compact: (sessionId, compactOptions = {}) => compactSession(core, store, sessionId, compactOptions),
     close: () => core.external.hub.close(),
   };
 }
@@ -172,12 +207,57 @@ async function runLine(
       );
     request = { kind: "prompt", content: p.content };
   }
-  const prepared = prepareRun(core, userCaller(core), request);
+  const prepared = prepareRun(core, userCaller(core, runOptions.model), request);
   if (prepared.ok) return startRun(core, prepared.spec, io);
   const ended = { runId: newRunId(), depth: 0, emit: io.emit, sessionId: io.sessionId, messages: history };
   return prepared.refused
     ? endBeforeStart(ended, "refused", "refused_by_permissions", prepared.message)
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
+}
+
+async function compactSession(
+  core: Core,
+  store: TranscriptStore,
+  sessionId: string,
+  o: CompactOptions,
+): Promise<Compacted> {
+  let events: RunEvent[];
+  try {
+    checkSessionId(sessionId);
+    events = (await store.read(sessionId)).events;
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+  const model = o.model ? resolveModel(o.model) : core.settings.model;
+  const s = await summarise(
+    core.model,
+    { model, maxTokens: core.settings.maxTokens, ...(o.instructions && { instructions: o.instructions }) },
+    conversationOf(events),
+    o.signal ?? new AbortController().signal,
+  );
+  if (!s.ok) return s;
+  const id = newSessionId();
+  const tokensBefore = contextTokens(events);
+  const transcript = store.open(id, () => {});
+  transcript.write({
+    runId: "",
+    depth: 0,
+    type: "compaction",
+    summary: s.summary,
+    kept: 0,
+    tokensBefore,
+    from: sessionId,
+  });
+  if (!transcript.intact) return { ok: false, message: `the compacted session ${id} could not be written` };
+  return { ok: true, sessionId: id, summary: s.summary, tokensBefore, usage: s.usage };
+}
+
+/** How many tokens the conversation took at its last model turn (input, cached or not, and output). */
+function contextTokens(events: readonly RunEvent[]): number {
+  const last = events.findLast((e) => e.type === "usage" && e.depth === 0);
+  if (last?.type !== "usage") return 0;
+  const u = last.usage;
+  return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens;
 }
 
 /** A session's conversation, to continue it; damaged lines of its transcript are skipped, and said. */

@@ -1,5 +1,5 @@
 import type { MainAgentDefinition } from "../definitions/types.js";
-import { resolveModel } from "../model/models.js";
+import { DEFAULT_CONTEXT_WINDOW, resolveModel } from "../model/models.js";
 import { resolveSandbox, type SandboxInput, type SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { SchemaValidationMode } from "../tools/types.js";
 
@@ -15,6 +15,8 @@ export interface Settings {
   readonly maxIterations: number;
   readonly maxTokens: number;
   readonly maxDepth: number;
+  /** Tokens the model takes in one request: near it, a conversation is compacted and goes on. */
+  readonly contextWindow: number;
   readonly promptCaching: boolean;
   /** How long a model response may stay silent; undefined: the model's default (120 s). */
   readonly idleTimeoutMs?: number;
@@ -35,6 +37,7 @@ export interface SettingOptions {
     readonly maxIterations?: number;
     readonly maxTokens?: number;
     readonly maxDepth?: number;
+    readonly contextWindow?: number;
   };
   readonly tools?: { readonly schemaValidation?: SchemaValidationMode };
   readonly concurrency?: {
@@ -70,6 +73,7 @@ export function resolveSettings(
     maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxTokens: options.limits?.maxTokens ?? main?.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxDepth: options.limits?.maxDepth ?? main?.maxDepth ?? DEFAULT_MAX_DEPTH,
+    contextWindow: options.limits?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
     promptCaching: options.promptCaching ?? main?.promptCaching ?? true,
     ...(idleTimeoutMs !== undefined && { idleTimeoutMs }),
     gateMode: options.tools?.schemaValidation ?? main?.schemaValidation ?? "enforce",

@@ -2,12 +2,18 @@ import { randomBytes } from "node:crypto";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
-import { runLoop } from "../loop/run-loop.js";
+import { type LoopConfig, runLoop } from "../loop/run-loop.js";
 import { ZERO_USAGE } from "../model/models.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
+import { createBackgroundShells } from "../tools/builtin/background-shells.js";
 import { createReadRecord } from "../tools/read-record.js";
-import { createToolRegistry, type RegisteredTool } from "../tools/registry.js";
+import {
+  createToolRegistry,
+  type OfferedTool,
+  type RegisteredTool,
+  unsayableServerTools,
+} from "../tools/registry.js";
 import type { Logger, Tool } from "../tools/types.js";
 import { runStarts, skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
@@ -24,6 +30,8 @@ export interface RunIo {
   readonly sessionId: string;
   /** The conversation so far (a resumed session's); the run's prompt is added to it. */
   readonly history: readonly MessageParam[];
+  /** The parent's Task (or Skill) call that starts this run. */
+  readonly parentToolUseId?: string;
   /** What the user typed, when it differs from the prompt (a `/name args` line). */
   readonly typed?: string;
   /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
@@ -79,6 +87,7 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     model: spec.model,
     tools: shown.map((r) => r.tool.name),
     ...(spec.parentRunId && { parentRunId: spec.parentRunId }),
+    ...(io.parentToolUseId && { parentToolUseId: io.parentToolUseId }),
     ...(io.typed !== undefined && { input: io.typed }),
   });
   const ended = {
@@ -89,6 +98,10 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     messages: [...io.history],
   };
   for (const message of tools.warnings) logger.warn(message);
+  for (const name of unsayableServerTools(registry.all, spec.list))
+    logger.warn(
+      `${name} is allowed but not offered: the model API cannot be told exactly what its rules allow (a subdomains-only pattern, a deny inside an allowed site), and a list is never widened`,
+    );
   const refused = refusalOf(spec, tools.offerAll(spec.list));
   if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
   // A run that asks for the sandbox and cannot have it is refused before its first request.
@@ -100,19 +113,39 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
   if (spec.list.rules !== null && tools.offerAll(spec.list).length === 0)
     logger.warn(`${spec.agent} runs with no tools: ${noToolSentence(spec.list)}`);
   call = callContext(core, spec, io, { registry, state, runId, logger });
+  // Background commands end with the run that started them, however it ends.
+  try {
+    return await converse(core, spec, io, call, { ended, offer, shown });
+  } finally {
+    call.shells?.close();
+  }
+}
+
+/** The run from its prompt on: the prompt made ready (`!cmd`, `@file`), then the loop. */
+async function converse(
+  core: Core,
+  spec: RunSpec,
+  io: RunIo,
+  call: CallContext,
+  run: {
+    ended: Parameters<typeof endBeforeStart>[0];
+    offer: LoopConfig["offer"];
+    shown: readonly OfferedTool[];
+  },
+): Promise<RunResult> {
   let messages: MessageParam[] = [...io.history];
   if (!io.continues) {
     const content =
       spec.prompt.kind === "content"
         ? { ok: true as const, text: spec.prompt.content }
         : await expandBody(spec.prompt, call, core.fs);
-    if (!content.ok) return endBeforeStart(ended, "error", "invocation_failed", content.message);
-    io.emit({ ...base, type: "user_message", content: content.text });
+    if (!content.ok) return endBeforeStart(run.ended, "error", "invocation_failed", content.message);
+    io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: content.text });
     messages = [...messages, { role: "user", content: content.text }];
   }
   const system = [
     spec.system.trim(),
-    shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "",
+    run.shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "",
   ]
     .filter(Boolean)
     .join("\n\n");
@@ -123,8 +156,9 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
       system,
       maxTokens: core.settings.maxTokens,
       maxIterations: spec.maxIterations,
+      contextWindow: core.settings.contextWindow,
       promptCaching: core.settings.promptCaching,
-      offer,
+      offer: run.offer,
       call,
       pool: core.pool,
       concurrency: core.settings.concurrency,
@@ -153,6 +187,7 @@ function callContext(
     emit: io.emit,
     agent: spec.agent,
     approval: core.approval,
+    shells: createBackgroundShells(),
   };
 }
 

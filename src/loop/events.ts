@@ -1,5 +1,6 @@
 import type { ContentBlockParam, MessageParam, StopReason } from "@anthropic-ai/sdk/resources/messages";
 import type { Usage } from "../model/models.js";
+import type { ToolEvent } from "../tools/types.js";
 
 /** How a tool call was settled, for renderers and transcripts. */
 export type CallDecision =
@@ -31,6 +32,8 @@ export type RunEvent =
       readonly model: string;
       readonly tools: readonly string[];
       readonly parentRunId?: string;
+      /** The Task (or Skill) call of the parent run that started this one. */
+      readonly parentToolUseId?: string;
       /** The line the user typed, for a `/name args` run. */
       readonly input?: string;
     })
@@ -58,6 +61,20 @@ export type RunEvent =
       readonly content: string;
       readonly ms: number;
     })
+  /**
+   * A call the model API ran on its side within the response (WebSearch), said once the response
+   * is complete: what was asked and, in one line, what came back.
+   */
+  | (Base & {
+      readonly type: "server_tool";
+      readonly id: string;
+      readonly name: string;
+      readonly input: unknown;
+      readonly isError: boolean;
+      readonly content: string;
+    })
+  /** What a tool tells its run as it runs (`todos`: TodoWrite's list, whole, each time it changes). */
+  | (Base & ToolEvent)
   | (Base & {
       readonly type: "turn_end";
       readonly turn: number;
@@ -81,6 +98,17 @@ export type RunEvent =
       readonly type: "limit";
       readonly kind: "max_iterations" | "max_tokens";
       readonly message: string;
+    })
+  | (Base & {
+      readonly type: "compaction";
+      /** What stands for the conversation before this point. */
+      readonly summary: string;
+      /** The messages at the end of the conversation kept after the summary (a pending tool call). */
+      readonly kept: number;
+      /** How many tokens the conversation took before. */
+      readonly tokensBefore: number;
+      /** The session it was compacted from (`/compact`), when it started a new one. */
+      readonly from?: string;
     })
   | (Base & { readonly type: "refusal"; readonly message: string })
   | (Base & { readonly type: "warning"; readonly message: string })

@@ -6,6 +6,7 @@ import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
 import type { RunSandbox } from "../sandbox/run-sandbox.js";
+import type { BackgroundShells } from "../tools/builtin/background-shells.js";
 import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
@@ -32,6 +33,8 @@ export interface CallContext {
   readonly agent?: string;
   /** The approval tier of the session; absent: every call the lists allow runs. */
   readonly approval?: CallApproval;
+  /** The run's background commands; the run closes them when it ends. */
+  readonly shells?: BackgroundShells;
 }
 
 /** A call that needs a user's consent, as a prompt shows it. */
@@ -59,6 +62,11 @@ export interface CallApproval {
   allowForSession(call: ToolCall): void;
   /** The refusal when no one can be asked: what to write where, to allow such calls. */
   howToAllow(call: ToolCall, reason: string): string;
+  /**
+   * The part of `list` that runs without asking, for tools no one can be asked about because they
+   * run on the API's side (WebSearch); undefined: none of it.
+   */
+  unasked(list: PermissionList): PermissionList | undefined;
 }
 
 /**
@@ -170,6 +178,9 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
     ...(cx.env && { env: cx.env }),
     ...(tool.permission?.kind === "path" && { mayAccess: accessJudge(cx, tool.name, tool.permission.field) }),
     ...(cx.state.sandbox && { sandbox: cx.state.sandbox.forCall(cx.state.list) }),
+    ...(cx.shells && { shells: cx.shells }),
+    callId: use.id,
+    report: (event) => cx.emit({ runId: cx.runId, depth: cx.depth, ...event }),
   });
   const post = await runHooks(
     cx.state.hooks.PostToolUse,
@@ -231,10 +242,12 @@ async function consentTo(
   pre: HookOutcome,
 ): Promise<Settled | undefined> {
   const approval = cx.approval;
-  if (!approval || pre.kind === "allow") return undefined;
+  if (!approval) return undefined;
   const call = { tool: tool.name, input };
   const verdict = approval.check(call, judgeContext(cx), cx.state.approved);
+  // A mode's refusal (plan) stands whatever a hook says; a hook's `allow` is a user's approval.
   if (verdict.kind === "denied") return refuse("denied", verdict.message);
+  if (pre.kind === "allow") return undefined;
   if (verdict.kind === "allowed" && pre.kind !== "ask") return undefined;
   const reason =
     pre.kind === "ask"

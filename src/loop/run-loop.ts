@@ -1,18 +1,20 @@
 import type {
-  Tool as ApiTool,
   ContentBlock,
   ContentBlockParam,
   MessageParam,
+  ToolUnion,
 } from "@anthropic-ai/sdk/resources/messages";
 import type PQueue from "p-queue";
 import type { Model, ModelRequest } from "../model/model.js";
 import { addUsage, costOf, type Price, priceOf, ZERO_USAGE } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
 import { normaliseInput } from "../tools/normalise-input.js";
-import type { RegisteredTool } from "../tools/registry.js";
+import type { OfferedTool } from "../tools/registry.js";
+import { compactConversation, contextTokens, needsCompaction } from "./auto-compact.js";
 import { type ConcurrencySettings, dispatchBatch } from "./dispatch.js";
 import type { RunOutcome, RunResult } from "./events.js";
 import { type CallContext, notRunResult, type ToolUse } from "./execute-call.js";
+import { serverCalls, serverToolsOf } from "./server-tools.js";
 
 export interface LoopConfig {
   readonly model: Model;
@@ -23,13 +25,18 @@ export interface LoopConfig {
   readonly maxIterations: number;
   readonly promptCaching: boolean;
   /** The tools shown to the model: what the effective list offers (asked again each turn). */
-  readonly offer: (list: PermissionList) => readonly RegisteredTool[];
+  readonly offer: (list: PermissionList) => readonly OfferedTool[];
   readonly call: CallContext;
   readonly pool: PQueue;
   readonly concurrency: ConcurrencySettings;
   readonly prices?: Readonly<Record<string, Price>>;
   readonly sessionId: string;
+  /** Tokens the model takes in one request: near it, the conversation is compacted and goes on. */
+  readonly contextWindow: number;
 }
+
+/** What the API says of a request over the model's context window. */
+const TOO_LONG = /prompt is too long|context window|too many tokens/i;
 
 const CUT_OFF =
   "The response hit max_tokens before this call was complete, so it was not executed. Send it again, shorter.";
@@ -50,7 +57,10 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   let note: string | undefined;
   let toolsFor: PermissionList | undefined;
   let toolsVersion: number | undefined;
-  let apiTools: ApiTool[] = [];
+  let apiTools: ToolUnion[] = [];
+  let servers = serverToolsOf([]);
+  let lastContext = 0;
+  let compactedForLimit = false;
   const turnContext = {
     signal: call.signal,
     onText: (text: string) => call.emit({ ...base, type: "message_delta", text }),
@@ -62,7 +72,9 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     if (toolsFor !== call.state.list || toolsVersion !== call.state.offerVersion) {
       toolsFor = call.state.list;
       toolsVersion = call.state.offerVersion;
-      apiTools = toApiTools(cfg.offer(toolsFor), cfg.promptCaching);
+      const offered = cfg.offer(toolsFor);
+      apiTools = toApiTools(offered, cfg.promptCaching);
+      servers = serverToolsOf(offered);
     }
     if (turns >= cfg.maxIterations) {
       outcome = "limit";
@@ -70,12 +82,26 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
       call.emit({ ...base, type: "limit", kind: "max_iterations", message: note });
       break;
     }
+    // A conversation near the model's context window goes on as a summary of itself.
+    if (needsCompaction(lastContext, cfg.contextWindow)) {
+      if (await compactConversation(cfg, call, messages, lastContext)) lastContext = 0;
+      if (call.signal.aborted) {
+        outcome = "aborted";
+        break;
+      }
+    }
     turns++;
     call.emit({ ...base, type: "turn_start", turn: turns });
     const turn = await cfg.model.turn(request(cfg, apiTools, messages), turnContext);
     if (turn.kind === "aborted") {
       outcome = "aborted";
       break;
+    }
+    // Once a turn: a request the model found too long is compacted and sent again.
+    if (turn.kind === "error" && TOO_LONG.test(turn.message) && !compactedForLimit) {
+      compactedForLimit = true;
+      turns--;
+      if (await compactConversation(cfg, call, messages, lastContext)) continue;
     }
     if (turn.kind === "error") {
       outcome = "error";
@@ -91,8 +117,11 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     meter.costUsd += turnCost;
     if (unpriced.costUnknown) meter.costUnknown = true;
     call.emit({ ...base, type: "usage", turn: turns, usage: turnUsage, costUsd: turnCost, ...unpriced });
+    lastContext = contextTokens(turnUsage);
+    compactedForLimit = false;
     const content = toParams(msg.content);
     call.emit({ ...base, type: "message_end", turn: turns, stopReason: msg.stop_reason, content });
+    for (const c of serverCalls(content, servers)) call.emit({ ...base, type: "server_tool", ...c });
     const invalid = turn.invalidInputs;
     const uses: ToolUse[] = content.flatMap((b) =>
       b.type === "tool_use"
@@ -139,6 +168,10 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
       call.emit({ ...base, type: "refusal", message: note });
       break;
     }
+    if (stop === "model_context_window_exceeded" && !compactedForLimit) {
+      compactedForLimit = true;
+      if (await compactConversation(cfg, call, messages, lastContext)) continue;
+    }
     if (stop === "model_context_window_exceeded") {
       outcome = "error";
       note =
@@ -179,20 +212,25 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
-function toApiTools(offered: readonly RegisteredTool[], caching: boolean): ApiTool[] {
-  return offered.map((r, i) => ({
-    name: r.apiName,
-    description: r.tool.description,
-    input_schema: r.apiSchema as ApiTool["input_schema"],
-    ...(caching && i === offered.length - 1 && { cache_control: EPHEMERAL }),
-  }));
+/** The request's tools: ours by name and schema, a server tool as the definition it is offered as. */
+function toApiTools(offered: readonly OfferedTool[], caching: boolean): ToolUnion[] {
+  return offered.map((r, i) => {
+    const last = caching && i === offered.length - 1 && { cache_control: EPHEMERAL };
+    if (r.server) return { ...r.server, ...last } as unknown as ToolUnion;
+    return {
+      name: r.apiName,
+      description: r.tool.description,
+      input_schema: r.apiSchema as Extract<ToolUnion, { input_schema: unknown }>["input_schema"],
+      ...last,
+    };
+  });
 }
 
 /**
  * The request for the next turn. With prompt caching, `cache_control` marks the last tool, the
  * system prompt and the newest user turn (three of the four breakpoints the API allows).
  */
-function request(cfg: LoopConfig, tools: ApiTool[], messages: readonly MessageParam[]): ModelRequest {
+function request(cfg: LoopConfig, tools: ToolUnion[], messages: readonly MessageParam[]): ModelRequest {
   const sent = cfg.promptCaching ? withCachedTail(messages) : [...messages];
   return {
     model: cfg.modelId,

@@ -11,6 +11,7 @@ import {
 import path from "node:path";
 import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { AgentmdError } from "../shared/errors.js";
+import { summaryMessage } from "./compaction.js";
 import type { RunEvent } from "./events.js";
 
 /** Where a project's transcripts live: `.agentmd/sessions/<id>.jsonl`. */
@@ -198,6 +199,10 @@ export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
     } else if (e.type === "turn_end") {
       messages.push({ role: "user", content: [...e.toolResults] });
       pending = [];
+    } else if (e.type === "compaction") {
+      settlePending();
+      const kept = e.kept > 0 ? messages.slice(-e.kept) : [];
+      messages.splice(0, messages.length, summaryMessage(e.summary), ...kept);
     }
   }
   settlePending();

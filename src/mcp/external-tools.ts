@@ -40,6 +40,8 @@ export function createExternalTools(input: {
   readonly projectDir: string | undefined;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The settings' `enabledMcpjsonServers` and `disabledMcpjsonServers`. */
+  readonly mcpJsonServers?: { readonly enabled?: readonly string[]; readonly disabled?: readonly string[] };
 }): ExternalTools {
   const { options, main } = input;
   const timeoutMs =
@@ -48,6 +50,7 @@ export function createExternalTools(input: {
   const servers = projectServers(input.projectDir ?? input.cwd, input.definitions, {
     mcpJson: input.projectDir !== undefined && options.mcp?.mcpJson !== false,
     ...(options.mcp?.servers && { servers: options.mcp.servers }),
+    ...(input.mcpJsonServers && { mcpJsonServers: input.mcpJsonServers }),
   });
   return {
     hub: createMcpHub({

@@ -15,6 +15,8 @@ export interface ProjectServers {
 export interface ProjectServerOptions {
   /** Read `.mcp.json` (default true). */
   readonly mcpJson?: boolean;
+  /** `.mcp.json` servers the settings let start: only `enabled` (when given), never `disabled`. */
+  readonly mcpJsonServers?: { readonly enabled?: readonly string[]; readonly disabled?: readonly string[] };
   /** Servers given in code, as `.mcp.json` writes them. */
   readonly servers?: Readonly<Record<string, McpServerConfigInput>>;
 }
@@ -28,7 +30,14 @@ export function projectServers(
   definitions: readonly Definition[],
   options: ProjectServerOptions = {},
 ): ProjectServers {
-  const json = options.mcpJson === false ? { servers: [], diagnostics: [] } : readMcpJson(projectDir);
+  const read = options.mcpJson === false ? { servers: [], diagnostics: [] } : readMcpJson(projectDir);
+  const only = options.mcpJsonServers;
+  const json = {
+    ...read,
+    servers: read.servers.filter(
+      (s) => (!only?.enabled || only.enabled.includes(s.name)) && !only?.disabled?.includes(s.name),
+    ),
+  };
   const diagnostics: Diagnostic[] = [...json.diagnostics];
   const main = definitions.find((d) => d.surface === "main");
   const project: McpServerSpec[] = [...json.servers, ...inline(main, "project")];

@@ -13,6 +13,27 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 const MAX_MESSAGE = 600;
 
+/**
+ * The SDK warns on every request for a deprecated model (and a few other settings): a long run
+ * would print it once a turn. Each distinct warning is printed once per process; other warnings
+ * pass through as they are.
+ */
+let warningsDeduplicated = false;
+function warnOncePerProcess(): void {
+  if (warningsDeduplicated) return;
+  warningsDeduplicated = true;
+  const warn = console.warn.bind(console);
+  const seen = new Set<string>();
+  console.warn = (...args: unknown[]) => {
+    const first = String(args[0] ?? "");
+    if (/^(The model '|Using Claude with )/.test(first)) {
+      if (seen.has(first)) return;
+      seen.add(first);
+    }
+    warn(...args);
+  };
+}
+
 export const MISSING_KEY_MESSAGE =
   "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
 
@@ -44,6 +65,7 @@ interface Policy {
  * needed (anything but a replay).
  */
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
+  warnOncePerProcess();
   const transport = modelTransport(options, (m) => options.onNotice?.(m));
   // The credential comes from the options or the environment given (never from process.env behind
   // their back: the CLI hands the key over without putting it in its own environment).

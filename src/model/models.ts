@@ -12,6 +12,9 @@ export const MODEL_ALIASES: Readonly<Record<string, string>> = {
 
 export const DEFAULT_MODEL = MODEL_ALIASES.sonnet as string;
 
+/** The context window of Claude models, in tokens (the API's standard one). */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+
 export function resolveModel(model: string | undefined): string {
   if (model === undefined || model === "" || model === "inherit") return DEFAULT_MODEL;
   return Object.hasOwn(MODEL_ALIASES, model) ? (MODEL_ALIASES[model] as string) : model;
@@ -24,7 +27,12 @@ export interface Price {
   readonly cacheWrite: number;
   /** Reading from the prompt cache: 0.1 × input. */
   readonly cacheRead: number;
+  /** US dollars per 1,000 web searches; absent: WEB_SEARCH_PRICE, the same for every model. */
+  readonly webSearch?: number;
 }
+
+/** US dollars per 1,000 searches of the API's web search tool. */
+export const WEB_SEARCH_PRICE = 10;
 
 const price = (input: number, output: number): Price => ({
   input,
@@ -51,6 +59,8 @@ export interface Usage {
   readonly output_tokens: number;
   readonly cache_creation_input_tokens: number;
   readonly cache_read_input_tokens: number;
+  /** Searches the API ran for WebSearch; present once there was one. */
+  readonly server_tool_use?: { readonly web_search_requests: number };
 }
 
 export const ZERO_USAGE: Usage = {
@@ -60,15 +70,20 @@ export const ZERO_USAGE: Usage = {
   cache_read_input_tokens: 0,
 };
 
-/** Token counts as the API reports them: any of them may be missing or null. */
-export type ReportedUsage = { readonly [K in keyof Usage]?: number | null };
+/** Counts as the API reports them: any of them may be missing or null. */
+export type ReportedUsage = {
+  readonly [K in Exclude<keyof Usage, "server_tool_use">]?: number | null;
+} & { readonly server_tool_use?: { readonly web_search_requests?: number | null } | null };
 
 export function addUsage(a: Usage, b: ReportedUsage | null | undefined): Usage {
+  const searches =
+    (a.server_tool_use?.web_search_requests ?? 0) + (b?.server_tool_use?.web_search_requests ?? 0);
   return {
     input_tokens: a.input_tokens + (b?.input_tokens ?? 0),
     output_tokens: a.output_tokens + (b?.output_tokens ?? 0),
     cache_creation_input_tokens: a.cache_creation_input_tokens + (b?.cache_creation_input_tokens ?? 0),
     cache_read_input_tokens: a.cache_read_input_tokens + (b?.cache_read_input_tokens ?? 0),
+    ...(searches > 0 && { server_tool_use: { web_search_requests: searches } }),
   };
 }
 
@@ -83,15 +98,17 @@ export function priceOf(model: string, table: Readonly<Record<string, Price>> = 
   return undefined;
 }
 
-/** Dollars for `usage` on `model`; 0 when the model has no known price. */
+/** Dollars for `usage` on `model`, web searches included; 0 when the model has no known price. */
 export function costOf(model: string, usage: Usage, table?: Readonly<Record<string, Price>>): number {
   const p = priceOf(model, table);
   if (!p) return 0;
+  const searches = usage.server_tool_use?.web_search_requests ?? 0;
   return (
     (usage.input_tokens * p.input +
       usage.output_tokens * p.output +
       usage.cache_creation_input_tokens * p.cacheWrite +
       usage.cache_read_input_tokens * p.cacheRead) /
-    1_000_000
+      1_000_000 +
+    (searches * (p.webSearch ?? WEB_SEARCH_PRICE)) / 1000
   );
 }

@@ -41,6 +41,7 @@ const READ_ONLY_TOOLS = new Set([
   "Skill",
   "ToolSearch",
   "BashOutput",
+  "KillShell",
   "NotebookRead",
 ]);
 const EDIT_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);

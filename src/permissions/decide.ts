@@ -322,11 +322,14 @@ function decideCommand(
   input: Readonly<Record<string, unknown>>,
   ctx: DecideContext,
 ): Decision {
-  if (view.unrestricted && view.denies.length === 0) return ALLOWED;
+  const onlyWrites = view.unrestricted && view.denies.length === 0;
+  if (onlyWrites && !writesGuarded(list)) return ALLOWED;
   const line = subjectValue(spec, input, ctx.cwd);
-  const scope = view.unrestricted
-    ? `the deny rule ${ruleName(view.denies[0] as DenyRule)} applies`
-    : view.scope;
+  const scope = onlyWrites
+    ? "deny rules guard Write and Edit, and a redirection writes"
+    : view.unrestricted
+      ? `the deny rule ${ruleName(view.denies[0] as DenyRule)} applies`
+      : view.scope;
   if (typeof line !== "string" || line.trim() === "")
     return denied(
       "cannot-judge",
@@ -336,6 +339,8 @@ function decideCommand(
   const call = new LazyText(() => describe(tool, line));
   if (script.unreadable)
     return denied("cannot-judge", `${call} cannot be judged: ${script.unreadable}; ${scope}. ${NOT_RUN}`);
+  // Bash itself is unrestricted: only what the line visibly writes is judged, against those denies.
+  if (onlyWrites) return judgeWrites(list, view, script.writes, String(call), ctx);
   const compound = script.parts.length > 1;
   const part = (p: ShellPart) => (compound ? ` (in '${clip(p.source)}')` : "");
   for (const p of script.parts) {
@@ -440,8 +445,7 @@ function judgeWrites(
   ctx: DecideContext,
 ): Decision {
   if (writes.length === 0) return ALLOWED;
-  const guarded = !view.unrestricted || ["Write", "Edit"].some((t) => viewOf(list, t).denies.length > 0);
-  if (!guarded) return ALLOWED;
+  if (view.unrestricted && !writesGuarded(list)) return ALLOWED;
   for (const w of writes) {
     if (w === null)
       return denied(
@@ -461,9 +465,24 @@ function judgeWrites(
   return ALLOWED;
 }
 
+/** Whether deny rules guard writing (Write or Edit, removed or with patterns): a redirection is judged by them. */
+function writesGuarded(list: PermissionList): boolean {
+  return WRITERS.some((t) => {
+    const v = viewOf(list, t);
+    return v.denies.length > 0 || v.removedBy !== undefined;
+  });
+}
+
+const WRITERS = ["Write", "Edit"];
+
 function writeDenied(list: PermissionList, file: string, ctx: DecideContext): Decision {
-  for (const tool of ["Write", "Edit"]) {
+  for (const tool of WRITERS) {
     const v = viewOf(list, tool);
+    if (v.removedBy)
+      return denied(
+        "denied-by-rule",
+        `${describe(tool, file)} is denied by ${ruleName(v.removedBy)}. ${NOT_RUN}`,
+      );
     const s = subjectOf(ctx.specs.get(tool), { file_path: file }, ctx.cwd);
     for (const d of v.denies)
       if (matchOne(d.constraint as Constraint, s) !== "no")

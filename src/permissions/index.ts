@@ -22,6 +22,7 @@ export {
   UNRESTRICTED,
 } from "./permission-list.js";
 export { mayOfferPrefix } from "./prefix-reach.js";
+export { type SearchDomains, searchDomains } from "./search-domains.js";
 export { loadShellParser, parseShell, shellParserLoaded } from "./shell/parse-shell.js";
 export type { ShellPart, ShellScript } from "./shell/shell-script.js";
 export {
@@ -29,7 +30,9 @@ export {
   judgesCommand,
   judgesName,
   judgesPath,
+  judgesSearchDomain,
   judgesUrl,
+  searchDomainRule,
   subjectValue,
 } from "./subject-specs.js";
 export { canonicalToolName, covers, isMcpServerName, matcherText, toolMatcher } from "./tool-matcher.js";

@@ -38,12 +38,14 @@ export function compileList(
   deny: readonly EntryInput[] | undefined,
   ctx: CompileContext,
 ): PermissionList {
-  const denyRules: DenyRule[] = (deny ?? []).map((e) => {
+  const denyRules: DenyRule[] = (deny ?? []).flatMap((e) => {
     const tool = toolMatcher(e.name);
     const origin = originOf(e);
-    return e.pattern === undefined
-      ? { tool, origin }
-      : { tool, origin, constraint: compileConstraint(tool, e.pattern, ctx) };
+    if (e.pattern !== undefined)
+      return [{ tool, origin, constraint: compileConstraint(tool, e.pattern, ctx) }];
+    // A tool removed takes its family with it (no Read: no Grep, Glob or LS either), as decide judges.
+    const members = familiesOf(ctx).get(e.name) ?? [];
+    return [{ tool, origin }, ...members.map((m) => ({ tool: toolMatcher(m), origin }))];
   });
   if (!allow) return { rules: null, deny: denyRules };
   const patterned: Rule[] = [];
@@ -193,8 +195,11 @@ export function allowsNothing(list: PermissionList): boolean {
 export function judgesCommands(list: PermissionList, specs: ToolSpecs): boolean {
   const command = (name: string) => specs.get(name)?.kind === "command";
   const named = (m: { kind: string; value: string }) => m.kind === "exact" && command(m.value);
+  // A redirection is a write: deny rules on Write or Edit are judged on command lines too.
+  const writer = (m: { kind: string; value: string }) =>
+    m.kind !== "exact" || ["Write", "Edit"].includes(m.value);
   return (
     (list.rules ?? []).some((r) => r.constraints.length > 0 && named(r.tool)) ||
-    list.deny.some((d) => d.constraint !== undefined && named(d.tool))
+    list.deny.some((d) => (d.constraint !== undefined && named(d.tool)) || writer(d.tool))
   );
 }

@@ -10,13 +10,28 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
-    const d = distance(w, c.toLowerCase());
+    const lower = c.toLowerCase();
+    const d = isTransposition(w, lower) ? 1 : distance(w, lower);
     if (d < bestDistance) {
       best = c;
       bestDistance = d;
     }
   }
   return bestDistance <= limit ? best : undefined;
+}
+
+/** Whether `a` is `b` with two neighbouring letters swapped (`chekc`, `check`): one typo, not two. */
+function isTransposition(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  const diff: number[] = [];
+  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+  const [i, j] = diff;
+  return (
+    diff.length === 2 &&
+    j === (i as number) + 1 &&
+    a[i as number] === b[j as number] &&
+    a[j as number] === b[i as number]
+  );
 }
 
 /** `"; did you mean 'x'?"`, or the empty string when nothing is close. */

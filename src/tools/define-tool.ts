@@ -6,6 +6,7 @@ import type {
   Concurrency,
   InterruptBehavior,
   JsonSchemaObject,
+  ServerTool,
   Tool,
   ToolContext,
   ToolResult,
@@ -24,6 +25,8 @@ export interface ToolDefinition<S extends JSONSchema> {
   /** The concurrency of one call, when it depends on its input (see `Tool.concurrencyFor`). */
   readonly concurrencyFor?: (input: unknown) => Concurrency;
   readonly interrupt?: InterruptBehavior;
+  /** For a tool the API runs on its side (see `Tool.server`). */
+  readonly server?: ServerTool;
   execute(input: NoInfer<FromSchema<S>>, ctx: ToolContext): Promise<ToolResult>;
 }
 
@@ -52,6 +55,7 @@ export function defineTool<const S extends JSONSchema>(def: ToolDefinition<S>): 
     concurrency: def.concurrency ?? "sequential",
     ...(def.concurrencyFor && { concurrencyFor: def.concurrencyFor }),
     interrupt: def.interrupt ?? "cooperative",
+    ...(def.server && { server: def.server }),
     ownsSchema: true,
     execute: (input, ctx) => runSafely(def.name, () => execute(input, ctx)),
   };

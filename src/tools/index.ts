@@ -7,6 +7,8 @@ export {
   defineForeignTool,
   executeTool,
   type ForeignToolDefinition,
+  type OfferedTool,
+  offeredTools,
   prepareInput,
   type RegisteredTool,
   type ToolRegistry,

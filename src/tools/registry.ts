@@ -1,10 +1,11 @@
-import type { ToolSpecs } from "../permissions/types.js";
+import { offered } from "../permissions/permission-list.js";
+import type { PermissionList, ToolSpecs } from "../permissions/types.js";
 import { AgentmdError } from "../shared/errors.js";
 import { runSafely } from "./define-tool.js";
 import { normaliseInput } from "./normalise-input.js";
 import { type KeyMap, restoreKeys, sanitiseSchema, sanitiseToolName } from "./sanitise-schema.js";
 import { prepareGate } from "./schema-gate.js";
-import type { JsonSchemaObject, Tool, ToolContext, ToolResult } from "./types.js";
+import type { JsonSchemaObject, ServerToolDefinition, Tool, ToolContext, ToolResult } from "./types.js";
 
 /** A tool as the API sees it: a name and schema it accepts, and how to map input back. */
 export interface RegisteredTool {
@@ -24,6 +25,38 @@ export interface ToolRegistry {
   readonly specs: ToolSpecs;
   /** Said once, when the registry was built: schemas that pass unvalidated, renamed tools. */
   readonly warnings: readonly string[];
+}
+
+/** A tool a request shows; a server tool with the definition it is shown as. */
+export interface OfferedTool extends RegisteredTool {
+  readonly server?: ServerToolDefinition;
+}
+
+/**
+ * The tools a list offers, in order: those it allows some call of, minus those a bare deny
+ * removes; a server tool only when its definition under the list says something (WebSearch whose
+ * domains cannot be said to the API is not offered). The one place that decides what is shown.
+ */
+export function offeredTools(tools: readonly RegisteredTool[], list: PermissionList): OfferedTool[] {
+  return tools.flatMap((r) => {
+    const o = offerOf(r, list);
+    return o.kind === "offered" ? [o.tool] : [];
+  });
+}
+
+/** Server tools the list allows but that are not offered: the API cannot be told what it allows. */
+export function unsayableServerTools(tools: readonly RegisteredTool[], list: PermissionList): string[] {
+  return tools.filter((r) => offerOf(r, list).kind === "unsayable").map((r) => r.tool.name);
+}
+
+function offerOf(
+  r: RegisteredTool,
+  list: PermissionList,
+): { kind: "offered"; tool: OfferedTool } | { kind: "not-allowed" | "unsayable" } {
+  if (offered(list, [r.tool.name]).length === 0) return { kind: "not-allowed" };
+  if (!r.tool.server) return { kind: "offered", tool: r };
+  const server = r.tool.server.definition(list);
+  return server ? { kind: "offered", tool: { ...r, server } } : { kind: "unsayable" };
 }
 
 export class ToolRegistryError extends AgentmdError {}

@@ -1,5 +1,6 @@
 import type { ChildProcess, SpawnOptions } from "node:child_process";
-import type { ToolPermissionSpec } from "../permissions/types.js";
+import type { PermissionList, ToolPermissionSpec } from "../permissions/types.js";
+import type { BackgroundShells } from "./builtin/background-shells.js";
 
 export interface TextBlock {
   readonly type: "text";
@@ -63,7 +64,30 @@ export interface ToolContext {
    * `sandbox.wrapSpawn(spawn)`, which runs them inside the OS sandbox of this call's list.
    */
   readonly sandbox?: CommandSandbox;
+  /** The run's background commands (Bash `run_in_background`); absent outside a run. */
+  readonly shells?: BackgroundShells;
+  /** The id of the model's tool_use block this call answers (absent outside a model's call). */
+  readonly callId?: string;
+  /** Tells the run something as one of its events (TodoWrite's list); absent: nobody listens. */
+  readonly report?: (event: ToolEvent) => void;
 }
+
+/** One item of the run's todo list (TodoWrite), in Claude Code's shape. */
+export interface Todo {
+  readonly content: string;
+  readonly status: "pending" | "in_progress" | "completed";
+  /** The item as the work in progress says it ("Running the tests"). */
+  readonly activeForm?: string;
+  /** Older shapes carry these; kept as given. */
+  readonly id?: string;
+  readonly priority?: "high" | "medium" | "low";
+}
+
+/** What a tool may tell its run while it runs; the run adds its id and depth and emits it. */
+export type ToolEvent =
+  | { readonly type: "todos"; readonly todos: readonly Todo[] }
+  /** A running call's latest line of output (a long command's), for a progress display. */
+  | { readonly type: "tool_output"; readonly id: string; readonly text: string };
 
 /** How a tool starts a process (`child_process.spawn`'s shape, or a test's stand-in). */
 export type SpawnProcess = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
@@ -107,7 +131,27 @@ export interface Tool {
    * global pool while they wait, so a parent never holds a slot its children need.
    */
   readonly spawnsRuns?: boolean;
+  /**
+   * Set by a tool the Messages API runs on its own side (WebSearch): it is offered as the API's
+   * definition and its calls come back inside the model's response, never to `execute`.
+   */
+  readonly server?: ServerTool;
   execute(input: Readonly<Record<string, unknown>>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** A server tool's definition as a request carries it (`{ type: "web_search_20250305", name: "web_search", … }`). */
+export type ServerToolDefinition = Readonly<Record<string, unknown>> & {
+  readonly type: string;
+  readonly name: string;
+};
+
+export interface ServerTool {
+  /** The name its `server_tool_use` blocks carry (`web_search`). */
+  readonly apiName: string;
+  /** Its definition under this list; undefined when nothing the list allows can be expressed to the API. */
+  definition(list: PermissionList): ServerToolDefinition | undefined;
+  /** A result block's content in one line, for the run's events. */
+  describe(content: unknown): { readonly text: string; readonly isError: boolean };
 }
 
 export type SchemaValidationMode = "off" | "warn" | "enforce";

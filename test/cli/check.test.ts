@@ -85,8 +85,12 @@ describe("agentmd check", () => {
     const unknownCommand = await runCli(["frobnicate"], { cwd: REPO_ROOT });
     expect([unknownCommand.code, unknownCommand.stderr.split("\n")[0]]).toEqual([
       2,
-      "agentmd: unknown command 'frobnicate'",
+      "agentmd: unknown command 'frobnicate' (for one prompt: agentmd -p 'frobnicate'; for a conversation: agentmd chat)",
     ]);
+    const near = await runCli(["chekc"], { cwd: REPO_ROOT });
+    expect(near.stderr).toContain("unknown command 'chekc'; did you mean 'check'?");
+    const nearFlag = await runCli(["check", "--stirct"], { cwd: REPO_ROOT });
+    expect(nearFlag.stderr).toContain("unknown option '--stirct'; did you mean '--strict'?");
   });
 
   it("prints help", async () => {

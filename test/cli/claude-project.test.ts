@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runBinAsync, runCli } from "../support/cli.js";
@@ -152,6 +152,20 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "made"))).toBe(true);
   });
 
+  it("WebSearch runs on the API's side, so without agent.md it is offered only when pre-approved", async () => {
+    fake = await startFakeAnthropic([text("a"), text("b")]);
+    await run(["hi"]);
+    const names = (i: number) =>
+      (fake?.requests[i]?.body.tools ?? []).map((t) => (t as { name: string }).name);
+    expect(names(0)).not.toContain("web_search");
+    await runCli(["run", "--allowedTools", "WebSearch(domain:example.com)", "hi"], { cwd: dir, env: env() });
+    expect(names(1)).toContain("web_search");
+    const search = (fake.requests[1]?.body.tools ?? []).find(
+      (t) => (t as { name: string }).name === "web_search",
+    );
+    expect(search).toMatchObject({ type: "web_search_20250305", allowed_domains: ["example.com"] });
+  });
+
   it("plan mode (defaultMode) runs reading calls only", async () => {
     writeFiles(dir, { ".claude/settings.local.json": '{ "permissions": { "defaultMode": "plan" } }' });
     fake = await startFakeAnthropic([
@@ -183,6 +197,41 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(c.stdout).toContain(".claude/settings.json:3:5: error: unknown key 'permissions.denny'");
     const t = await tools([]);
     expect(t.code).toBe(1);
+  });
+
+  it("hooks see CLAUDE_PROJECT_DIR from any working folder; disableAllHooks turns the settings' hooks off", async () => {
+    const hook = {
+      PreToolUse: [
+        { matcher: "Bash", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/guard.sh' }] },
+      ],
+    };
+    writeFiles(dir, {
+      ".claude/settings.json": JSON.stringify({ ...SETTINGS, hooks: hook }),
+      "guard.sh": '#!/bin/sh\necho "blocked from $CLAUDE_PROJECT_DIR" >&2\nexit 2\n',
+      "sub/.keep": "",
+    });
+    chmodSync(path.join(dir, "guard.sh"), 0o755);
+    fake = await startFakeAnthropic([call("Bash", { command: "echo hi" }), text("done")]);
+    await run(["go"], path.join(dir, "sub"));
+    expect(told(1)).toBe(`Blocked by a PreToolUse hook: blocked from ${dir}`);
+    await fake.close();
+    writeFiles(dir, { ".claude/settings.local.json": '{ "disableAllHooks": true }' });
+    fake = await startFakeAnthropic([call("Bash", { command: "echo hi" }), text("done")]);
+    await run(["go"], path.join(dir, "sub"));
+    expect(told(1)).toBe("hi\n[exit code 0]");
+  });
+
+  it("disableBypassPermissionsMode keeps bypassPermissions off, before any request", async () => {
+    writeFiles(dir, {
+      ".claude/settings.json": JSON.stringify({
+        permissions: { ...SETTINGS.permissions, disableBypassPermissionsMode: "disable" },
+      }),
+    });
+    fake = await startFakeAnthropic([text("never")]);
+    const r = await run(["--permission-mode", "bypassPermissions", "go"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("bypassPermissions mode is turned off by the settings");
+    expect(fake.requests).toHaveLength(0);
   });
 
   it("a command's allowed-tools pre-approve its own calls, as Claude Code's do", async () => {

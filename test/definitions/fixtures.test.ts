@@ -54,7 +54,7 @@ const CASES: [name: string, diagnostics: string[]][] = [
       "agents/names.md:4:8 warning tool-name-case",
       "agents/names.md:4:14 warning unknown-tool",
       "agents/names.md:4:20 warning tool-not-provided",
-      "agents/names.md:4:58 error tool-entry-syntax",
+      "agents/names.md:4:57 error tool-entry-syntax",
     ],
   ],
   ["tool-list-forms", []],

@@ -96,6 +96,50 @@ describe("settings files, as Claude Code merges them", () => {
     expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh" }]);
     expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(["warning hook-event-not-run"]);
   });
+
+  it("expands ~ in additionalDirectories; the user's file resolves relative folders against home", () => {
+    settings({
+      "home/.claude/settings.json": { permissions: { additionalDirectories: ["notes", "~/work"] } },
+      "p/.claude/settings.json": { permissions: { additionalDirectories: ["~", "lib"] } },
+    });
+    const { settings: s, diagnostics } = load();
+    expect(diagnostics).toEqual([]);
+    expect(s.additionalDirectories).toEqual([
+      path.join(dir, "home", "notes"),
+      path.join(dir, "home", "work"),
+      path.join(dir, "home"),
+      path.join(dir, "p", "lib"),
+    ]);
+  });
+
+  it("reads disableAllHooks, the .mcp.json server lists and disableBypassPermissionsMode", () => {
+    settings({
+      "home/.claude/settings.json": { disabledMcpjsonServers: ["a"] },
+      "p/.claude/settings.json": {
+        enabledMcpjsonServers: ["a", "b"],
+        permissions: { disableBypassPermissionsMode: "disable" },
+      },
+      "p/.claude/settings.local.json": { disableAllHooks: true, disabledMcpjsonServers: ["c"] },
+    });
+    const { settings: s, diagnostics } = load();
+    expect(diagnostics).toEqual([]);
+    expect(s.disableAllHooks).toBe(true);
+    expect(s.bypassDisabled).toBe(true);
+    expect(s.enabledMcpjsonServers).toEqual(["a", "b"]);
+    expect(s.disabledMcpjsonServers).toEqual(["a", "c"]);
+  });
+
+  it("a hook that is not a command is said, not silently dropped", () => {
+    settings({
+      "p/.claude/settings.json": {
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt: "is it safe?" }] }] },
+      },
+    });
+    const { diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.code}: ${d.message}`)).toEqual([
+      "warning hook-type-not-run: a 'prompt' hook is not run by agentmd (only command hooks are); it is ignored",
+    ]);
+  });
 });
 
 describe("malformed settings: a diagnostic at file:line, never silently unrestricted", () => {
@@ -144,6 +188,21 @@ describe("malformed settings: a diagnostic at file:line, never silently unrestri
       ],
     ],
     ["not an object", "[1, 2]\n", ["p/.claude/settings.json:1:1 error settings-type"]],
+    [
+      "a misspelled disableAllHooks",
+      '{\n  "disableAllHook": true\n}\n',
+      ["p/.claude/settings.json:2:3 error settings-key"],
+    ],
+    [
+      "a disableAllHooks that is not a boolean",
+      '{\n  "disableAllHooks": "yes"\n}\n',
+      ["p/.claude/settings.json:2:22 error settings-type"],
+    ],
+    [
+      "a disableBypassPermissionsMode other than disable",
+      '{\n  "permissions": { "disableBypassPermissionsMode": true }\n}\n',
+      ["p/.claude/settings.json:2:52 error settings-value"],
+    ],
   ];
   it.each(cases)("%s", (_what, text, expected) => {
     settings({ "p/.claude/settings.json": text });

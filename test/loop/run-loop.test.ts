@@ -418,7 +418,7 @@ describe("the run loop against a fake Anthropic server", () => {
   });
 
   it("refuses to start when no allowed tool exists, and never reads that as unrestricted", async () => {
-    writeFiles(dir, { "agent.md": "---\nallowed-tools: WebSearch\n---\nx\n" });
+    writeFiles(dir, { "agent.md": "---\nallowed-tools: AskUserQuestion\n---\nx\n" });
     const runner = await start([text("should not be asked")]);
     const { result } = await drain(runner.run("hi"));
     expect(result.outcome).toBe("refused");

@@ -83,6 +83,21 @@ describe("agentmd mcp list", () => {
     ]);
   });
 
+  it("a server the settings disable (disabledMcpjsonServers) never starts; enabledMcpjsonServers picks", async () => {
+    writeFiles(dir, {
+      ".mcp.json": mcpJson({ github: stdioServer("github"), broken: stdioServer("fails-to-start") }),
+      ".claude/settings.local.json": JSON.stringify({ disabledMcpjsonServers: ["broken"] }),
+    });
+    const r = await runCli(["mcp", "list", "--json"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).servers.map((s: { name: string }) => s.name)).toEqual(["github"]);
+    writeFiles(dir, {
+      ".claude/settings.local.json": JSON.stringify({ enabledMcpjsonServers: ["broken"] }),
+    });
+    const only = await runCli(["mcp", "list", "--json"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    expect(JSON.parse(only.stdout).servers.map((s: { name: string }) => s.name)).toEqual(["broken"]);
+  });
+
   it("--help lists the flags and an example; bad usage exits 2", async () => {
     const help = await runCli(["mcp", "--help"], { cwd: dir });
     expect(help.stdout).toContain("--timeout SECONDS");

@@ -121,6 +121,31 @@ describe("fake Anthropic server, driven by the real SDK", () => {
     });
   });
 
+  it("streams a server-side web search as the SDK's own accumulator reads it, with its usage", async () => {
+    const result = [
+      { type: "web_search_result", title: "T", url: "https://a.io/", encrypted_content: "x", page_age: null },
+    ];
+    const f = await fake([
+      {
+        kind: "message",
+        content: [
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+          { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: result },
+          { type: "text", text: "answer" },
+        ],
+        usage: { server_tool_use: { web_search_requests: 1 } },
+      },
+    ]);
+    const msg = await client(f).messages.stream(PARAMS).finalMessage();
+    expect(msg.stop_reason).toBe("end_turn");
+    expect(msg.content).toMatchObject([
+      { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+      { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: result },
+      { type: "text", text: "answer" },
+    ]);
+    expect(msg.usage.server_tool_use).toMatchObject({ web_search_requests: 1 });
+  });
+
   it("streams a tool_use whose input the SDK parses, with stop_reason tool_use", async () => {
     const input = { path: "src/a.ts", lines: [1, 2, 3], opts: { quote: 'say "hi" \u00e9' } };
     const f = await fake([

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { decide, intersect, loadShellParser } from "../../src/permissions/index.js";
+import { decide, intersect, loadShellParser, offered } from "../../src/permissions/index.js";
 import { CWD, inputFor, judge, list, SPECS } from "../support/permissions.js";
 
 // One line per case: [allow list, deny list, tool, subject value, expected].
@@ -41,6 +41,14 @@ const BASH: Case[] = [
   ["Bash(git:*), Write(/proj/out/**)", "", "Bash", "git log >> /etc/cron.d/x", "denied: no-pattern-matched"],
   ["Bash(git:*), Write(/proj/out/**)", "", "Bash", "git log &> $TARGET", "denied: cannot-judge"],
   ["Bash(git:*), Write", "", "Bash", "git log > anything", "allowed"],
+  // With Bash unrestricted, a redirection still meets the deny rules that guard writing.
+  ["Bash", "Edit(/proj/src/**)", "Bash", "echo x > src/f.ts", "denied: denied-by-rule"],
+  ["Bash", "Write(/proj/src/**)", "Bash", "ls; echo x >> /proj/src/f.ts", "denied: denied-by-rule"],
+  ["Bash", "Edit(/proj/src/**)", "Bash", "echo x > out/f.ts", "allowed"],
+  ["Bash", "Edit(/proj/src/**)", "Bash", "echo x > $F", "denied: cannot-judge"],
+  ["Bash", "Edit(/proj/src/**)", "Bash", "rm -rf build", "allowed"],
+  ["Bash", "Write", "Bash", "echo x > anything", "denied: denied-by-rule"],
+  ["Bash", "Write", "Bash", "echo x 2>&1 > /dev/null", "allowed"],
   // What cannot be reduced to plain words is denied whenever a pattern applies.
   ["Bash(git:*)", "", "Bash", "$CMD status", "denied: cannot-judge"],
   ["Bash(git:*)", "", "Bash", "g*t status", "denied: cannot-judge"],
@@ -432,5 +440,21 @@ describe("denial sentences", () => {
       );
       expect(d.kind).toBe("denied");
     }
+  });
+});
+
+describe("a tool removed takes its family with it", () => {
+  it.each([
+    ["Read", ["Write", "Edit", "Bash"]],
+    ["Edit", ["Read", "Glob", "Grep", "LS", "Bash"]],
+    ["Read(/proj/.env)", ["Read", "Write", "Edit", "Glob", "Grep", "LS", "Bash"]],
+  ])("disallowed-tools: %s offers %j", (deny, expected) => {
+    const l = list(null, deny);
+    expect(
+      offered(l, ["Read", "Write", "Edit", "Glob", "Grep", "LS", "MultiEdit", "Bash"]).filter(
+        (t) => t !== "MultiEdit" && t !== "NotebookEdit",
+      ),
+    ).toEqual(expected);
+    if (deny === "Read") expect(judge(l, "Grep", { pattern: "x" })).toBe("denied: denied-by-rule");
   });
 });

@@ -1,3 +1,4 @@
+import path from "node:path";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,7 +12,7 @@ import {
   type PermissionList,
   pathSubject,
 } from "../../src/permissions/index.js";
-import { CTX, SPECS } from "../support/permissions.js";
+import { CTX, list, SPECS } from "../support/permissions.js";
 
 const TOOLS = [
   "Read",
@@ -237,6 +238,30 @@ describe("compound commands over random lists", () => {
         (l, parts, op, w) => {
           const line = w(parts.join(op));
           if (allowed(l, bash(line))) for (const part of parts) expect(allowed(l, bash(part))).toBe(true);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("with Bash unrestricted, a redirection never writes where a deny rule on Write or Edit says no", () => {
+    const deny = fc.constantFrom("Edit(/proj/src/**)", "Write(/proj/src/**)", "Write", "Edit(/etc/**)");
+    const target = fc.constantFrom("/proj/src/a.ts", "src/b.ts", "/etc/passwd", "/tmp/x", "../proj/src/c");
+    fc.assert(
+      fc.property(
+        deny,
+        fc.array(simple, { minLength: 1, maxLength: 3 }),
+        join,
+        wrap,
+        target,
+        (d, parts, op, w, file) => {
+          const l = list("Bash", d);
+          const line = w(`${parts.join(op)} > ${file}`);
+          const abs = path.posix.resolve("/proj", file);
+          const writeDenied = ["Write", "Edit"].some(
+            (t) => !allowed(list("Write, Edit", d), { tool: t, input: { file_path: abs } }),
+          );
+          if (writeDenied) expect(allowed(l, bash(line))).toBe(false);
         },
       ),
       RUNS,

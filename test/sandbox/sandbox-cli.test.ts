@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -109,6 +109,27 @@ describe.runIf(runSandboxTests)("the sandbox, through the CLI", () => {
     expect(existsSync(path.join(dir, "outside.txt"))).toBe(true);
   });
 
+  it("starts a background command inside the sandbox too", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash, BashOutput, Write(out/**)\n---\nMain.\n",
+      "out/.keep": "",
+    });
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "touch outside.txt; echo rc=$? > out/rc", run_in_background: true }),
+      // The background command's end cannot be awaited from here: a bounded wait inside the sandbox.
+      call("Bash", {
+        command: "for i in $(seq 100); do [ -s out/rc ] && break; sleep 0.05; done; cat out/rc",
+      }),
+      call("BashOutput", { bash_id: "bash_1" }),
+      text("done"),
+    ]);
+    expect((await run(["--sandbox", "go"])).code).toBe(0);
+    expect(told(1)).toMatch(/^Started in the background as bash_1\./);
+    expect(told(2)).toBe("rc=1\n[exit code 0]");
+    expect(told(3)).toContain("touch: cannot touch 'outside.txt': Read-only file system");
+    expect(existsSync(path.join(dir, "outside.txt"))).toBe(false);
+  });
+
   it("hides what Read denies name: files, folders, and what a glob matches", async () => {
     writeFiles(dir, {
       "agent.md":
@@ -175,11 +196,24 @@ describe.runIf(runSandboxTests)("the sandbox, through the CLI", () => {
   it("ends every process a command leaves behind, with the command", async () => {
     writeFiles(dir, { "agent.md": "---\nallowed-tools: Bash\n---\nMain.\n" });
     const marker = `300.${Date.now() % 100000}${randomBytes(2).readUInt16BE()}`;
-    const background = `nohup sleep ${marker} >/dev/null 2>&1 & (setsid sleep ${marker} >/dev/null 2>&1 &); echo started`;
+    // The command waits until the setsid'd process has left its group (it writes `ready` after
+    // setsid), so the group's end cannot catch it on the way out.
+    const ready = `/tmp/agentmd-ready-${marker}`;
+    const background = `nohup sleep ${marker} >/dev/null 2>&1 & (setsid sh -c 'echo $$ > ${ready}; exec sleep ${marker}' >/dev/null 2>&1 &); for i in $(seq 500); do [ -s ${ready} ] && break; sleep 0.01; done; echo started`;
     fake = await startFakeAnthropic(bashScript(background));
     await run(["--sandbox", "go"]);
     expect(told(1)).toBe("started\n[exit code 0]");
     expect(await noneRunning(marker)).toEqual([]);
+
+    await fake.close();
+    fake = await startFakeAnthropic(bashScript(background));
+    await run(["go"]);
+    // Without the sandbox, what stays in the command's process group ends with it; what left the
+    // group (setsid) survives: the sandbox is what ends that one too.
+    const left = running(marker);
+    for (const pid of left) process.kill(pid, "SIGKILL");
+    rmSync(ready, { force: true });
+    expect(left.length).toBe(1);
   });
 
   it("kills the whole sandbox when a command times out", async () => {

@@ -18,6 +18,9 @@
  *   the bad chunk through its logger (`logLevel: "off"` silences it).
  * - "hang": nothing, until the caller aborts; then `APIUserAbortError`.
  * - a `tool_use` with `partialJson` (cut off by max_tokens): no error; see `blockEvents` below.
+ * - a `server_tool_use` (its input in input_json_delta pieces) and a `web_search_tool_result` (whole in its
+ *   content_block_start), as the API streams a server-side web search; `usage.server_tool_use` goes in
+ *   message_delta. The SDK's accumulator builds both blocks (test/model/fake-anthropic.test.ts).
  */
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -41,13 +44,19 @@ export type ContentSpec =
       input: unknown;
       /** when set, send exactly this partial JSON text and never close the JSON (a tool_use cut off by max_tokens) */
       partialJson?: string;
-    };
+    }
+  /** a call the API runs on its side (web search): streamed as the API does, its input in input_json_delta pieces */
+  | { type: "server_tool_use"; id: string; name: string; input: unknown }
+  /** the API's result of a server tool call: sent whole in content_block_start, as the API does */
+  | { type: "web_search_tool_result"; tool_use_id: string; content: unknown };
 
 export interface UsageSpec {
   input_tokens?: number;
   output_tokens?: number;
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
+  /** searches the API ran (reported in message_delta's usage, as the API does) */
+  server_tool_use?: { web_search_requests: number };
 }
 
 export type Scripted =
@@ -204,6 +213,32 @@ function blockEvents(spec: ContentSpec, index: number, requestNo: number, close:
         data: { type: "content_block_delta", index, delta: { type: "text_delta", text } },
       });
     }
+  } else if (spec.type === "web_search_tool_result") {
+    events.push({
+      name: "content_block_start",
+      data: {
+        type: "content_block_start",
+        index,
+        content_block: { type: spec.type, tool_use_id: spec.tool_use_id, content: spec.content },
+      },
+    });
+  } else if (spec.type === "server_tool_use") {
+    events.push({
+      name: "content_block_start",
+      data: {
+        type: "content_block_start",
+        index,
+        content_block: { type: spec.type, id: spec.id, name: spec.name, input: {} },
+      },
+    });
+    const json = JSON.stringify(spec.input ?? {});
+    const half = Math.ceil(json.length / 2);
+    for (const partial_json of [json.slice(0, half), json.slice(half)]) {
+      events.push({
+        name: "content_block_delta",
+        data: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } },
+      });
+    }
   } else {
     events.push({
       name: "content_block_start",
@@ -281,7 +316,10 @@ function messageEvents(step: Scripted & { kind: "message" }, requestNo: number):
       data: {
         type: "message_delta",
         delta: { stop_reason: step.stopReason ?? defaultStopReason(step.content), stop_sequence: null },
-        usage: { output_tokens: step.usage?.output_tokens ?? 5 },
+        usage: {
+          output_tokens: step.usage?.output_tokens ?? 5,
+          ...(step.usage?.server_tool_use && { server_tool_use: step.usage.server_tool_use }),
+        },
       },
     },
     { name: "message_stop", data: { type: "message_stop" } },

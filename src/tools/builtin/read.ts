@@ -3,11 +3,14 @@ import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { ImageBlock, Tool } from "../types.js";
 import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+import { isNotebookPath, parseNotebook, renderNotebook } from "./notebook.js";
 import { readLines } from "./read-lines.js";
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE = 2000;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** A larger notebook is read as its JSON text, in bounded memory. */
+const MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024;
 const IMAGE_TYPES: Record<string, ImageBlock["source"]["media_type"]> = {
   ".png": "image/png",
   ".jpg": "image/jpeg",
@@ -37,7 +40,7 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
   const fs = deps.fs ?? NODE_FS;
   return defineTool<typeof schema>({
     name: "Read",
-    description: `Reads a file. Text comes back as numbered lines (cat -n style), ${READ_DEFAULT_LIMIT} lines by default; use offset and limit for long files. Lines over ${READ_MAX_LINE} characters are cut. PNG, JPEG, GIF and WebP files come back as images. A folder is an error: use Glob to list one.`,
+    description: `Reads a file. Text comes back as numbered lines (cat -n style), ${READ_DEFAULT_LIMIT} lines by default; use offset and limit for long files. Lines over ${READ_MAX_LINE} characters are cut. PNG, JPEG, GIF and WebP files come back as images; a Jupyter notebook (.ipynb) as its cells, with the ids NotebookEdit takes. A folder is an error: use Glob to list one.`,
     inputSchema: schema,
     permission: judgesPath("file_path"),
     concurrency: "concurrent-safe",
@@ -62,7 +65,10 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
       if (ctx.signal.aborted) return fail("Interrupted.");
       let read: Awaited<ReturnType<typeof readLines>>;
       try {
-        read = await readLines(chunksOf(fs, file), { offset, limit, maxLine: READ_MAX_LINE }, ctx.signal);
+        const notebook =
+          isNotebookPath(file) && st.size <= MAX_NOTEBOOK_BYTES ? await notebookText(fs, file) : undefined;
+        const chunks = notebook === undefined ? chunksOf(fs, file) : oneChunk(notebook);
+        read = await readLines(chunks, { offset, limit, maxLine: READ_MAX_LINE }, ctx.signal);
       } catch (e) {
         return fail(`Cannot read ${describeFsError(e, file)}.`);
       }
@@ -102,6 +108,16 @@ async function readImage(
 async function* chunksOf(fs: ToolFs, file: string): AsyncIterable<Buffer> {
   if (fs.readStream) yield* fs.readStream(file);
   else yield await fs.readFile(file);
+}
+
+/** A notebook's cells as text; undefined when the file is not a notebook's JSON (it is read as text). */
+async function notebookText(fs: ToolFs, file: string): Promise<string | undefined> {
+  const parsed = parseNotebook((await fs.readFile(file)).toString("utf8"));
+  return parsed.ok ? renderNotebook(parsed.notebook) : undefined;
+}
+
+async function* oneChunk(text: string): AsyncIterable<Buffer> {
+  yield Buffer.from(text, "utf8");
 }
 
 /** `cat -n` numbering of the lines read, long lines cut, with notes where it stops. */

@@ -24,10 +24,15 @@ export interface ShellOutcome {
 export interface ShellOptions {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly timeoutMs: number;
+  /** Absent: no time limit (a background command runs until it is killed). */
+  readonly timeoutMs?: number;
   readonly signal: AbortSignal;
+  /** Where the output goes, read while the command runs (a background command's); default: a new one. */
+  readonly output?: CollectedOutput;
   readonly maxChars: number;
   readonly spawn?: Spawn;
+  /** Each piece of output as it comes (for a progress display). */
+  readonly onOutput?: (text: string) => void;
 }
 
 /**
@@ -40,7 +45,7 @@ export interface ShellOptions {
 export function runShell(command: string, o: ShellOptions): Promise<ShellOutcome> {
   const env: Record<string, string | undefined> = { ...o.env };
   for (const k of HIDDEN_ENV) delete env[k];
-  const output = collectOutput(o.maxChars);
+  const output = o.output ?? collectOutput(o.maxChars);
   let child: ChildProcess;
   try {
     child = (o.spawn ?? (spawn as Spawn))("bash", ["-c", command], {
@@ -56,6 +61,12 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellOutcome
   if (pid !== undefined) liveGroups.add(pid);
   child.stdout?.on("data", output.add);
   child.stderr?.on("data", output.add);
+  if (o.onOutput) {
+    const tell = o.onOutput;
+    const text = (chunk: Buffer | string) => tell(typeof chunk === "string" ? chunk : chunk.toString("utf8"));
+    child.stdout?.on("data", text);
+    child.stderr?.on("data", text);
+  }
   return new Promise((resolve) => {
     let stopped: ShellOutcome["stopped"];
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -64,7 +75,7 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellOutcome
       stopped ??= why;
       killGroup(pid);
     };
-    const timer = setTimeout(() => stop("timeout"), o.timeoutMs);
+    const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => stop("timeout"), o.timeoutMs);
     const onAbort = () => stop("aborted");
     o.signal.addEventListener("abort", onAbort, { once: true });
     const settle = (error?: Error) => {
@@ -130,6 +141,11 @@ export interface CollectedOutput {
   add(chunk: Buffer): void;
   /** The output as text, cut with a note; binary output is summarised. */
   text(): string;
+  /**
+   * The output since the last `take`, as `text()` shows it, and a fresh start: what comes next is
+   * kept (and cut) anew. A character split across the boundary is kept whole for the next take.
+   */
+  take(): string;
   /** The last complete line so far (for progress). */
   lastLine(): string;
 }
@@ -140,31 +156,57 @@ export interface CollectedOutput {
  */
 export function collectOutput(maxChars: number): CollectedOutput {
   const maxBytes = maxChars * 4;
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] = [];
   let kept = 0;
   let total = 0;
   let tail = "";
+  const add = (chunk: Buffer) => {
+    total += chunk.length;
+    if (kept >= maxBytes) return;
+    const room = maxBytes - kept;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    kept += Math.min(room, chunk.length);
+  };
   return {
     add(chunk) {
-      total += chunk.length;
       const s = chunk.toString("utf8", 0, Math.min(chunk.length, 4096));
       const lines = `${tail}${s}`.split("\n");
       tail = lines.length > 1 ? (lines.at(-2) ?? "") : (lines[0] ?? "").slice(-200);
-      if (kept >= maxBytes) return;
-      const room = maxBytes - kept;
-      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      kept += Math.min(room, chunk.length);
+      add(chunk);
     },
-    text() {
+    text: () => render(Buffer.concat(chunks), kept, total, maxChars),
+    take() {
       const bytes = Buffer.concat(chunks);
-      if (isBinary(bytes, kept < total)) return `[binary output, ${total} bytes]`;
-      const s = bytes.toString("utf8");
-      if (s.length <= maxChars && kept === total) return s;
-      const shown = s.slice(0, maxChars);
-      return `${shown}\n[output cut at ${maxChars} characters; ${total - Buffer.byteLength(shown)} more bytes not shown]`;
+      const carry = kept === total ? incompleteEnd(bytes) : 0;
+      const shown = render(bytes.subarray(0, bytes.length - carry), kept - carry, total - carry, maxChars);
+      chunks = [];
+      kept = 0;
+      total = 0;
+      if (carry > 0) add(bytes.subarray(bytes.length - carry));
+      return shown;
     },
     lastLine: () => tail,
   };
+}
+
+/** Kept bytes as text, with a note when more came than was kept. */
+function render(bytes: Buffer, kept: number, total: number, maxChars: number): string {
+  if (isBinary(bytes, kept < total)) return `[binary output, ${total} bytes]`;
+  const s = bytes.toString("utf8");
+  if (s.length <= maxChars && kept === total) return s;
+  const shown = s.slice(0, maxChars);
+  return `${shown}\n[output cut at ${maxChars} characters; ${total - Buffer.byteLength(shown)} more bytes not shown]`;
+}
+
+/** How many bytes at the end begin a UTF-8 character that has not arrived whole (0 to 3). */
+function incompleteEnd(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const b = bytes[bytes.length - back] as number;
+    if ((b & 0xc0) === 0x80) continue;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
 }
 
 function isBinary(bytes: Buffer, cut: boolean): boolean {

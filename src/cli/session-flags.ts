@@ -1,0 +1,89 @@
+import type { PermissionOptions } from "../invocation/approvals.js";
+import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
+import { UsageError } from "./usage-error.js";
+
+/** The flags of `run` and `chat`, spelled as Claude Code spells them (agentmd's own names too). */
+export const SESSION_FLAGS = {
+  model: { type: "string" },
+  "max-turns": { type: "string" },
+  "max-iterations": { type: "string" },
+  "system-prompt": { type: "string" },
+  "append-system-prompt": { type: "string" },
+  continue: { type: "boolean", short: "c" },
+  resume: { type: "string", short: "r" },
+  record: { type: "string" },
+  replay: { type: "string" },
+  cwd: { type: "string" },
+  sandbox: { type: "boolean" },
+  verbose: { type: "boolean" },
+  ...PERMISSION_FLAGS,
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** What `run` adds: one run, its agent, and how its output is written. */
+export const RUN_FLAGS = {
+  ...SESSION_FLAGS,
+  print: { type: "boolean", short: "p" },
+  output: { type: "string" },
+  "output-format": { type: "string" },
+  agent: { type: "string" },
+} as const;
+
+export interface SessionOptions {
+  readonly model?: string;
+  readonly maxIterations?: number;
+  readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
+  /** Continue the project's most recent session (`-c`). */
+  readonly continueLast?: boolean;
+  readonly resume?: string;
+  readonly record?: string;
+  readonly replay?: string;
+  readonly cwd?: string;
+  readonly sandbox?: boolean;
+  readonly verbose?: boolean;
+  readonly permissions?: Omit<PermissionOptions, "approve">;
+}
+
+type SessionValues = {
+  model?: string;
+  "max-turns"?: string;
+  "max-iterations"?: string;
+  "system-prompt"?: string;
+  "append-system-prompt"?: string;
+  continue?: boolean;
+  resume?: string;
+  record?: string;
+  replay?: string;
+  cwd?: string;
+  sandbox?: boolean;
+  verbose?: boolean;
+} & Parameters<typeof permissionFlags>[0];
+
+/** The shared flags as options; conflicting or malformed ones are usage errors. */
+export function sessionOptions(v: SessionValues): SessionOptions {
+  if (v.record && v.replay) throw new UsageError("--record and --replay cannot be used together");
+  if (v.continue && v.resume) throw new UsageError("--continue and --resume cannot be used together");
+  const turns = v["max-turns"] ?? v["max-iterations"];
+  let maxIterations: number | undefined;
+  if (turns !== undefined) {
+    maxIterations = Number(turns);
+    if (!Number.isInteger(maxIterations) || maxIterations < 1)
+      throw new UsageError(`--max-turns must be a whole number of at least 1, not '${turns}'`);
+  }
+  const permissions = permissionFlags(v);
+  return {
+    ...(v.model && { model: v.model }),
+    ...(maxIterations !== undefined && { maxIterations }),
+    ...(v["system-prompt"] !== undefined && { systemPrompt: v["system-prompt"] }),
+    ...(v["append-system-prompt"] !== undefined && { appendSystemPrompt: v["append-system-prompt"] }),
+    ...(v.continue && { continueLast: true }),
+    ...(v.resume && { resume: v.resume }),
+    ...(v.record && { record: v.record }),
+    ...(v.replay && { replay: v.replay }),
+    ...(v.cwd && { cwd: v.cwd }),
+    ...(v.sandbox && { sandbox: true }),
+    ...(v.verbose && { verbose: true }),
+    ...(Object.keys(permissions).length > 0 && { permissions }),
+  };
+}
