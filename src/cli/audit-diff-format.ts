@@ -1,7 +1,7 @@
 import type { ReachedGrant } from "../invocation/audit.js";
 import type { AuditDiff, EntryDiff } from "../invocation/audit-diff.js";
 import { type Grant, grantText, type ShownPaths } from "../permissions/capabilities.js";
-import { reachedJson, shapedBy } from "./audit-format.js";
+import { grantJson, reachedJson, shapedBy } from "./audit-format.js";
 
 /** Which revision the working tree was compared with. */
 export interface Compared {
@@ -10,12 +10,6 @@ export interface Compared {
   /** Why the revision's side is taken as empty (it could not run), when it is. */
   readonly notes: readonly string[];
 }
-
-const grantJson = (g: Grant, at: ShownPaths) => ({
-  tool: g.tool,
-  text: grantText(g, at),
-  shapedBy: shapedBy(g, at),
-});
 
 /** `agentmd audit --diff REV --json`. Origins of what was lost name the files as they were at REV. */
 export function diffJson(d: AuditDiff, c: Compared, at: ShownPaths) {

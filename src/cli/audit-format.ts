@@ -2,7 +2,13 @@ import path from "node:path";
 import type { Audit, EntryAudit, ReachedGrant } from "../invocation/audit.js";
 import { nodesOf } from "../invocation/audit.js";
 import type { AuditNode } from "../invocation/audit-walk.js";
-import { type Grant, grantOrigins, grantText, type ShownPaths } from "../permissions/capabilities.js";
+import {
+  admitsNothing,
+  type Grant,
+  grantOrigins,
+  grantText,
+  type ShownPaths,
+} from "../permissions/capabilities.js";
 import type { Origin } from "../permissions/types.js";
 
 /** Where the audit's project is, for relative file names. */
@@ -36,10 +42,11 @@ export function shapedBy(g: Grant, at: ShownPaths): string[] {
   return [...new Set(grantOrigins(g).map((o) => `${denies.has(o) ? "deny " : ""}${shownOrigin(o, at)}`))];
 }
 
-const grantJson = (g: Grant, at: ShownPaths) => ({
+export const grantJson = (g: Grant, at: ShownPaths) => ({
   tool: g.tool,
   text: grantText(g, at),
   shapedBy: shapedBy(g, at),
+  ...(admitsNothing(g) && { admitsNothing: true }),
 });
 
 export const reachedJson = (r: ReachedGrant, at: ShownPaths) => ({
@@ -144,7 +151,13 @@ function entryText(e: EntryAudit, a: Audit): string[] {
   for (const n of nodes) {
     lines.push(`  ${n.chain.join(" → ")}${noteOf(n, a.maxDepth)}`);
     if (n.notFollowed?.kind === "repeat") continue;
-    const rows = n.grants.map((g) => [grantText(g, a), shapedBy(g, a).join(", ")] as const);
+    const rows = n.grants.map(
+      (g) =>
+        [
+          `${grantText(g, a)}${admitsNothing(g) ? " — admits nothing" : ""}`,
+          shapedBy(g, a).join(", "),
+        ] as const,
+    );
     const width = Math.max(0, ...rows.map(([t]) => t.length));
     for (const [t, by] of rows) lines.push(`    ${t.padEnd(width)}  ${by}`.trimEnd());
   }

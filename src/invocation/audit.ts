@@ -2,7 +2,7 @@ import type { ClaudeSettings, PermissionMode } from "../definitions/settings.js"
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, MainAgentDefinition, ToolEntry } from "../definitions/types.js";
 import { mergeHooks } from "../loop/hooks.js";
-import { type Grant, grantsOf, widestGrants } from "../permissions/capabilities.js";
+import { admitsNothing, type Grant, grantsOf, widestGrants } from "../permissions/capabilities.js";
 import { type Danger, dangerOf } from "../permissions/dangerous-grants.js";
 import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import { canonicalToolName, isMcpServerName } from "../permissions/tool-matcher.js";
@@ -96,7 +96,7 @@ export function auditProject(source: AuditSource, names: readonly string[]): Aud
     maxDepth: core.settings.maxDepth,
     mode: session.policy.mode,
     listApproves: session.policy.preApproved === null,
-    unasked: grantsOf(unasked, names, specs),
+    unasked: grantsOf(unasked, names, specs).filter((g) => !admitsNothing(g)),
     asks: session.policy.ask ? grantsOf(session.policy.ask, names, specs) : [],
     entryPoints: walkEntryPoints(core, names).map((e) => entryAudit(e, source)),
   };
@@ -119,9 +119,14 @@ function entryAudit(entry: EntryPoint, source: AuditSource): EntryAudit {
   return { ...entry, grants, runs, dangers, sandboxed };
 }
 
-/** The widest grants of some nodes, each with the first chain (breadth first) that reaches it. */
+/**
+ * The widest grants of some nodes, each with the first chain (breadth first) that reaches it; a
+ * grant its denies empty (`Bash(git push:*)` allowed and denied) is no capability.
+ */
 function widestReached(nodes: readonly AuditNode[]): ReachedGrant[] {
-  const reached = nodes.flatMap((n) => n.grants.map((grant) => ({ grant, chain: n.chain })));
+  const reached = nodes.flatMap((n) =>
+    n.grants.filter((g) => !admitsNothing(g)).map((grant) => ({ grant, chain: n.chain })),
+  );
   return widestGrants(reached.map((r) => r.grant)).map(
     (g) => reached.find((r) => r.grant === g) as ReachedGrant,
   );

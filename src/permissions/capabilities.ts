@@ -40,15 +40,25 @@ export function grantsOf(list: PermissionList, names: readonly string[], specs: 
   return out;
 }
 
-/** The deny rules `decide` judges a tool's calls by: pattern denies of the tool and its family head's. */
+/**
+ * The deny rules `decide` judges a tool's calls by: pattern denies of the tool and its family head's;
+ * for a server's other tools (`mcp__github__*`), the denies of single tools of that server, which
+ * that grant does not admit either.
+ */
 function deniesOf(list: PermissionList, tool: string, specs: ToolSpecs): DenyRule[] {
   const family = specs.get(tool)?.family;
+  const server = tool.endsWith("__*") ? tool.slice(0, -1) : undefined;
   return list.deny.filter(
     (d) =>
       (d.constraint !== undefined && covers(d.tool, tool)) ||
-      (family !== undefined && covers(d.tool, family)),
+      (family !== undefined && covers(d.tool, family)) ||
+      (server !== undefined && d.tool.kind === "exact" && d.tool.value.startsWith(server)),
   );
 }
+
+/** A deny without a pattern of one tool, inside a grant of a server's other tools: it takes only that tool. */
+const oneToolOf = (g: Grant, d: DenyRule) =>
+  d.constraint === undefined && d.tool.kind === "exact" && g.tool.endsWith("__*");
 
 /** A constraint as comparable text: its kind and its anchored pattern. */
 export function constraintKey(c: Constraint): string {
@@ -116,11 +126,20 @@ export function gainedGrants(next: readonly Grant[], prior: readonly Grant[]): G
   return next.filter((n) => !admitsNothing(n) && !prior.some((p) => grantCovers(p, n)));
 }
 
-/** An uninterpretable allow pattern, or a deny that takes every call (a removed family head, a bad pattern). */
+/**
+ * Whether a grant admits no call: an uninterpretable allow pattern, a deny that takes every call (a
+ * removed family head, a bad pattern), or a deny at least as wide as the allow rule (`Bash(git
+ * push:*)` allowed and denied). True only when certain.
+ */
 export function admitsNothing(g: Grant): boolean {
+  const allow = g.rule?.constraints ?? [];
   return (
-    (g.rule?.constraints ?? []).some((c) => c.kind === "bad") ||
-    g.denies.some((d) => d.constraint === undefined || d.constraint.kind === "bad")
+    allow.some((c) => c.kind === "bad") ||
+    g.denies.some((d) => {
+      if (d.constraint === undefined) return !oneToolOf(g, d);
+      const c = d.constraint;
+      return c.kind === "bad" || allow.some((a) => within(a, c));
+    })
   );
 }
 

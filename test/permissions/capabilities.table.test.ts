@@ -69,6 +69,14 @@ describe("what a change gained, one case a line", () => {
     ["Read", "Read, Grep", ["Grep"]],
     ["mcp__github__*", "mcp__github__get_issue", []],
     ["mcp__github__get_issue", "mcp__github", ["mcp__github__*"]],
+    // A server's other tools, but for one denied by name: dropping that deny gains.
+    ["mcp__github | mcp__github__create_issue", "mcp__github", ["mcp__github__*"]],
+    ["mcp__github", "mcp__github | mcp__github__create_issue", []],
+    // A tool its deny empties is no capability.
+    ["Read", "Read, Bash(git push:*) | Bash(git push:*)", []],
+    ["Read", "Read, Write(src/**) | Write(src/**)", []],
+    ["Read", "Read, Write(src/a/**) | Write(src/**)", []],
+    ["Read", "Read, Write(src/**) | Write(src/a/**)", ["Write(src/**) except Write(src/a/**)"]],
     ["-", "Read, Bash", []],
     [
       "Read",
