@@ -1,13 +1,13 @@
 import type { Audit } from "../invocation/audit.js";
 import type { AuditNode } from "../invocation/audit-walk.js";
-import { type Grant, grantKey, grantText } from "../permissions/capabilities.js";
+import { admitsNothing, type Grant, grantKey, grantText } from "../permissions/capabilities.js";
 import { dangerOf } from "../permissions/dangerous-grants.js";
 import type { ToolSpecs } from "../permissions/types.js";
 import { shapedBy } from "./audit-format.js";
 
 const BOX_W = 260;
 const BOX_H = 58;
-const GAP_X = 190;
+const GAP_X = 210;
 const GAP_Y = 16;
 const MARGIN = 24;
 
@@ -78,10 +78,11 @@ function y(p: Placed): number {
 
 function box(p: Placed, a: Audit, specs: ToolSpecs, bypass: boolean): string {
   const n = p.node;
-  const dangers = n.grants.flatMap((g) => dangerOf(g, specs, a.projectDir)?.text ?? []);
+  const live = n.grants.filter((g) => !admitsNothing(g));
+  const dangers = live.flatMap((g) => dangerOf(g, specs, a.projectDir)?.text ?? []);
   if (bypass) dangers.push("bypassPermissions");
   const cls = n.failed !== undefined ? "failed" : dangers.length > 0 ? "danger" : "box";
-  const tools = [...new Set(n.grants.map((g) => g.tool))];
+  const tools = [...new Set(live.map((g) => g.tool))];
   const sub =
     n.failed !== undefined
       ? "not started"
@@ -122,11 +123,36 @@ function edge(from: Placed, to: Placed): string {
   const x2 = x(to);
   const y2 = y(to) + BOX_H / 2;
   const mid = (x1 + x2) / 2;
-  const label = [HOP[to.node.kind], ...narrowing(from.node.grants, to.node)];
+  const said = [HOP[to.node.kind], ...narrowing(from.node.grants, to.node)];
+  const lines = said.flatMap((l) => wrapWords(l, LABEL_ROOM));
+  const label =
+    lines.length > LABEL_LINES ? [...lines.slice(0, LABEL_LINES - 1), `${lines[LABEL_LINES - 1]} …`] : lines;
   return [
+    `<g><title>${esc(`${to.node.chain.join(" → ")}\n${said.join("\n")}`)}</title>`,
     `<path class="edge" d="M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}"/>`,
-    ...label.map((l, i) => text(x2 - GAP_X + 8, y2 - 6 - 13 * (label.length - 1 - i), "label", l, 30)),
+    ...label.map((l, i) =>
+      text(x2 - GAP_X + 8, y2 - 6 - 13 * (label.length - 1 - i), "label", l, LABEL_ROOM),
+    ),
+    "</g>",
   ].join("");
+}
+
+/** Room on an edge: characters a line, lines a label (the rest is in the edge's tooltip). */
+const LABEL_ROOM = 30;
+const LABEL_LINES = 4;
+
+/** `removes Write, Grep, WebFetch, Task` in lines of at most `room` characters, broken after commas. */
+function wrapWords(s: string, room: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of s.split(" ")) {
+    const next = line === "" ? word : `${line} ${word}`;
+    if (line !== "" && next.length > room) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  return [...lines, line];
 }
 
 const HOP = { entry: "", task: "Task", skill: "Skill (inline)", fork: "Skill (fork)" } as const;
@@ -149,7 +175,7 @@ function narrowing(before: readonly Grant[], after: AuditNode): string[] {
   ];
 }
 
-function text(left: number, top: number, cls: string, content: string, room = 42): string {
+function text(left: number, top: number, cls: string, content: string, room = 38): string {
   const clipped = content.length > room ? `${content.slice(0, room - 1)}…` : content;
   return `<text class="${cls}" x="${left}" y="${top}">${esc(clipped)}</text>`;
 }
