@@ -1,9 +1,9 @@
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
-import { loadSettings } from "../definitions/settings.js";
+import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Diagnostic } from "../definitions/types.js";
 import { type Audit, type AuditSource, auditProject, auditToolNames } from "../invocation/audit.js";
@@ -28,25 +28,30 @@ Shows what every entry point of a project can do: the main agent, each /command
 and user-invocable skill, each subagent run as --agent NAME. For each, every
 chain of hops a model can take from it (Task, Skill, forked skills, down to the
 depth limit) and the effective tools at the end of each chain, with the file and
-line of every entry that shaped them. Settings deny rules join every hop; MCP
-tools are taken by name from the lists.
+line of every entry that shaped them. The settings' deny rules join every hop,
+their approval tier and the sandbox are shown; MCP tools are taken by name from
+the lists (--mcp lists them).
 
   PATH          the project folder (default: the project of the current folder)
   --json        machine-readable output
   --graph FILE  also write a picture: an HTML page (or an SVG when FILE ends in
-                .svg) with entry points on the left and hops as edges
+                .svg) with entry points on the left, hops as edges labelled with
+                what they narrowed, dangerous capabilities in red
   --diff REV    compare with the definitions and settings at git revision REV
                 (read from git, not the working tree): per entry point, what
                 was gained (+) and lost (−)
   --mcp         start the MCP servers to list their tools (then stop them)
+  -h, --help    this help
 
-Example, in CI: require a second review when a change widens what agents can do
-  agentmd audit --diff origin/main
+Examples:
+  agentmd audit --graph audit.html
+  agentmd audit --diff origin/main     in CI: exit 1 when a change widens what
+                                       an entry point can do
 
 Exit status: 0 (with --diff: nothing was gained), 1 with --diff when an entry
 point gained a capability (or a looser approval or sandbox), or when the project
-cannot be audited (agent.md or the settings do not load), 2 on bad usage (an
-unknown revision, a folder outside a git repository).`;
+cannot be audited (agent.md or the settings do not load), 2 on bad usage (no
+such folder, an unknown revision, a folder outside a git repository).`;
 
 export interface AuditOptions {
   readonly path?: string;
@@ -66,7 +71,12 @@ interface Read {
 /** Runs `agentmd audit`; returns the exit code. */
 export async function runAudit(options: AuditOptions, io: CliIo): Promise<number> {
   const home = io.env.HOME ?? homedir();
-  const root = findProjectRoot(path.resolve(io.cwd, options.path ?? "."), io.env.HOME);
+  const start = path.resolve(io.cwd, options.path ?? ".");
+  if (!isFolder(start)) {
+    io.stderr.write(`agentmd audit: ${printable(options.path ?? start, false)} is not a folder\n`);
+    return 2;
+  }
+  const root = findProjectRoot(start, io.env.HOME);
   const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
   const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const at = { root, cwd: io.cwd, home, catalog, ...userDirOf(io.env.HOME) };
@@ -115,12 +125,14 @@ async function diff(
   }
   try {
     const prior = readProject(files.dir, run.at);
-    const notes =
-      prior.errors.length > 0
+    const notes = [
+      ...files.ignored.map((f) => `${f} is ignored by git: read from the working tree on both sides`),
+      ...(prior.errors.length > 0
         ? [
             `at ${rev}, agent.md or the settings do not load (a run would be refused there), so everything counts as gained`,
           ]
-        : [];
+        : []),
+    ];
     const names = [...auditToolNames([run.current.source, prior.source]), ...run.mcp];
     const next = auditProject(run.current.source, names);
     const before = prior.errors.length > 0 ? nothingRuns(next) : auditProject(prior.source, names);
@@ -158,7 +170,10 @@ function readProject(dir: string, at: ReadAt): Read {
     ...(at.userDir && { userDir: at.userDir }),
   });
   const settings = loadSettings(dir, at.userDir, toolNames(at.catalog.names));
-  const servers = projectServers(dir, loaded.definitions);
+  // Only the `.mcp.json` servers the settings let start (enabled/disabledMcpjsonServers), as in a run.
+  const servers = projectServers(dir, loaded.definitions, {
+    mcpJsonServers: mcpJsonFilter(settings.settings),
+  });
   // As for a run: a main agent or settings that do not load refuse it; other files are left out.
   const errors = [
     ...loaded.diagnostics.filter((d) => d.severity === "error" && d.surface === "main"),
@@ -191,7 +206,14 @@ async function startedServers(source: AuditSource, env: CliIo["env"]) {
   const main = source.definitions.find((d) => d.surface === "main");
   const list = main ? definitionList(main, { specs: source.catalog.specs, home: source.home }) : UNRESTRICTED;
   const agents = source.definitions.filter((d) => d.surface === "agent");
-  return mcpToolNames(source.projectDir, source.definitions, agents, list, env);
+  return mcpToolNames(
+    source.projectDir,
+    source.definitions,
+    agents,
+    list,
+    env,
+    mcpJsonFilter(source.settings),
+  );
 }
 
 /** Writes the picture; false (and said) when the file cannot be written. */
@@ -206,4 +228,12 @@ function writeGraph(file: string, audit: Audit, catalog: ToolCatalog, io: CliIo)
   }
   io.stderr.write(`agentmd audit: wrote ${svg ? "an SVG" : "an HTML page"} to ${printable(file, false)}\n`);
   return true;
+}
+
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }

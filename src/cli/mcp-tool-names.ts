@@ -1,6 +1,6 @@
 import type { Definition } from "../definitions/types.js";
 import { createMcpHub, reachable } from "../mcp/mcp-hub.js";
-import { projectServers } from "../mcp/project-servers.js";
+import { type ProjectServerOptions, projectServers } from "../mcp/project-servers.js";
 import { type McpServerSpec, mcpToolName } from "../mcp/server-spec.js";
 import type { PermissionList } from "../permissions/types.js";
 
@@ -13,7 +13,8 @@ export interface StartedServers {
 
 /**
  * For `agentmd tools`: starts the MCP servers `list` could offer a tool of (the project's, and the
- * inline ones of `chain`'s subagents), lists their tools, and stops them. Never rejects.
+ * inline ones of `chain`'s subagents), lists their tools, and stops them. `mcpJsonServers`: the
+ * `.mcp.json` servers the settings let start (all when absent). Never rejects.
  */
 export async function mcpToolNames(
   root: string,
@@ -21,8 +22,9 @@ export async function mcpToolNames(
   chain: readonly Definition[],
   list: PermissionList,
   env: Readonly<Record<string, string | undefined>>,
+  mcpJsonServers?: ProjectServerOptions["mcpJsonServers"],
 ): Promise<StartedServers> {
-  const servers = projectServers(root, definitions);
+  const servers = projectServers(root, definitions, { ...(mcpJsonServers && { mcpJsonServers }) });
   const specs: McpServerSpec[] = [...servers.project, ...chain.flatMap((d) => servers.inlineOf(d))];
   if (specs.length === 0) return { names: [], lines: [] };
   const hub = createMcpHub({ timeoutMs: 30_000, cwd: root, env });

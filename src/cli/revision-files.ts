@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -8,7 +8,14 @@ const AUDITED =
   /^(?:agent\.md|\.mcp\.json|\.claude\/settings(?:\.local)?\.json|(?:\.claude\/)?(?:agents|skills|commands)\/.+\.md)$/;
 
 export type RevisionFiles =
-  | { readonly ok: true; readonly commit: string; readonly dir: string; readonly cleanup: () => void }
+  | {
+      readonly ok: true;
+      readonly commit: string;
+      readonly dir: string;
+      /** Files git ignores (a personal `.claude/settings.local.json`), read from the working tree on both sides. */
+      readonly ignored: readonly string[];
+      readonly cleanup: () => void;
+    }
   | { readonly ok: false; readonly message: string };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -16,8 +23,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * Copies the files `agentmd audit` reads of the project at `projectDir`, as they are at the git
  * revision `rev` (read from git's objects, never from the working tree), into a new temporary
- * folder laid out as the project is. Contract: never throws; a folder outside a repository or a
- * revision git does not know is a sentence, not an exception.
+ * folder laid out as the project is; files git ignores (no revision has them) are copied from the
+ * working tree. Contract: never throws; a folder outside a repository or a revision git does not
+ * know is a sentence, not an exception.
  */
 export function revisionFiles(projectDir: string, rev: string, env: Env): RevisionFiles {
   const git = (args: string[], cwd = projectDir, input?: string) =>
@@ -49,12 +57,51 @@ export function revisionFiles(projectDir: string, rev: string, env: Env): Revisi
     cleanup();
     return { ok: false, message: `git could not read the files of ${rev}` };
   }
-  files.forEach((f, i) => {
-    const file = path.join(dir, f.path);
+  const put = (rel: string, content: Buffer) => {
+    const file = path.join(dir, rel);
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, contents[i] as Buffer);
+    writeFileSync(file, content);
+  };
+  files.forEach((f, i) => {
+    put(f.path, contents[i] as Buffer);
   });
-  return { ok: true, commit: sha, dir, cleanup };
+  const ignored = ignoredFiles(projectDir, git).filter((rel) => !files.some((f) => f.path === rel));
+  for (const rel of ignored) {
+    try {
+      put(rel, readFileSync(path.join(projectDir, rel)));
+    } catch {
+      // Gone or unreadable since git listed it: the revision's side goes without it, as the tree's.
+    }
+  }
+  return { ok: true, commit: sha, dir, ignored, cleanup };
+}
+
+/**
+ * The files the audit reads that git ignores in the working tree: they are no part of any revision
+ * (a personal `.claude/settings.local.json`), so both sides read them as they are here.
+ */
+function ignoredFiles(
+  projectDir: string,
+  git: (args: string[], cwd?: string) => ReturnType<typeof spawnSync>,
+): string[] {
+  const where = ["agent.md", ".mcp.json", ".claude", "agents", "skills", "commands"];
+  const r = git(
+    ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ...where],
+    projectDir,
+  );
+  if (r.status !== 0) return [];
+  return r.stdout
+    .toString()
+    .split("\0")
+    .filter((rel) => AUDITED.test(rel) && isFile(path.join(projectDir, rel)));
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The regular files (no links, no submodules) below `prefix` that the audit reads, from `ls-tree -r -z`. */
