@@ -155,6 +155,8 @@ type Hop = Pick<AuditNode, "chain" | "kind" | "runAs"> & { readonly definition?:
 function node(core: HopCore, names: readonly string[], hop: Hop, prepared: Prepared): Node {
   const { definition, ...rest } = hop;
   const base = { ...rest, ...(definition && { definition }), children: [] };
-  if (!prepared.ok) return { ...base, grants: [], failed: prepared.message };
+  // The refusal a model would be told, less what it says of a tool call: no call is made here.
+  if (!prepared.ok)
+    return { ...base, grants: [], failed: prepared.message.replace(/ The tool was not executed\.$/, "") };
   return { ...base, run: prepared.spec, grants: grantsOf(prepared.spec.list, names, core.catalog.specs) };
 }

@@ -104,6 +104,7 @@ describe("agentmd audit: every entry point and every chain", () => {
     expect(main.join("\n")).toMatch(
       /main → agent:coder → skill:lint {2}\(Skill, fork as agent:checker\) — not started: .*Task\(checker\) is not allowed/,
     );
+    expect(r.stdout).not.toContain("The tool was not executed");
     // A skill with disable-model-invocation is a user's entry point, never a model's hop.
     expect(main.join("\n")).not.toContain("skill:secret");
     expect(section(r.stdout, "/secret")).toContain("  can do: Bash(git:*) except Bash(git push:*)");
