@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+  admitsNothing,
   type Grant,
   gainedGrants,
   grantsOf,
@@ -205,6 +206,19 @@ describe("the cover relation never misses a widening", () => {
         if (allows(next, call)) expect(allows(prior, call)).toBe(true);
       }),
       { numRuns: 4000 },
+    );
+  });
+
+  // The audit leaves out grants that admit nothing: that must be certain.
+  it("a grant said to admit nothing admits no call", () => {
+    fc.assert(
+      fc.property(listArb, callArb, (l, call) => {
+        for (const g of grantsOf(l, NAMES, SPECS).filter(admitsNothing)) {
+          const rule = g.rule ?? { tool: toolMatcher(g.tool), constraints: [], origins: [] };
+          expect(allows({ rules: [rule], deny: g.denies }, call)).toBe(false);
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 
