@@ -85,7 +85,7 @@ export function auditProject(source: AuditSource, names: readonly string[]): Aud
     definitions: source.definitions,
     catalog: source.catalog,
     settings: resolveSettings({}, main),
-    hooks: mergeHooks(main?.hooks, source.settings.hooks),
+    hooks: mergeHooks(main?.hooks, source.settings.disableAllHooks ? undefined : source.settings.hooks),
     denied: session.denied,
   });
   const specs = source.catalog.specs;
