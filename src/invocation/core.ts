@@ -23,7 +23,7 @@ import { createApprovals, sessionPermissions } from "./approvals.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { resolveSettings } from "./settings.js";
+import { resolveSettings, type Settings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
 
 /** What every run of one runner shares: definitions, tools, the pool, the model, settings. */
@@ -79,18 +79,7 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
-  const model = createAnthropicModel({
-    env,
-    ...(m.apiKey && { apiKey: m.apiKey }),
-    ...((m.baseURL ?? main?.baseUrl) && { baseURL: m.baseURL ?? main?.baseUrl }),
-    ...(m.maxRetries !== undefined && { maxRetries: m.maxRetries }),
-    ...(settings.idleTimeoutMs !== undefined && { idleTimeoutMs: settings.idleTimeoutMs }),
-    ...(m.fetch && { fetch: m.fetch }),
-    ...(m.record && { record: m.record }),
-    ...(m.replay && { replay: m.replay }),
-    ...(options.backoff && { backoff: options.backoff }),
-    onNotice: notice,
-  });
+  const model = modelOf(options, main, settings, env, notice);
   const home = env.HOME ?? homedir();
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
@@ -120,11 +109,7 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: mergeHooks(
-      main?.hooks,
-      claude.settings.disableAllHooks ? undefined : claude.settings.hooks,
-      options.hooks,
-    ),
+    hooks: sessionHooks(main, claude.settings, options),
     denied: permissions.denied,
   });
   const memory =
@@ -140,14 +125,50 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     model,
     ...(m.prices && { prices: m.prices }),
     ...(memory && { memory }),
-    system: [options.systemPrompt?.replace ?? main?.body.trim(), memory?.text, options.systemPrompt?.append]
-      .filter(Boolean)
-      .join("\n\n"),
+    system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
   };
+}
+
+/** agent.md's hooks, then the settings' (unless they turn all hooks off), then those given in code. */
+function sessionHooks(main: MainAgentDefinition | undefined, claude: ClaudeSettings, options: RunnerOptions) {
+  return mergeHooks(main?.hooks, claude.disableAllHooks ? undefined : claude.hooks, options.hooks);
+}
+
+/** The main agent's system prompt: its body (or the one given instead), the context, what is appended. */
+function systemPrompt(
+  options: RunnerOptions,
+  main: MainAgentDefinition | undefined,
+  memory?: Memory,
+): string {
+  const given = options.systemPrompt;
+  return [given?.replace ?? main?.body.trim(), memory?.text, given?.append].filter(Boolean).join("\n\n");
+}
+
+/** The model API client: the options' model settings over agent.md's, with the settings' env. */
+function modelOf(
+  options: RunnerOptions,
+  main: MainAgentDefinition | undefined,
+  settings: Settings,
+  env: Readonly<Record<string, string | undefined>>,
+  notice: (message: string) => void,
+): Model {
+  const m = options.model ?? {};
+  return createAnthropicModel({
+    env,
+    ...(m.apiKey && { apiKey: m.apiKey }),
+    ...((m.baseURL ?? main?.baseUrl) && { baseURL: m.baseURL ?? main?.baseUrl }),
+    ...(m.maxRetries !== undefined && { maxRetries: m.maxRetries }),
+    ...(settings.idleTimeoutMs !== undefined && { idleTimeoutMs: settings.idleTimeoutMs }),
+    ...(m.fetch && { fetch: m.fetch }),
+    ...(m.record && { record: m.record }),
+    ...(m.replay && { replay: m.replay }),
+    ...(options.backoff && { backoff: options.backoff }),
+    onNotice: notice,
+  });
 }
 
 /**

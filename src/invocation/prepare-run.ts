@@ -276,13 +276,37 @@ export function resolveInvocable(
     };
     return { ok: true, kind: "fork", spec };
   }
-  const agent = core.agents.get(target.agent);
+  const forked = forkAsAgent(
+    core,
+    { ...caller, hooks: mergeHooks(caller.hooks, own), ...sandboxed },
+    target.agent,
+    { list, prompt, label, run: `${target.surface}:${name}`, ownModel },
+  );
+  return forked.ok ? { ok: true, kind: "fork", spec: forked.spec } : forked;
+}
+
+/**
+ * A fork with `agent:` starts that subagent under what the invocation left of the caller's list:
+ * the caller must be allowed to start it (Task), as for any subagent it starts.
+ */
+function forkAsAgent(
+  core: HopCore,
+  caller: Caller,
+  name: string,
+  fork: {
+    readonly list: PermissionList;
+    readonly prompt: Prompt;
+    readonly label: string;
+    readonly run: string;
+    readonly ownModel: string | undefined;
+  },
+): Prepared {
+  const agent = core.agents.get(name);
   if (!agent)
     return {
       ok: false,
-      message: `${label} names the subagent '${target.agent}', which is not defined${loaded(target.agent, [...core.agents.keys()])}`,
+      message: `${fork.label} names the subagent '${name}', which is not defined${loaded(name, [...core.agents.keys()])}`,
     };
-  // A fork as a subagent starts that subagent: the caller must be allowed to start it.
   const d = decide(
     caller.list,
     { tool: "Task", input: { subagent_type: agent.name } },
@@ -291,18 +315,9 @@ export function resolveInvocable(
   if (d.kind === "denied")
     return {
       ok: false,
-      message: `${label} runs as the subagent '${agent.name}', which this run may not start: ${d.message}`,
+      message: `${fork.label} runs as the subagent '${agent.name}', which this run may not start: ${d.message}`,
     };
-  const forked = agentRun(
-    core,
-    { ...caller, hooks: mergeHooks(caller.hooks, own), ...sandboxed },
-    agent,
-    list,
-    prompt,
-    `${target.surface}:${name}`,
-    ownModel,
-  );
-  return forked.ok ? { ok: true, kind: "fork", spec: forked.spec } : forked;
+  return agentRun(core, caller, agent, fork.list, fork.prompt, fork.run, fork.ownModel);
 }
 
 /** A subagent's run under `ceiling` (the caller's list, or what an invocation left of it). */
