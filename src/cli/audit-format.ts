@@ -65,7 +65,11 @@ function nodeJson(n: AuditNode, at: ShownPaths) {
     ...(n.failed !== undefined && { notStarted: n.failed }),
     ...(n.notFollowed && {
       notFollowed:
-        n.notFollowed.kind === "inline" ? { why: "inline" } : { why: "repeat", sameAs: n.notFollowed.of },
+        n.notFollowed.kind === "inline"
+          ? { why: "inline" }
+          : n.notFollowed.same
+            ? { why: "repeat", sameAs: n.notFollowed.of }
+            : { why: "narrower", within: n.notFollowed.of },
     }),
     ...(n.depthLimit && { depthLimit: true }),
     tools: n.grants.map((g) => grantJson(g, at)),
@@ -150,7 +154,8 @@ function entryText(e: EntryAudit, a: Audit): string[] {
   ];
   for (const n of nodes) {
     lines.push(`  ${n.chain.join(" → ")}${noteOf(n, a.maxDepth)}`);
-    if (n.notFollowed?.kind === "repeat") continue;
+    // The same run's tools are printed where it was first reached; a narrower run's are its own.
+    if (n.notFollowed?.kind === "repeat" && n.notFollowed.same) continue;
     const rows = n.grants.map(
       (g) =>
         [
@@ -180,7 +185,9 @@ function noteOf(n: AuditNode, maxDepth: number): string {
   const sandboxed = n.run?.sandbox ? "  [sandboxed]" : "";
   if (n.failed !== undefined) return `${how} — not started: ${n.failed}`;
   if (n.notFollowed?.kind === "repeat")
-    return `${how}${sandboxed} — the same run as ${n.notFollowed.of.join(" → ")}: not followed again`;
+    return n.notFollowed.same
+      ? `${how}${sandboxed} — the same run as ${n.notFollowed.of.join(" → ")}: not followed again`
+      : `${how}${sandboxed} — a narrower run than ${n.notFollowed.of.join(" → ")}: not followed further`;
   const limit = n.depthLimit
     ? ` — Task is not offered here: the depth limit (maxDepth ${maxDepth}) is reached`
     : "";

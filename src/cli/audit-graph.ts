@@ -83,17 +83,19 @@ function box(p: Placed, a: Audit, specs: ToolSpecs, bypass: boolean): string {
   if (bypass) dangers.push("bypassPermissions");
   const cls = n.failed !== undefined ? "failed" : dangers.length > 0 ? "danger" : "box";
   const tools = [...new Set(live.map((g) => g.tool))];
-  const sub =
-    n.failed !== undefined
-      ? "not started"
-      : n.notFollowed?.kind === "repeat"
-        ? `same as ${n.notFollowed.of.join(" → ")}`
-        : tools.join(", ") || "no tools";
   const notes = [
     ...(n.run?.sandbox ? ["sandboxed"] : []),
     ...(n.depthLimit ? ["depth limit"] : []),
     ...(n.notFollowed?.kind === "inline" ? ["narrows this run"] : []),
   ];
+  const sub =
+    n.failed !== undefined
+      ? "not started"
+      : n.notFollowed?.kind === "repeat" && n.notFollowed.same
+        ? `same as ${n.notFollowed.of.join(" → ")}`
+        : tools.join(", ") || "no tools";
+  if (n.notFollowed?.kind === "repeat" && !n.notFollowed.same)
+    notes.push(`narrower than ${n.notFollowed.of.join(" → ")}`);
   const tip = [
     n.chain.join(" → "),
     ...(n.failed !== undefined ? [n.failed] : []),

@@ -1,5 +1,5 @@
 import type { Definition } from "../definitions/types.js";
-import { type Grant, grantKey, grantsOf } from "../permissions/capabilities.js";
+import { admitsNothing, type Grant, grantCovers, grantsOf } from "../permissions/capabilities.js";
 import { allowedSubagents, runStarts } from "./catalog.js";
 import type { HopCore } from "./hop-core.js";
 import {
@@ -31,10 +31,14 @@ export interface AuditNode {
   readonly grants: readonly Grant[];
   /** Why the hop cannot be taken: nothing survives the lists, an `agent:` that may not be started, … */
   readonly failed?: string;
-  /** Why what this run starts is not followed. */
+  /**
+   * Why what this run starts is not followed: an inline skill's run is its caller's; a run reached
+   * before as the same agent, sandboxed alike, at the same depth or shallower, with tools at least as
+   * wide (`same` when they are equal), could start all it could.
+   */
   readonly notFollowed?:
     | { readonly kind: "inline" }
-    | { readonly kind: "repeat"; readonly of: readonly string[] };
+    | { readonly kind: "repeat"; readonly of: readonly string[]; readonly same: boolean };
   /** Task is not offered here (the depth limit), though the list allows some subagent. */
   readonly depthLimit?: boolean;
   readonly children: readonly AuditNode[];
@@ -92,26 +96,35 @@ export function walkEntryPoints(core: HopCore, names: readonly string[]): EntryP
   });
 }
 
-/** Breadth first, so that a state is first met at its shallowest. */
+/**
+ * Breadth first, so that a state is first met at its shallowest. A run no wider than one already
+ * followed (the same agent, sandbox alike, no deeper) is not followed: every hop narrows, so what it
+ * could start, that one could; this ends cycles and keeps the walk small.
+ */
 function follow(core: HopCore, names: readonly string[], root: Node): void {
-  const seen = new Map<string, { depth: number; chain: readonly string[] }>();
+  const seen = new Map<string, { depth: number; chain: readonly string[]; grants: readonly Grant[] }[]>();
   const queue: Node[] = [root];
   for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
     const run = n.run;
     if (!run || n.notFollowed) continue;
-    const key = [n.runAs, JSON.stringify(run.sandbox ?? null), ...n.grants.map(grantKey).sort()].join("\n");
-    const prior = seen.get(key);
-    if (prior && prior.depth <= run.depth) {
-      n.notFollowed = { kind: "repeat", of: prior.chain };
+    const key = `${n.runAs}\n${JSON.stringify(run.sandbox ?? null)}`;
+    const states = seen.get(key) ?? [];
+    const wider = states.find((s) => s.depth <= run.depth && within(n.grants, s.grants));
+    if (wider) {
+      n.notFollowed = { kind: "repeat", of: wider.chain, same: within(wider.grants, n.grants) };
       continue;
     }
-    seen.set(key, { depth: run.depth, chain: n.chain });
+    seen.set(key, [...states, { depth: run.depth, chain: n.chain, grants: n.grants }]);
     n.children = hopsFrom(core, names, n, run);
     if (run.depth >= core.settings.maxDepth && allowedSubagents(core, run.list).length > 0)
       n.depthLimit = true;
     queue.push(...n.children);
   }
 }
+
+/** Whether every call `inner` admits, `outer` admits too (certain, or false). */
+const within = (inner: readonly Grant[], outer: readonly Grant[]) =>
+  inner.every((g) => admitsNothing(g) || outer.some((o) => grantCovers(o, g)));
 
 /** The runs one run can start with its tools: Task for each subagent it may start, Skill for each skill. */
 function hopsFrom(core: HopCore, names: readonly string[], from: Node, run: RunSpec): Node[] {

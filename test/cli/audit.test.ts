@@ -80,6 +80,11 @@ describe("agentmd audit: every entry point and every chain", () => {
       "Bash(npm test) except Bash(git push:*)",
       "Task(coder)",
     ]);
+    // The tester reached through the coder can do less than the one the planner starts itself:
+    // its tools are its own, and what it could start, that one can (so it is not walked further).
+    expect(planner).toContain(
+      "  main → agent:planner → agent:coder → agent:tester  (Task) — a narrower run than main → agent:planner → agent:tester: not followed further",
+    );
     // A run already reached with the same tools is said, not walked again (this ends cycles).
     expect(planner).toContain(
       "  main → agent:planner → agent:coder → agent:coder  (Task) — the same run as main → agent:planner → agent:coder: not followed again",
@@ -125,7 +130,7 @@ describe("agentmd audit: every entry point and every chain", () => {
   it("marks dangerous capabilities with the chain that reaches them", async () => {
     const r = await runCli(["audit"], { cwd: THREE_HOPS });
     expect(section(r.stdout, "main")[1]).toBe(
-      "  chains: 23 · commands sandboxed: none · dangerous: WebFetch reaches any domain (main)",
+      "  chains: 18 · commands sandboxed: none · dangerous: WebFetch reaches any domain (main)",
     );
     expect(section(r.stdout, "--agent coder")[1]).toContain("dangerous: none");
 
