@@ -71,13 +71,16 @@ async function agentmd() {
     env: {},
     model: { apiKey: "bench", baseURL: server.url, maxRetries: 0 },
     tools: { builtin: false, extra: [noop] },
+    // No agent.md: the tool is pre-approved, as --allowedTools would, so each call runs.
+    permissions: { allow: ["Noop"] },
     limits: { maxIterations: TURNS + 5 },
     transcript: { dir },
   });
   const t = performance.now();
   const handle = runner.run("go");
-  for await (const _ of handle) {
-    // the CLI and transcript consume the same events
+  for await (const e of handle) {
+    // the CLI and transcript consume the same events; every call must have run
+    if (e.type === "tool_end" && e.decision !== "allowed") throw new Error(`Noop was not run: ${e.decision}`);
   }
   const r = await handle.result();
   const ms = performance.now() - t;
@@ -109,13 +112,17 @@ async function parallel() {
     env: {},
     model: { apiKey: "bench", baseURL: server.url, maxRetries: 0 },
     tools: { builtin: false, extra: [sleep] },
+    permissions: { allow: ["Sleep"] },
     transcript: { dir },
   });
   let first;
   let last;
   for await (const e of runner.run("go")) {
     if (e.type === "tool_start" && first === undefined) first = performance.now();
-    if (e.type === "tool_end") last = performance.now();
+    if (e.type === "tool_end") {
+      if (e.decision !== "allowed") throw new Error(`Sleep was not run: ${e.decision}`);
+      last = performance.now();
+    }
   }
   await server.close();
   rmSync(dir, { recursive: true, force: true });

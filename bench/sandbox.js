@@ -77,9 +77,7 @@ rmSync(dir, { recursive: true, force: true });
 const m = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 const overhead = m.sandboxed - m.unsandboxed;
 const network = m.network - m.unsandboxed;
-console.log(
-  `bench/sandbox — Bash 'true', median of ${ROUNDS} interleaved rounds (the tool's 200 ms output drain is in every figure)`,
-);
+console.log(`bench/sandbox — Bash 'true', median of ${ROUNDS} interleaved rounds`);
 console.log(`  unsandboxed                       ${fmt(m.unsandboxed, 1)} ms`);
 console.log(`  sandboxed (no network)            ${fmt(m.sandboxed, 1)} ms   +${fmt(overhead, 1)} ms`);
 console.log(`  sandboxed, with the domain proxy  ${fmt(m.network, 1)} ms   +${fmt(network, 1)} ms`);

@@ -53,7 +53,8 @@ export function createProgress(
     const text = status();
     if (!text || !atLineStart) return;
     clear();
-    const width = Math.max(20, ((stream as { columns?: number }).columns ?? 80) - 2);
+    // A terminal that reports no size (0 columns) is taken as 80 wide.
+    const width = Math.max(20, ((stream as { columns?: number }).columns || 80) - 2);
     const line = `${FRAMES[frame++ % FRAMES.length]} ${text}`;
     stream.write(style.dim(line.length > width ? `${line.slice(0, width - 1)}…` : line));
     drawn = true;

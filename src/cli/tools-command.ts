@@ -9,6 +9,7 @@ import { createApprovals, type PermissionOptions, sessionPermissions } from "../
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import type { CallApproval } from "../loop/execute-call.js";
 import {
+  type ChainReport,
   canonicalToolName,
   decide,
   describeChain,
@@ -24,6 +25,7 @@ import { ConfigError } from "../shared/errors.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { realPathOf } from "../tools/real-path.js";
+import { offeredTools } from "../tools/registry.js";
 import { formatDiagnostic } from "./check-command.js";
 import { describeApproval } from "./describe-approval.js";
 import { type CliIo, styleFor } from "./io.js";
@@ -114,7 +116,8 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     const known = [...new Set([...names, ...catalog.names])];
     return tryCall(options, { list: effective, approval, names: known, specs: catalog.specs }, io);
   }
-  const report = describeChain(chain.hops, names);
+  const approvals = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
+  const report = withoutUnaskedServerTools(describeChain(chain.hops, names), catalog, approvals, effective);
   const project = { root, agentMd: main ? main.file : null };
   // Whether a run at the end of the chain is sandboxed, and what it could write and reach.
   const sandbox = await describeSandbox(
@@ -227,4 +230,35 @@ function toolNamesOf(definitions: readonly Definition[], builtin: readonly strin
     }
   }
   return [...names];
+}
+
+/**
+ * A tool that runs on the API's side (WebSearch) is offered only within what runs without asking,
+ * as a run offers it (src/invocation/run-tools.ts): the report says so instead of listing it.
+ */
+function withoutUnaskedServerTools(
+  report: ChainReport,
+  catalog: ToolCatalog,
+  approvals: ReturnType<typeof createApprovals>,
+  list: PermissionList,
+): ChainReport {
+  const unasked = approvals.unasked(list);
+  const server = catalog.registry.all.filter((r) => r.tool.server);
+  const offered = new Set(unasked ? offeredTools(server, unasked).map((t) => t.tool.name) : []);
+  const gone = server.map((r) => r.tool.name).filter((n) => !offered.has(n));
+  if (gone.length === 0) return report;
+  return {
+    ...report,
+    offered: report.offered.filter((t) => !gone.includes(t.name)),
+    removed: [
+      ...report.removed,
+      ...gone
+        .filter((n) => report.offered.some((t) => t.name === n))
+        .map((name) => ({
+          name,
+          hop: "the approval tier",
+          why: "it runs on the API's side, where no call can be asked about: offered only when pre-approved (permissions.allow or --allowedTools)",
+        })),
+    ],
+  };
 }

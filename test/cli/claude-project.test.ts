@@ -164,6 +164,12 @@ describe("settings: nothing runs unrestricted by accident", () => {
       (t) => (t as { name: string }).name === "web_search",
     );
     expect(search).toMatchObject({ type: "web_search_20250305", allowed_domains: ["example.com"] });
+    // agentmd tools says the same as the run
+    const shown = (await tools([])).stdout;
+    expect(shown).not.toMatch(/^ {2}WebSearch +every call$/m);
+    expect(shown).toContain("WebSearch: at the approval tier, it runs on the API's side");
+    const approved = (await tools(["--allowedTools", "WebSearch"])).stdout;
+    expect(approved).toMatch(/^ {2}WebSearch +every call$/m);
   });
 
   it("plan mode (defaultMode) runs reading calls only", async () => {

@@ -164,4 +164,16 @@ describe("agentmd run (built CLI, fake server)", () => {
       "agentmd: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'\n",
     ]);
   });
+
+  it("prints the SDK's deprecation warning for a model once per process, not once a turn", async () => {
+    fake = await startFakeAnthropic([
+      { kind: "message", content: [{ type: "tool_use", name: "Read", input: { file_path: "a.txt" } }] },
+      { kind: "message", content: [{ type: "tool_use", name: "Read", input: { file_path: "a.txt" } }] },
+      { kind: "message", content: [{ type: "text", text: "done" }] },
+    ]);
+    const r = await runBinAsync(["run", "--model", "claude-sonnet-4-5", "go"], { cwd: dir, env: env() });
+    expect(r.code).toBe(0);
+    expect(fake.requests).toHaveLength(3);
+    expect(r.stderr.match(/The model 'claude-sonnet-4-5' is deprecated/g)).toHaveLength(1);
+  });
 });

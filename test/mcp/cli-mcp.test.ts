@@ -127,7 +127,7 @@ describe("custom tools", () => {
   it("a .ts tool loads without a build step, is named as written, and is gated like any tool", async () => {
     writeFiles(dir, {
       "agent.md": "---\nallowed-tools: Shout\n---\nMain.\n",
-      "tools/shout.ts": `import { defineTool, ok } from "agentmd";\nconst upper = (s: string): string => s.toUpperCase();\nexport const shout = defineTool({\n  name: "Shout",\n  description: "Shouts.",\n  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } as const,\n  execute: async ({ text }) => ok(upper(text)),\n});\n`,
+      "tools/shout.ts": `import { defineTool, ok } from "agentmd-cli";\nconst upper = (s: string): string => s.toUpperCase();\nexport const shout = defineTool({\n  name: "Shout",\n  description: "Shouts.",\n  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } as const,\n  execute: async ({ text }) => ok(upper(text)),\n});\n`,
     });
     const { loadCustomTools } = await import("../../src/tools/custom/load-custom-tools.js");
     const custom = await loadCustomTools(dir, { reserved: ["Read"] });

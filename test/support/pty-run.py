@@ -1,14 +1,18 @@
 """Runs a command in a pseudo-terminal and plays a script of actions against it, for REPL tests.
 
 argv[1] is a JSON list of actions: {"type": "expect", "text": ..., "timeout": s},
-{"type": "send", "text": ...}, {"type": "sleep", "seconds": ...}. Prints one JSON object:
+{"type": "send", "text": ...}, {"type": "touch", "path": ...} (creates a file a command under
+test waits for), {"type": "sleep", "seconds": ...}. Prints one JSON object:
 {"ok": bool, "output": str, "code": int|null, "missing": str?}.
 """
+import fcntl
 import json
 import os
 import pty
 import select
+import struct
 import sys
+import termios
 import time
 
 actions = json.loads(sys.argv[1])
@@ -16,6 +20,8 @@ cmd = sys.argv[2:]
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(cmd[0], cmd)
+# A terminal of a usual size: 100 columns, 30 rows.
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
 
 buf = b""
 
@@ -53,6 +59,8 @@ for a in actions:
             sys.exit(0)
     elif a["type"] == "send":
         os.write(fd, a["text"].encode())
+    elif a["type"] == "touch":
+        open(a["path"], "a").close()
     elif a["type"] == "sleep":
         time.sleep(a["seconds"])
 

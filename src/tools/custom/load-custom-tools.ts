@@ -42,8 +42,9 @@ export async function loadCustomTools(
   // Loaded only for a project that has tool modules: jiti is a large dependency to start with.
   const { createJiti } = await import("jiti");
   const jiti = createJiti(import.meta.url, {
-    // `import { defineTool } from "agentmd"` means this agentmd, installed in the project or not.
-    alias: { agentmd: selfEntry() },
+    // `import { defineTool } from "agentmd-cli"` (or "agentmd") means this agentmd, installed in
+    // the project or not.
+    alias: { "agentmd-cli": selfEntry(), agentmd: selfEntry() },
     moduleCache: false,
     fsCache: false,
   });

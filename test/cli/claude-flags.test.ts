@@ -1,0 +1,206 @@
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runBinAsync, runCli } from "../support/cli.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
+import { tempDir } from "../support/fixtures.js";
+import { call, resultsSent, resultText, text } from "../support/script.js";
+import { writeFiles } from "../support/tools.js";
+
+/**
+ * `agentmd` where a script called `claude`: -p and the flags Claude Code spells, its exit codes and
+ * its `--output-format` message shapes, through the CLI against the fake API.
+ */
+let dir: string;
+let cleanup: () => void;
+let fake: FakeAnthropic | undefined;
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir());
+  writeFiles(dir, {
+    "agent.md": "---\nallowed-tools: Read, Task, Bash(git:*)\n---\nBe brief.\n",
+    "agents/reader.md": "---\nname: reader\ndescription: Reads files.\ntools: Read\n---\nRead.\n",
+    "a.txt": "alpha\n",
+  });
+});
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  cleanup();
+});
+
+const env = (extra: Record<string, string> = {}) => ({
+  ANTHROPIC_API_KEY: "k",
+  ANTHROPIC_BASE_URL: (fake as FakeAnthropic).url,
+  HOME: path.join(dir, "home"),
+  ...extra,
+});
+const claude = (args: string[], extra: Record<string, string> = {}) =>
+  runCli(args, { cwd: dir, env: env(extra) });
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("-p as Claude Code's", () => {
+  it("prints the answer alone on stdout, exit 0; --verbose shows the run on stderr", async () => {
+    const script = () => [call("Read", { file_path: "a.txt" }), text("It says alpha.")];
+    fake = await startFakeAnthropic([...script(), ...script()]);
+    const r = await claude(["-p", "what does a.txt say?"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("It says alpha.\n");
+    expect(r.stderr).toBe("");
+    const v = await claude(["-p", "--verbose", "what does a.txt say?"]);
+    expect(v.stdout).toBe("It says alpha.\n");
+    expect(v.stderr).toMatch(/Read a\.txt → ok/);
+  });
+
+  it("reads the prompt from standard input when none is given", async () => {
+    fake = await startFakeAnthropic([text("from stdin")]);
+    const r = await runBinAsync(["-p"], { cwd: dir, env: env(), input: "hello there\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("from stdin\n");
+    const first = fake.requests[0]?.body.messages[0];
+    expect(JSON.stringify(first?.content)).toContain("hello there");
+  });
+
+  it("--output-format json prints one result message", async () => {
+    fake = await startFakeAnthropic([text("done")]);
+    const r = await claude(["-p", "--output-format", "json", "hi"]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      num_turns: 1,
+      result: "done",
+      permission_denials: [],
+    });
+    expect(typeof out.session_id).toBe("string");
+    expect(out.usage).toMatchObject({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+  });
+
+  it("--output-format stream-json: system init, assistant, user, result; a subagent's turns carry parent_tool_use_id", async () => {
+    fake = await startFakeAnthropic([
+      call("Task", { subagent_type: "reader", description: "read", prompt: "read a.txt" }, "toolu_task"),
+      call("Read", { file_path: "a.txt" }, "toolu_read"),
+      text("alpha"),
+      call("Bash", { command: "rm -rf a.txt" }, "toolu_rm"),
+      text("done"),
+    ]);
+    const r = await claude(["-p", "--output-format", "stream-json", "--verbose", "go"]);
+    expect(r.code).toBe(0);
+    const msgs = lines(r.stdout);
+    expect(msgs[0]).toMatchObject({ type: "system", subtype: "init", model: expect.any(String) });
+    expect(msgs[0]?.tools).toEqual(expect.arrayContaining(["Read", "Task", "Bash"]));
+    expect(msgs.map((m) => `${m.type}:${m.parent_tool_use_id ?? "-"}`)).toEqual([
+      "system:-",
+      "assistant:-",
+      "assistant:toolu_task",
+      "user:toolu_task",
+      "assistant:toolu_task",
+      "user:-",
+      "assistant:-",
+      "user:-",
+      "assistant:-",
+      "result:-",
+    ]);
+    const sessions = new Set(msgs.map((m) => m.session_id));
+    expect(sessions.size).toBe(1);
+    const last = msgs.at(-1) as { subtype: string; result: string; permission_denials: unknown[] };
+    expect(last.subtype).toBe("success");
+    expect(last.result).toBe("done");
+    expect(last.permission_denials).toEqual([
+      { tool_name: "Bash", tool_use_id: "toolu_rm", tool_input: { command: "rm -rf a.txt" } },
+    ]);
+  });
+
+  it("--max-turns: a run that reaches it exits 1 with error_max_turns", async () => {
+    fake = await startFakeAnthropic([
+      call("Read", { file_path: "a.txt" }),
+      call("Read", { file_path: "a.txt" }),
+      text("never"),
+    ]);
+    const r = await claude(["-p", "--max-turns", "1", "--output-format", "json", "go"]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      type: "result",
+      subtype: "error_max_turns",
+      is_error: true,
+    });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("--system-prompt replaces agent.md's body, --append-system-prompt adds to it; --model picks the model", async () => {
+    fake = await startFakeAnthropic([text("a"), text("b")]);
+    await claude(["-p", "--system-prompt", "You are terse.", "--model", "haiku", "x"]);
+    await claude(["-p", "--append-system-prompt", "Answer in French.", "y"]);
+    const system = (i: number) => JSON.stringify(fake?.requests[i]?.body.system);
+    expect(system(0)).toContain("You are terse.");
+    expect(system(0)).not.toContain("Be brief.");
+    expect(fake.requests[0]?.body.model).toBe("claude-haiku-5-5");
+    expect(system(1)).toMatch(/Be brief\..*Answer in French\./);
+  });
+
+  it("-c continues the most recent session; -r ID resumes a named one", async () => {
+    fake = await startFakeAnthropic([text("first answer"), text("second answer"), text("third")]);
+    const one = JSON.parse((await claude(["-p", "--output-format", "json", "remember 42"])).stdout);
+    await claude(["-p", "-c", "what number?"]);
+    const texts = (i: number) => JSON.stringify(fake?.requests[i]?.body.messages);
+    expect(texts(1)).toContain("remember 42");
+    expect(texts(1)).toContain("first answer");
+    await claude(["-p", "-r", one.session_id, "and now?"]);
+    expect(texts(2)).toContain("second answer");
+  });
+
+  it("honours ANTHROPIC_MODEL and ANTHROPIC_AUTH_TOKEN", async () => {
+    fake = await startFakeAnthropic([text("ok")]);
+    const r = await runCli(["-p", "hi"], {
+      cwd: dir,
+      env: {
+        ANTHROPIC_AUTH_TOKEN: "tok",
+        ANTHROPIC_BASE_URL: fake.url,
+        ANTHROPIC_MODEL: "opus",
+        HOME: path.join(dir, "home"),
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(fake.requests[0]?.headers.authorization).toBe("Bearer tok");
+    expect(fake.requests[0]?.body.model).toBe("claude-opus-5-5");
+  });
+
+  it("--allowed-tools and --disallowedTools as Claude Code spells them", async () => {
+    fake = await startFakeAnthropic([call("Read", { file_path: "a.txt" }), text("done")]);
+    await claude(["-p", "--disallowedTools", "Read", "go"]);
+    expect(resultText(resultsSent(fake, 1)[0])).toContain("Read is not allowed");
+  });
+});
+
+describe("usage the way Claude Code users type it", () => {
+  it("--version and -v print the version", async () => {
+    for (const flag of ["--version", "-v"]) {
+      const r = await runCli([flag], { cwd: dir });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^\d+\.\d+\.\d+ \(agentmd-cli\)\n$/);
+    }
+  });
+
+  it("an unknown flag or command is exit 2 with a did-you-mean", async () => {
+    const flag = await runCli(["-p", "--alowedTools", "Read", "hi"], { cwd: dir });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("did you mean '--allowedTools'?");
+    const cmd = await runCli(["rnu", "hi"], { cwd: dir });
+    expect(cmd.code).toBe(2);
+    expect(cmd.stderr).toContain("did you mean 'run'?");
+    const mode = await runCli(["-p", "--permission-mode", "plann", "hi"], { cwd: dir });
+    expect(mode.code).toBe(2);
+    expect(mode.stderr).toContain("did you mean 'plan'?");
+  });
+
+  it("--output-format takes text, json or stream-json only", async () => {
+    const r = await runCli(["-p", "--output-format", "xml", "hi"], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--output-format");
+  });
+});
