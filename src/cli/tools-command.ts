@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
-import { loadSettings } from "../definitions/settings.js";
+import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
@@ -108,7 +108,14 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   // tool of are started to list them (and stopped), and that is said.
   const chainDefs = chain.hops.flatMap((h) => (h.definition ? [h.definition] : []));
   const mcp = chain.hops[0]
-    ? await mcpToolNames(root, loaded.definitions, chainDefs, chain.hops[0].effective, io.env)
+    ? await mcpToolNames(
+        root,
+        loaded.definitions,
+        chainDefs,
+        chain.hops[0].effective,
+        io.env,
+        session.mcpJsonServers,
+      )
     : { names: [], lines: [] };
   const names = [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names];
   if (options.tryTool !== undefined) {
@@ -147,7 +154,11 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
 }
 
 type Session =
-  | ({ ok: true; files: readonly string[] } & ReturnType<typeof sessionPermissions>)
+  | ({
+      ok: true;
+      files: readonly string[];
+      mcpJsonServers: ReturnType<typeof mcpJsonFilter>;
+    } & ReturnType<typeof sessionPermissions>)
   | { ok: false; code: number; message: string; diagnostics: readonly Diagnostic[] };
 
 /** The settings and flags a run would have: its deny rules and approval tier, or why it would be refused. */
@@ -176,7 +187,12 @@ function sessionOf(
       ctx: { specs: catalog.specs, projectDir: at.root, home: at.home },
       workingDirs: [at.root, at.cwd],
     });
-    return { ok: true, files: loaded.settings.files, ...permissions };
+    return {
+      ok: true,
+      files: loaded.settings.files,
+      mcpJsonServers: mcpJsonFilter(loaded.settings),
+      ...permissions,
+    };
   } catch (e) {
     if (e instanceof ConfigError) return { ok: false, code: 2, message: e.message, diagnostics: [] };
     throw e;

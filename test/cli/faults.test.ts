@@ -154,7 +154,7 @@ describe("hostile trees: a diagnostic each, quickly, and a signal ends check at 
     );
     symlinkSync("/", path.join(dir, "agents", "r"));
     symlinkSync("..", path.join(dir, "agents", "loop"));
-    symlinkSync("/nonexistent", path.join(dir, "agents", "dangling.md"));
+    symlinkSync(path.join(dir, "no-such-target"), path.join(dir, "agents", "dangling.md"));
     const head = "---\nname: x\ndescription: d\n";
     writeFileSync(
       path.join(dir, "agents", "deep.md"),

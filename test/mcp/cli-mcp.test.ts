@@ -96,6 +96,14 @@ describe("agentmd mcp list", () => {
     });
     const only = await runCli(["mcp", "list", "--json"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
     expect(JSON.parse(only.stdout).servers.map((s: { name: string }) => s.name)).toEqual(["broken"]);
+    // agentmd tools does not start a server the settings turn off either
+    writeFiles(dir, {
+      ".mcp.json": mcpJson({ github: stdioServer("github", path.join(dir, "github.starts")) }),
+      ".claude/settings.local.json": JSON.stringify({ disabledMcpjsonServers: ["github"] }),
+    });
+    const tools = await runCli(["tools"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    expect(tools.stdout).not.toContain("started MCP servers");
+    expect(startsOf(path.join(dir, "github.starts"))).toBe(0);
   });
 
   it("--help lists the flags and an example; bad usage exits 2", async () => {
