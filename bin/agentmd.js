@@ -35,14 +35,24 @@ for (const stream of [process.stdout, process.stderr]) {
 // However agentmd ends, no command it started outlives it.
 process.on("exit", killLiveProcessGroups);
 process.on("exit", killLiveMcpServers);
-// Commands that start nothing keep the default: a signal ends them at once, even mid-work.
+// SIGTERM and SIGHUP stop a run as Ctrl-C does (its pending calls answered "interrupted", the
+// transcript closed, the result printed), then exit 143 or 129; a run that does not stop within
+// 5 s, a second signal, or a command with no run to stop, exits at once. Commands that start
+// nothing keep the default: a signal ends them at once, even mid-work.
+const interrupts = new Set();
+let signalled;
 const command = process.argv[2];
 if (!["check", "init", "sessions", "help", "--help", "-h", "--version", "-v"].includes(command)) {
   for (const [signal, code] of [
     ["SIGTERM", 143],
     ["SIGHUP", 129],
   ]) {
-    process.on(signal, () => process.exit(code));
+    process.on(signal, () => {
+      if (signalled !== undefined || interrupts.size === 0) process.exit(code);
+      signalled = code;
+      for (const handler of interrupts) handler();
+      setTimeout(() => process.exit(code), 5000);
+    });
   }
 }
 
@@ -64,7 +74,12 @@ process.exitCode = await main(process.argv.slice(2), {
   stdin: process.stdin,
   onInterrupt: (handler) => {
     process.on("SIGINT", handler);
-    return () => process.off("SIGINT", handler);
+    interrupts.add(handler);
+    return () => {
+      process.off("SIGINT", handler);
+      interrupts.delete(handler);
+    };
   },
 });
 finished = true;
+if (signalled !== undefined) process.exit(signalled);

@@ -143,6 +143,13 @@ describe("agentmd run (built CLI, fake server)", () => {
       "pid",
     );
     expect(r.code).toBe(143);
+    // stopped as Ctrl-C stops a run: the pending call answered, the run's end printed
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.find((e) => e.type === "tool_end")).toMatchObject({ name: "Bash", isError: true });
+    expect(events.at(-1)).toMatchObject({ type: "run_end", outcome: "aborted" });
     const pid = Number(readFileSync(path.join(dir, "pid"), "utf8"));
     const alive = () => {
       try {
