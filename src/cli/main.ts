@@ -210,7 +210,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
   }
   return runRun(
     {
-      ...sessionOptions(values),
+      ...sessionOptions(values, io.cwd),
       output,
       // Claude Code's shapes with --output-format, or with -p (its text is the answer alone).
       ...((claude !== undefined || (values.print && native === undefined)) && { claudeShapes: true }),
@@ -229,7 +229,10 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
     return 0;
   }
   return runChat(
-    { ...sessionOptions(values), ...(positionals.length > 0 && { prompt: positionals.join(" ") }) },
+    {
+      ...sessionOptions(values, io.cwd),
+      ...(positionals.length > 0 && { prompt: positionals.join(" ") }),
+    },
     io,
   );
 }

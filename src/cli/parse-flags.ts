@@ -18,10 +18,12 @@ export function parseFlags<const O extends Options>(
     const code = (e as { code?: string }).code;
     if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
       const flag = /'([^']+)'/.exec((e as Error).message)?.[1] ?? "";
-      const known = Object.entries(options).flatMap(([name, o]) => [
-        `--${name}`,
-        ...(o.short ? [`-${o.short}`] : []),
-      ]);
+      // --version and --help are asked for anywhere: a misspelling of them is named too.
+      const known = [
+        ...Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]),
+        "--version",
+        "--help",
+      ];
       const near = flag.startsWith("--") ? didYouMean(flag, known) : undefined;
       throw new UsageError(`unknown option '${flag}'${near ? `; did you mean '${near}'?` : ""}`);
     }

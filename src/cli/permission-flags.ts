@@ -1,6 +1,7 @@
 import { PERMISSION_MODES, type PermissionMode } from "../definitions/settings.js";
-import type { PermissionOptions } from "../invocation/approvals.js";
+import { type PermissionOptions, ruleEntries } from "../invocation/approvals.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { ConfigError } from "../shared/errors.js";
 import { UsageError } from "./usage-error.js";
 
 /** The approval flags of `run`, `chat` and `tools`, spelled as Claude Code spells them (and kebab-case). */
@@ -31,6 +32,17 @@ export function permissionFlags(values: Values): Omit<PermissionOptions, "approv
       `--permission-mode must be one of ${PERMISSION_MODES.join(", ")}, not '${mode}'${near ? ` (did you mean '${near}'?)` : ""}`,
     );
   }
+  // A rule that cannot be read is a usage error here (exit 2), before anything starts.
+  for (const [flag, rules] of [
+    ["--allowedTools", allow],
+    ["--disallowedTools", deny],
+  ] as const)
+    try {
+      ruleEntries(rules, flag);
+    } catch (e) {
+      if (e instanceof ConfigError) throw new UsageError(e.message);
+      throw e;
+    }
   return {
     ...(allow.length > 0 && { allow }),
     ...(deny.length > 0 && { deny }),

@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import path from "node:path";
 import type { PermissionOptions } from "../invocation/approvals.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import { UsageError } from "./usage-error.js";
@@ -61,8 +63,10 @@ type SessionValues = {
 } & Parameters<typeof permissionFlags>[0];
 
 /** The shared flags as options; conflicting or malformed ones are usage errors. */
-export function sessionOptions(v: SessionValues): SessionOptions {
+export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
   if (v.record && v.replay) throw new UsageError("--record and --replay cannot be used together");
+  if (v.cwd !== undefined && !isFolder(path.resolve(cwd, v.cwd)))
+    throw new UsageError(`--cwd: no such folder: ${v.cwd}`);
   if (v.continue && v.resume) throw new UsageError("--continue and --resume cannot be used together");
   const turns = v["max-turns"] ?? v["max-iterations"];
   let maxIterations: number | undefined;
@@ -86,4 +90,12 @@ export function sessionOptions(v: SessionValues): SessionOptions {
     ...(v.verbose && { verbose: true }),
     ...(Object.keys(permissions).length > 0 && { permissions }),
   };
+}
+
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }

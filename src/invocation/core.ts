@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
@@ -84,6 +85,8 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
   );
+  if (options.cwd !== undefined && !existsSync(cwd))
+    throw new ConfigError(`the working folder ${cwd} does not exist`);
   const ctx = { specs: catalog.specs, projectDir, home };
   const permissions = sessionPermissions({
     given: options.permissions ?? {},

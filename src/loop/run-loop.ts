@@ -78,7 +78,7 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
     }
     if (turns >= cfg.maxIterations) {
       outcome = "limit";
-      note = `the run stopped after ${cfg.maxIterations} model turns (maxIterations); raise it in agent.md or ask for less`;
+      note = `the run stopped after ${cfg.maxIterations} model turns (the turn limit: --max-turns, or maxIterations in agent.md); raise it or ask for less`;
       call.emit({ ...base, type: "limit", kind: "max_iterations", message: note });
       break;
     }

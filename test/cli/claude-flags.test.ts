@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runBinAsync, runCli } from "../support/cli.js";
@@ -193,6 +194,22 @@ describe("usage the way Claude Code users type it", () => {
     const cmd = await runCli(["rnu", "hi"], { cwd: dir });
     expect(cmd.code).toBe(2);
     expect(cmd.stderr).toContain("did you mean 'run'?");
+    const version = await runCli(["--verison"], { cwd: dir });
+    expect(version.code).toBe(2);
+    expect(version.stderr).toContain("did you mean '--version'?");
+    const rule = await runCli(["-p", "--allowedTools", "Bash(", "hi"], {
+      cwd: dir,
+      env: { ANTHROPIC_API_KEY: "k" },
+    });
+    expect(rule.code).toBe(2);
+    expect(rule.stderr).toContain("--allowedTools: tool entry 'Bash(' has a '(' that is never closed");
+    const cwd = await runCli(["-p", "--cwd", "no-such-folder", "hi"], {
+      cwd: dir,
+      env: { ANTHROPIC_API_KEY: "k" },
+    });
+    expect(cwd.code).toBe(2);
+    expect(cwd.stderr).toContain("--cwd: no such folder: no-such-folder");
+    expect(existsSync(path.join(dir, "no-such-folder"))).toBe(false);
     const mode = await runCli(["-p", "--permission-mode", "plann", "hi"], { cwd: dir });
     expect(mode.code).toBe(2);
     expect(mode.stderr).toContain("did you mean 'plan'?");
