@@ -78,6 +78,8 @@ export function approvalPolicy(input: {
     mode: input.mode ?? settings.defaultMode ?? "default",
     preApproved: input.hasMain ? null : rules([...settings.allow, ...input.allow]),
     ask: settings.ask.length > 0 ? rules(settings.ask) : null,
+    // The same rules judged as a deny list: a call asks when any part of it matches (see `approve`).
+    askGuard: settings.ask.length > 0 ? compileList(undefined, settings.ask, ctx) : null,
     workingDirs: [...new Set(input.workingDirs.flatMap(bothPaths))],
   };
 }
@@ -138,7 +140,9 @@ export function createApprovals(
     unasked: (list) => {
       if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
       const pre = policy.preApproved;
-      return pre.rules !== null && pre.rules.length > 0 ? intersect(list, pre) : undefined;
+      if (pre.rules === null || pre.rules.length === 0) return undefined;
+      // What a permissions.ask rule names is never offered unasked.
+      return policy.askGuard ? intersect(intersect(list, pre), policy.askGuard) : intersect(list, pre);
     },
   };
 }

@@ -243,6 +243,8 @@ async function consentTo(
 ): Promise<Settled | undefined> {
   const approval = cx.approval;
   if (!approval) return undefined;
+  // The approval rules judge a command line as the lists do: with the parser.
+  if (tool.permission?.kind === "command") await loadShellParser();
   const call = { tool: tool.name, input };
   const verdict = approval.check(call, judgeContext(cx), cx.state.approved);
   // A mode's refusal (plan) stands whatever a hook says; a hook's `allow` is a user's approval.

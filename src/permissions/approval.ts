@@ -2,7 +2,7 @@ import type { PermissionMode } from "../definitions/settings.js";
 import { decide } from "./decide.js";
 import { pathSubject } from "./path-pattern.js";
 import { subjectValue } from "./subject-specs.js";
-import { canonicalToolName } from "./tool-matcher.js";
+import { canonicalToolName, covers } from "./tool-matcher.js";
 import type { DecideContext, PermissionList, ToolCall } from "./types.js";
 
 export type { PermissionMode } from "../definitions/settings.js";
@@ -19,8 +19,10 @@ export interface ApprovalPolicy {
    * is (an agent.md's list is its author's approval).
    */
   readonly preApproved: PermissionList | null;
-  /** Calls that ask each time (`permissions.ask`), even when pre-approved. */
+  /** Calls that ask each time (`permissions.ask`), even when pre-approved: the rules as written. */
   readonly ask: PermissionList | null;
+  /** The same rules compiled as a deny list, which is how a call is judged against them. */
+  readonly askGuard: PermissionList | null;
   /** The project and `additionalDirectories`: reading (and, with acceptEdits, editing) inside them needs no asking. */
   readonly workingDirs: readonly string[];
 }
@@ -76,7 +78,7 @@ export function approve(
     list.rules !== null &&
     list.rules.length > 0 &&
     decide(list, call, ctx).kind === "allowed";
-  if (hits(policy.ask)) return { kind: "ask", reason: ASK_RULE };
+  if (asks(policy.askGuard, call, ctx)) return { kind: "ask", reason: ASK_RULE };
   if (policy.preApproved === null || hits(policy.preApproved) || extra.some(hits)) return ALLOWED;
   const inside = insideWorkingDirs(policy, call, ctx);
   if (READ_ONLY_TOOLS.has(tool) && inside) return ALLOWED;
@@ -85,6 +87,22 @@ export function approve(
     kind: "ask",
     reason: READ_ONLY_TOOLS.has(tool) ? "it reads outside the working folders" : "it is not pre-approved",
   };
+}
+
+/**
+ * Whether a `permissions.ask` rule names the call. The rules are judged as a deny list is, so that
+ * no part of a compound command, and no evasion a deny rule would catch, slips past them; a
+ * searching tool (Grep, Glob, LS) asks whenever a path rule of Read asks, since its answer could
+ * show what that rule guards.
+ */
+function asks(list: PermissionList | null, call: ToolCall, ctx: DecideContext): boolean {
+  if (list === null || list.deny.length === 0) return false;
+  if (decide(list, call, ctx).kind === "denied") return true;
+  const tool = canonicalToolName(call.tool);
+  if (tool === "Read" || ctx.specs.get(tool)?.family !== "Read") return false;
+  return list.deny.some(
+    (d) => d.constraint !== undefined && (covers(d.tool, "Read") || covers(d.tool, tool)),
+  );
 }
 
 /** Whether the path a call names lies in a working folder (a call without a path: yes). */

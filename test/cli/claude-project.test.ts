@@ -152,6 +152,22 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "made"))).toBe(true);
   });
 
+  it("an ask rule holds for every part of a compound command, with agent.md too", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash\n---\nMain.\n",
+      ".claude/settings.json": JSON.stringify({ permissions: { ask: ["Bash(touch:*)"] } }),
+    });
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "echo hi; touch compound" }),
+      call("Bash", { command: "echo hi" }),
+      text("done"),
+    ]);
+    await run(["go"]);
+    expect(told(1)).toMatch(/^Bash needs approval each time \(a permissions.ask rule asks for it each time\)/);
+    expect(existsSync(path.join(dir, "compound"))).toBe(false);
+    expect(told(2)).toBe("hi\n[exit code 0]");
+  });
+
   it("WebSearch runs on the API's side, so without agent.md it is offered only when pre-approved", async () => {
     fake = await startFakeAnthropic([text("a"), text("b")]);
     await run(["hi"]);

@@ -13,10 +13,12 @@ beforeAll(async () => {
 });
 
 const ctx = { specs: SPECS, cwd: "/proj" };
+/** `permissions.ask` rules as the policy holds them: as written, and compiled as a deny list. */
+const asking = (rules: string) => ({ ask: list(rules), askGuard: list(null, rules) });
 const policy = (over: Partial<ApprovalPolicy> = {}): ApprovalPolicy => ({
   mode: "default",
   preApproved: list("Bash(npm test:*), Edit(src/**)"),
-  ask: list("Bash(git push:*)"),
+  ...asking("Bash(git push:*)"),
   workingDirs: ["/proj"],
   ...over,
 });
@@ -109,7 +111,7 @@ describe("properties", () => {
   it("with nothing pre-approved, only reading tools inside the working folders run without asking", () => {
     fc.assert(
       fc.property(fc.constantFrom(...tools), inputs, (tool, input) => {
-        const a = approve(policy({ preApproved: list(""), ask: null }), { tool, input }, ctx);
+        const a = approve(policy({ preApproved: list(""), ask: null, askGuard: null }), { tool, input }, ctx);
         if (a.kind === "allowed") expect(["Read", "Glob", "Grep", "LS"]).toContain(tool);
       }),
     );
@@ -131,10 +133,44 @@ describe("properties", () => {
   it("a permissions.ask rule always asks, whatever else pre-approves the call (but bypass)", () => {
     fc.assert(
       fc.property(inputs, fc.constantFrom<PermissionMode>("default", "acceptEdits"), (input, mode) => {
-        const p = policy({ mode, preApproved: null, ask: list("Bash(git push:*)") });
+        const p = policy({ mode, preApproved: null, ...asking("Bash(git push:*)") });
         const a = approve(p, { tool: "Bash", input: { ...input, command: "git push" } }, ctx, [list("Bash")]);
         expect(a.kind).toBe("ask");
       }),
     );
+  });
+
+  it("an ask rule asks for every part of a compound command, and for the evasions a deny rule catches", () => {
+    const p = policy({
+      preApproved: list("Bash(git:*), Bash(echo:*)"),
+      ...asking("Bash(git tag:*), Bash(touch:*)"),
+    });
+    for (const command of [
+      "git tag v1",
+      "echo hi; touch x",
+      "git status && git tag v2",
+      "git -C . tag v3",
+      "git --no-pager tag v4",
+      "git status $(git tag v5)",
+    ])
+      expect(verdict(p, "Bash", { command }), command).toBe(
+        "ask: a permissions.ask rule asks for it each time",
+      );
+    expect(verdict(p, "Bash", { command: "git status && echo ok" })).toBe("allowed");
+  });
+
+  it("a Read ask rule makes the searching tools ask too: their answers could show what it guards", () => {
+    const p = policy({
+      preApproved: list("Read(//etc/**), Grep, Glob, LS"),
+      ...asking("Read(//etc/passwd)"),
+    });
+    expect(verdict(p, "Read", { file_path: "/etc/hosts" })).toBe("allowed");
+    expect(verdict(p, "Read", { file_path: "/etc/passwd" })).toBe(
+      "ask: a permissions.ask rule asks for it each time",
+    );
+    for (const tool of ["Grep", "Glob", "LS"])
+      expect(verdict(p, tool, { pattern: "root", path: "/etc" }), tool).toBe(
+        "ask: a permissions.ask rule asks for it each time",
+      );
   });
 });
