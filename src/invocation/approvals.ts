@@ -191,5 +191,23 @@ export function sessionPermissions(input: {
     notices.push(
       "permissions run in bypassPermissions mode: every call the allow-lists allow runs without asking",
     );
-  return { denied: compileList(undefined, [...claude.deny, ...deny.entries], ctx), policy, notices };
+  return {
+    denied: compileList(undefined, [...claude.deny, ...deny.entries], ctx),
+    policy,
+    notices,
+  };
 }
+
+/**
+ * The runner's own state is no tool's to read: the sessions in `.agentmd/` hold every file any run
+ * read, so a subagent denied a file could otherwise find it in its caller's transcript. (Grep,
+ * Glob and LS are bound by Read's rules.)
+ */
+export const RUNNER_DENY: readonly ToolEntry[] = [
+  {
+    name: "Read",
+    pattern: ".agentmd/**",
+    raw: "Read(.agentmd/**)",
+    at: { file: "the runner's own rules (its sessions)", line: 1, column: 1 },
+  },
+];

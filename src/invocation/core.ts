@@ -15,12 +15,13 @@ import { createAnthropicModel } from "../model/anthropic.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
+import { compileList, intersect } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { realPathOf } from "../tools/real-path.js";
-import { createApprovals, sessionPermissions } from "./approvals.js";
+import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import type { RunnerOptions } from "./runner-options.js";
@@ -113,7 +114,8 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     catalog,
     settings,
     hooks: sessionHooks(main, claude.settings, options),
-    denied: permissions.denied,
+    // The runner's own state (its sessions) binds every run too; reports (tools, audit) leave it out.
+    denied: intersect(permissions.denied, compileList(undefined, RUNNER_DENY, ctx)),
   });
   const memory =
     main?.memory === false || options.projectDir === false

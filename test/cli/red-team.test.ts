@@ -273,3 +273,30 @@ describe("6. the other hops", () => {
     expect(told(1)).toBe("0\n[exit code 0]");
   });
 });
+
+describe("7. the runner's own state", () => {
+  it("a subagent denied a file cannot find it in its caller's transcript", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Read, Grep, Glob, Task(auditor)\n---\nM\n",
+      "agents/auditor.md":
+        "---\nname: auditor\ndescription: d\ntools: Read, Grep, Glob\ndisallowed-tools: Read(.env)\n---\nA\n",
+      ".env": "API_TOKEN=hunter2-very-secret\n",
+    });
+    fake = await startFakeAnthropic([
+      call("Read", { file_path: ".env" }),
+      call("Task", { subagent_type: "auditor", description: "d", prompt: "p" }),
+      call("Grep", { pattern: "hunter2", path: ".agentmd", output_mode: "content" }),
+      call("Grep", { pattern: "hunter2", output_mode: "content" }),
+      call("Glob", { pattern: ".agentmd/**" }),
+      call("Read", { file_path: `.agentmd/sessions/${"x".repeat(3)}.jsonl` }),
+      text("sub done"),
+      text("main done"),
+    ]);
+    const r = await run(["go"]);
+    expect(r.code).toBe(0);
+    expect(told(1)).toContain("hunter2-very-secret");
+    for (const i of [3, 4, 5, 6]) expect(told(i), String(i)).not.toContain("very-secret");
+    expect(told(5)).not.toContain(".jsonl");
+    expect(told(6)).toContain("is denied by 'Read(.agentmd/**)'");
+  });
+});
