@@ -99,6 +99,9 @@ function evaluates(node: Node, inTest: Test): string | undefined {
   switch (node.type) {
     case "arithmetic_expansion":
       return numeric(node.text.replace(/^\$(\(\(|\[)|(\)\)|\])$/g, "")) ? undefined : ARITHMETIC;
+    case "command_substitution":
+      // Where the grammar reads `$((a))` as a subshell in a substitution, bash reads arithmetic.
+      return node.text.startsWith("$((") && !numeric(node.text.slice(3, -2)) ? ARITHMETIC : undefined;
     case "compound_statement":
     case "c_style_for_statement":
       return node.children[0]?.type === "((" || node.children[1]?.type === "(("
