@@ -1,4 +1,5 @@
 import { splitArgs } from "../shared/shell-words.js";
+import { gitGlobals, gitRunsProgram } from "./git-commands.js";
 import type { ShellPart } from "./shell/shell-script.js";
 
 /**
@@ -103,6 +104,8 @@ export function unjudgeable(part: ShellPart, interpreter: (program: string) => b
   if (name === "eval") return "'eval' runs a command built at run time";
   if (part.heredoc && (RUNNERS.has(name) || interpreter(name)))
     return `a here-document feeds code to '${name}'`;
+  const evaluated = evaluatesNames(name, part.words.slice(part.assignments + 1));
+  if (evaluated) return evaluated;
   if (
     name === "export" ||
     name === "declare" ||
@@ -121,6 +124,31 @@ export function unjudgeable(part: ShellPart, interpreter: (program: string) => b
   return undefined;
 }
 
+/** Builtins that take variable names: a name with an array index (`a[$(rm v)]`) evaluates the index. */
+const NAME_TAKERS = new Set(
+  "read unset declare typeset local export readonly getopts mapfile readarray wait".split(" "),
+);
+
+/**
+ * Why a builtin would evaluate a value as arithmetic or as a variable's name, which runs a command
+ * substitution in an array index held in it (`a='x[$(rm v)]'`), if it would.
+ */
+function evaluatesNames(name: string, args: readonly (string | null)[]): string | undefined {
+  if (name === "let") return "'let' evaluates arithmetic, which can run a command held in a variable";
+  if ((name === "test" || name === "[") && args.some((a) => a === "-v" || a === "-R"))
+    return `'${name} -v' evaluates an array index in a variable's name`;
+  if (name === "printf" && args.some((a) => a === null || a.startsWith("-v")))
+    return "'printf -v' assigns to a name that may evaluate an array index";
+  if (
+    (name === "declare" || name === "typeset" || name === "local") &&
+    args.some((a) => a !== null && /^[-+][a-zA-Z]*[in]/.test(a))
+  )
+    return `'${name} -i' or '-n' makes bash evaluate the values it is given`;
+  if (NAME_TAKERS.has(name) && args.some((a) => a === null || (a.split("=")[0] as string).includes("[")))
+    return `'${name}' is given a variable name that is not plain, or that has an array index`;
+  return undefined;
+}
+
 export const isInterpreter = (name: string) =>
   Object.hasOwn(INTERPRETERS, name) || AWKS.has(name) || /^python3\.\d+$/.test(name);
 
@@ -135,10 +163,7 @@ export function evadesDeny(
 ): string | undefined {
   if (name === undefined) return undefined;
   if (RUNNERS.has(name)) return `'${name}' runs another command`;
-  if (name === "git") {
-    const opt = gitGlobals(words).risky;
-    return opt ? `'git ${opt}' can make git run another program` : undefined;
-  }
+  if (name === "git") return gitRunsProgram(words);
   const inline = Object.hasOwn(INTERPRETERS, name)
     ? INTERPRETERS[name]
     : name.startsWith("python3.") && /^python3\.\d+$/.test(name)
@@ -202,20 +227,6 @@ export function unwrap(words: readonly (string | null)[]): readonly (string | nu
       return undefined;
   }
   return i < words.length ? words.slice(i) : undefined;
-}
-
-/** Git's options before its subcommand, and whether one of them can make it run a program. */
-function gitGlobals(words: readonly (string | null)[]): { rest: number; risky?: string } {
-  let i = 1;
-  while (i < words.length) {
-    const w = words[i];
-    if (w === null || w === undefined) return { rest: i, risky: "with an option that is not plain text" };
-    if (!w.startsWith("-")) break;
-    if (w === "-c" || w.startsWith("--config-env") || w.startsWith("--exec-path"))
-      return { rest: i, risky: w.split("=")[0] };
-    i += /^(-C|--git-dir|--work-tree|--namespace|--super-prefix|--list-cmds)$/.test(w) ? 2 : 1;
-  }
-  return { rest: i };
 }
 
 export function baseName(program: string): string {

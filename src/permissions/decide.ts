@@ -11,7 +11,7 @@ import {
 } from "./command-pattern.js";
 import { type NamePattern, type PathPattern, pathSubject } from "./path-pattern.js";
 import { parseShell } from "./shell/parse-shell.js";
-import { literalText, type ShellPart } from "./shell/shell-script.js";
+import { literalText, type ShellPart, type ShellScript } from "./shell/shell-script.js";
 import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
 import type {
@@ -340,9 +340,11 @@ function decideCommand(
   if (script.unreadable)
     return denied("cannot-judge", `${call} cannot be judged: ${script.unreadable}; ${scope}. ${NOT_RUN}`);
   // Bash itself is unrestricted: only what the line visibly writes is judged, against those denies.
-  if (onlyWrites) return judgeWrites(list, view, script.writes, String(call), ctx);
+  if (onlyWrites) return judgeWrites(list, view, script, String(call), ctx);
   const compound = script.parts.length > 1;
   const part = (p: ShellPart) => (compound ? ` (in '${clip(p.source)}')` : "");
+  if (script.unjudgeable)
+    return denied("cannot-judge", `${call} cannot be judged: ${script.unjudgeable}; ${scope}. ${NOT_RUN}`);
   for (const p of script.parts) {
     const why = unjudgeable(p, isInterpreter);
     if (why)
@@ -373,7 +375,7 @@ function decideCommand(
       );
     }
   }
-  return script.writes.length === 0 ? ALLOWED : judgeWrites(list, view, script.writes, String(call), ctx);
+  return script.writes.length === 0 ? ALLOWED : judgeWrites(list, view, script, String(call), ctx);
 }
 
 /** A sentence built only when a denial is written. */
@@ -440,17 +442,24 @@ function partAllowed(view: ToolView, p: ShellPart): boolean {
 function judgeWrites(
   list: PermissionList,
   view: ToolView,
-  writes: readonly (string | null)[],
+  script: ShellScript,
   call: string,
   ctx: DecideContext,
 ): Decision {
+  const writes = script.writes;
   if (writes.length === 0) return ALLOWED;
   if (view.unrestricted && !writesGuarded(list)) return ALLOWED;
-  for (const w of writes) {
+  for (let i = 0; i < writes.length; i++) {
+    const w = writes[i] as string | null;
     if (w === null)
       return denied(
         "cannot-judge",
         `${call} cannot be judged: it redirects output to a path that is not plain text. ${NOT_RUN}`,
+      );
+    if (script.movedFrom !== undefined && i >= script.movedFrom && !w.startsWith("/"))
+      return denied(
+        "cannot-judge",
+        `${call} cannot be judged: it redirects output to the relative path '${shown(w)}' after a command that may change the working folder (such as 'cd'). ${NOT_RUN}`,
       );
     const file = path.posix.resolve(ctx.cwd, w);
     const d = view.unrestricted

@@ -163,7 +163,9 @@ describe("settings: nothing runs unrestricted by accident", () => {
       text("done"),
     ]);
     await run(["go"]);
-    expect(told(1)).toMatch(/^Bash needs approval each time \(a permissions.ask rule asks for it each time\)/);
+    expect(told(1)).toMatch(
+      /^Bash needs approval each time \(a permissions.ask rule asks for it each time\)/,
+    );
     expect(existsSync(path.join(dir, "compound"))).toBe(false);
     expect(told(2)).toBe("hi\n[exit code 0]");
   });

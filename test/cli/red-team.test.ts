@@ -274,7 +274,7 @@ describe("6. the other hops", () => {
   });
 });
 
-describe("7. the runner's own state", () => {
+describe("8. the runner's own state", () => {
   it("a subagent denied a file cannot find it in its caller's transcript", async () => {
     writeFiles(dir, {
       "agent.md": "---\nallowed-tools: Read, Grep, Glob, Task(auditor)\n---\nM\n",
@@ -298,5 +298,74 @@ describe("7. the runner's own state", () => {
     for (const i of [3, 4, 5, 6]) expect(told(i), String(i)).not.toContain("very-secret");
     expect(told(5)).not.toContain(".jsonl");
     expect(told(6)).toContain("is denied by 'Read(.agentmd/**)'");
+  });
+});
+
+describe("7. code the parser would not show as commands", () => {
+  const agent = (allow: string, deny = "") =>
+    `---\nallowed-tools: ${allow}\n${deny ? `disallowed-tools: ${deny}\n` : ""}---\nMain.\n`;
+  const on = (p: string) => existsSync(path.join(dir, p));
+
+  it("a substitution inside ${…} and a value evaluated as arithmetic are refused, and nothing runs", async () => {
+    writeFiles(dir, { "agent.md": agent("Bash(git:*), Bash(echo:*)", "Bash(rm:*)"), victim: "v" });
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "git status ${X:-`touch pwned; rm victim`}" }),
+      call("Bash", { command: 'git status "${X#$(touch pwned2)}"' }),
+      call("Bash", { command: "a='x[$(touch pwned3; rm victim)]'; echo $((a))" }),
+      call("Bash", { command: "X='$(touch pwned4)'; echo ${X@P}" }),
+      text("done"),
+    ]);
+    await run(["go"]);
+    for (let i = 1; i <= 4; i++) expect(told(i)).toContain("cannot be judged");
+    expect(["pwned", "pwned2", "pwned3", "pwned4"].filter(on)).toEqual([]);
+    expect(on("victim")).toBe(true);
+  });
+
+  it("git cannot be made to run a program, or push under an alias, where Bash has a deny pattern", async () => {
+    writeFiles(dir, { "agent.md": agent("Bash(git:*)", "Bash(rm:*), Bash(git push:*)"), victim: "v" });
+    execFileSync("git", ["init", "-q"], { cwd: dir });
+    fake = await startFakeAnthropic([
+      call("Bash", { command: "git config alias.x '!rm victim'" }),
+      call("Bash", { command: "git x" }),
+      call("Bash", { command: "git ls-remote --upload-pack='rm victim; git-upload-pack' ." }),
+      call("Bash", { command: "git p origin HEAD:main" }),
+      text("done"),
+    ]);
+    await run(["go"]);
+    for (let i = 1; i <= 4; i++) expect(told(i)).toContain("cannot be judged");
+    expect(on("victim")).toBe(true);
+    expect(
+      execFileSync("git", ["config", "--local", "--list"], { cwd: dir, encoding: "utf8" }),
+    ).not.toContain("alias.");
+  });
+
+  it("a relative redirection after cd is refused: it would land outside what Write allows", async () => {
+    const outside = path.join(dir, "elsewhere");
+    mkdirSync(path.join(outside, "out"), { recursive: true });
+    const project = path.join(dir, "project");
+    writeFiles(project, { "agent.md": agent("Bash(cd:*), Bash(echo:*), Write(out/**)"), "out/keep": "" });
+    fake = await startFakeAnthropic([
+      call("Bash", { command: `cd ${outside} && echo pwned > out/x` }),
+      call("Bash", { command: "echo fine > out/y" }),
+      text("done"),
+    ]);
+    await run(["go"], project);
+    expect(told(1)).toContain("after a command that may change the working folder");
+    expect(told(2)).toBe("[exit code 0]");
+    expect(existsSync(path.join(outside, "out", "x"))).toBe(false);
+    expect(existsSync(path.join(project, "out", "y"))).toBe(true);
+  });
+
+  it("a command body's ```! block is judged the same way", async () => {
+    writeFiles(dir, {
+      "agent.md": agent("Bash(git:*)", "Bash(rm:*)"),
+      "commands/hide.md": "---\nallowed-tools: Bash(git:*)\n---\n```!\ngit status ${X:-`touch pwned`}\n```\n",
+    });
+    fake = await startFakeAnthropic([text("never asked")]);
+    const r = await run(["/hide"]);
+    expect(r.code).toBe(1);
+    expect(fake.requests).toHaveLength(0);
+    expect(r.stdout).toContain("cannot be judged");
+    expect(on("pwned")).toBe(false);
   });
 });

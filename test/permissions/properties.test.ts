@@ -284,6 +284,66 @@ describe("compound commands over random lists", () => {
   });
 });
 
+describe("code the parser would not show as commands", () => {
+  const denied = fc.constantFrom("rm -rf x", "curl x", "git push origin", "npm install", "echo hi", "ls -la");
+  const carrier = fc.constantFrom("git status", "echo hi", "npm test", "ls");
+  /** Ways to hide a command: as an expansion's operand, or as a value bash evaluates again. */
+  const hide = fc.constantFrom(
+    (c: string, d: string) => `${c} \${X:-\`${d}\`}`,
+    (c: string, d: string) => `${c} \${X:-$(${d})}`,
+    (c: string, d: string) => `${c} "\${X-\`${d}\`}"`,
+    (c: string, d: string) => `${c} \${X:+\`${d}\`}`,
+    (c: string, d: string) => `${c} \${X#$(${d})}`,
+    (c: string, d: string) => `${c} \${X/a/\`${d}\`}`,
+    (c: string, d: string) => `${c} "\${X:-'$(${d})'}"`,
+    (c: string, d: string) => `a='x[$(${d})]'; ${c} $((a))`,
+    (c: string, d: string) => `a='x[$(${d})]'; ${c} \${y[a]}`,
+    (c: string, d: string) => `a='x[\`${d}\`]'; ${c} \${y:a}`,
+    (c: string, d: string) => `a='x[$(${d})]'; [[ $a -eq 1 ]] && ${c}`,
+    (c: string, d: string) => `X='$(${d})'; ${c} \${X@P}`,
+    (c: string, d: string) => `${c} <<EOF\n\`${d}\`\nEOF`,
+  );
+  const bash = (command: string) => ({ tool: "Bash", input: { command } });
+
+  it("wrapping a command that is not allowed in an expansion or an arithmetic context never makes it allowed", () => {
+    fc.assert(
+      fc.property(listArb, denied, carrier, hide, (l, d, c, h) => {
+        if (!allowed(l, bash(d))) expect(allowed(l, bash(h(c, d)))).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+
+  it("a redirection after cd never writes where a Write of the path it lands on would not be allowed", () => {
+    const l = list("Bash(cd:*), Bash(pushd:*), Bash(echo:*), Write(/proj/out/**)");
+    const dir = fc.constantFrom("/tmp", "..", "out", "/proj", "sub", "/");
+    const mover = fc.constantFrom("cd", "pushd");
+    const target = fc.constantFrom("out/x", "x", "/proj/out/y", "../out/z", "/etc/x");
+    const join = fc.constantFrom(" && ", "; ", "\n");
+    fc.assert(
+      fc.property(mover, dir, join, target, (m, d, j, t) => {
+        const lands = path.posix.resolve("/proj", d, t);
+        if (allowed(l, bash(`${m} ${d}${j}echo x > ${t}`)))
+          expect(allowed(l, { tool: "Write", input: { file_path: lands } })).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it("under any Bash deny pattern, git config that sets a value is never allowed", () => {
+    const key = fc.constantFrom("alias.x", "core.pager", "core.fsmonitor", "user.name", "alias.p");
+    const value = fc.constantFrom("'!rm v'", "push", "'rm v'", "x");
+    const scope = fc.constantFrom("", "--global ", "--local ", "--add ", "--replace-all ");
+    const deny = fc.constantFrom("Bash(rm:*)", "Bash(git push:*)", "Bash(curl:*)");
+    fc.assert(
+      fc.property(key, value, scope, deny, (k, v, sc, dn) => {
+        expect(allowed(list("Bash(git:*)", dn), bash(`git config ${sc}${k} ${v}`))).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+});
+
 /** An independent lexical normaliser: the reference the engine's subject is checked against. */
 function resolveReference(cwd: string, p: string): string {
   const stack: string[] = [];

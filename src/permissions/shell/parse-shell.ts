@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Language, type Node, Parser } from "web-tree-sitter";
+import { hiddenSubstitution, secondEvaluation } from "./hidden-code.js";
 import { plainScript, type ShellPart, type ShellScript, UNKNOWN_VALUE } from "./shell-script.js";
 
 /**
@@ -45,9 +46,12 @@ export function parseShell(line: string): ShellScript {
   if (!tree) return { parts: [], writes: [], unreadable: "the line could not be parsed" };
   try {
     if (tree.rootNode.hasError) return { parts: [], writes: [], unreadable: "the line is not valid bash" };
-    const out = { parts: [] as ShellPart[], writes: [] as (string | null)[] };
+    const hidden = hiddenSubstitution(tree.rootNode);
+    if (hidden) return { parts: [], writes: [], unreadable: hidden };
+    const out: Collected = { parts: [], writes: [] };
     collect(tree.rootNode, out, false);
-    return out;
+    const evaluated = secondEvaluation(tree.rootNode);
+    return evaluated ? { ...out, unjudgeable: evaluated } : out;
   } finally {
     tree.delete();
   }
@@ -61,12 +65,22 @@ function hasControlCharacter(line: string): boolean {
   return false;
 }
 
+interface Collected {
+  parts: ShellPart[];
+  writes: (string | null)[];
+  /** The index of the first write that follows a command that may change the working folder. */
+  movedFrom?: number;
+}
+
 /** Every node that runs something, at any depth. `heredoc`: the redirections of the enclosing statement feed it code. */
-function collect(node: Node, out: { parts: ShellPart[]; writes: (string | null)[] }, heredoc: boolean): void {
+function collect(node: Node, out: Collected, heredoc: boolean): void {
   switch (node.type) {
-    case "command":
-      out.parts.push(commandPart(node, heredoc));
+    case "command": {
+      const part = commandPart(node, heredoc);
+      out.parts.push(part);
+      if (out.movedFrom === undefined && mayChangeDirectory(part)) out.movedFrom = out.writes.length;
       break;
+    }
     case "declaration_command":
     case "unset_command":
       out.parts.push(declarationPart(node));
@@ -90,6 +104,26 @@ function collect(node: Node, out: { parts: ShellPart[]; writes: (string | null)[
       break;
   }
   for (const c of node.namedChildren) if (c) collect(c, out, false);
+}
+
+/** `cd`, `pushd`, `popd`, and what may run one in this shell (`builtin cd`, `eval`, `$X`). */
+const MOVERS = new Set([
+  "cd",
+  "pushd",
+  "popd",
+  "builtin",
+  "command",
+  "eval",
+  "source",
+  ".",
+  "time",
+  "trap",
+  "alias",
+]);
+
+function mayChangeDirectory(part: ShellPart): boolean {
+  const program = part.words[part.assignments];
+  return program === null || (program !== undefined && MOVERS.has(program));
 }
 
 function commandPart(node: Node, heredoc: boolean): ShellPart {

@@ -24,6 +24,13 @@ export interface ShellScript {
   readonly writes: readonly (string | null)[];
   /** Why the line cannot be read at all (a parse error); then `parts` is empty. */
   readonly unreadable?: string;
+  /** Why the line cannot be judged where any pattern applies: bash evaluates a value of it again. */
+  readonly unjudgeable?: string;
+  /**
+   * The index in `writes` of the first redirection that follows a command that may change the
+   * working folder (`cd`): a relative path from there on is not known to be where it looks.
+   */
+  readonly movedFrom?: number;
 }
 
 /** An assignment word whose value is not plain text: `NAME=` then this (no shell word holds a NUL). */

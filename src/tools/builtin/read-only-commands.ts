@@ -90,7 +90,8 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyRule> = new Map<str
 export function isReadOnlyCommand(line: unknown): boolean {
   if (typeof line !== "string" || line.trim() === "") return false;
   const script = parseShell(line);
-  if (script.unreadable || script.parts.length === 0 || script.writes.length > 0) return false;
+  if (script.unreadable || script.unjudgeable || script.parts.length === 0 || script.writes.length > 0)
+    return false;
   return script.parts.every(readOnlyPart);
 }
 
