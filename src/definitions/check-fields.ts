@@ -101,11 +101,21 @@ export function checkFields(
           `'${field.key}' is not a key of ${SURFACE_LABEL[surface]} (it belongs to ${elsewhere.map((s) => SURFACE_LABEL[s]).join(", ")}); it is ignored`,
         );
       } else {
-        report(
-          "warning",
-          "unknown-key",
-          `unknown key '${field.key}' is ignored${suggestion(field.key, known)}`,
-        );
+        const meant = listLikeKey(field.key, field.value);
+        if (meant) {
+          ok = false;
+          report(
+            "error",
+            "misspelled-list-key",
+            `unknown key '${field.key}' reads as a tool list or permissions; did you mean ${meant}? A list under a name agentmd does not read would not apply, so this file is not loaded`,
+          );
+        } else {
+          report(
+            "warning",
+            "unknown-key",
+            `unknown key '${field.key}' is ignored${suggestion(field.key, known)}`,
+          );
+        }
       }
     }
   }
@@ -199,6 +209,35 @@ export function misspelledListKey(key: string): string | undefined {
   for (const [target, canonical, tolerance] of LIST_KEY_TARGETS) {
     if (distance(norm, target) <= tolerance) return canonical;
   }
+  return undefined;
+}
+
+const DENY_WORDS = /den(y|ied)|disallow|block|exclud|forbid/;
+const ALLOW_WORDS = /allow|permit/;
+
+/**
+ * What an unknown key whose name speaks of a tool list or permissions (`deny`, `exclude-tools`,
+ * `permissions: {deny: […]}`) was meant to be, as `'disallowed-tools'` (quoted, for a message); or
+ * undefined for a key that says nothing of the kind. Such a key is an error, never a warning: a
+ * deny list under a name agentmd does not read would leave the run unrestricted.
+ */
+export function listLikeKey(key: string, value?: unknown): string | undefined {
+  const norm = key.toLowerCase().replace(/[-_\s]/g, "");
+  if (DENY_WORDS.test(norm)) return "'disallowed-tools'";
+  if (ALLOW_WORDS.test(norm)) return "'allowed-tools'";
+  if (norm.includes("permission")) {
+    const inner =
+      value !== null && typeof value === "object" && !Array.isArray(value)
+        ? Object.keys(value).map((k) => k.toLowerCase())
+        : [];
+    const lists = [
+      ...(inner.some((k) => DENY_WORDS.test(k)) ? ["'disallowed-tools'"] : []),
+      ...(inner.some((k) => ALLOW_WORDS.test(k)) ? ["'allowed-tools'"] : []),
+    ];
+    const named = lists.length > 0 ? lists.join(" and ") : "'allowed-tools' or 'disallowed-tools'";
+    return `${named} (a 'permissions' block belongs in .claude/settings.json)`;
+  }
+  if (norm.includes("tools")) return "'tools' (or 'allowed-tools', 'disallowed-tools')";
   return undefined;
 }
 
