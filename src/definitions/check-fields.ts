@@ -5,6 +5,7 @@ import { isCollection, isScalar } from "yaml";
 import { suggestion } from "../shared/did-you-mean.js";
 import { checkHookEvents } from "./check-hooks.js";
 import type { DiagnosticSink } from "./diagnostics.js";
+import { listWord } from "./list-words.js";
 import { describe, parseToolList } from "./parse-tool-list.js";
 import {
   ALLOW_LIST_KEYS,
@@ -212,32 +213,28 @@ export function misspelledListKey(key: string): string | undefined {
   return undefined;
 }
 
-const DENY_WORDS = /den(y|ied)|disallow|block|exclud|forbid/;
-const ALLOW_WORDS = /allow|permit/;
-
 /**
- * What an unknown key whose name speaks of a tool list or permissions (`deny`, `exclude-tools`,
- * `permissions: {deny: […]}`) was meant to be, as `'disallowed-tools'` (quoted, for a message); or
- * undefined for a key that says nothing of the kind. Such a key is an error, never a warning: a
- * deny list under a name agentmd does not read would leave the run unrestricted.
+ * What an unknown key named like a tool list or permissions (`deny`, `exclude-tools`,
+ * `permissions: {deny: […]}`, see `listWord`) was meant to be, quoted for a message
+ * (`'disallowed-tools'`); undefined for a key whose name says nothing of the kind.
  */
 export function listLikeKey(key: string, value?: unknown): string | undefined {
-  const norm = key.toLowerCase().replace(/[-_\s]/g, "");
-  if (DENY_WORDS.test(norm)) return "'disallowed-tools'";
-  if (ALLOW_WORDS.test(norm)) return "'allowed-tools'";
-  if (norm.includes("permission")) {
+  const word = listWord(key);
+  if (word === "deny") return "'disallowed-tools'";
+  if (word === "allow") return "'allowed-tools'";
+  if (word === "permissions") {
     const inner =
       value !== null && typeof value === "object" && !Array.isArray(value)
-        ? Object.keys(value).map((k) => k.toLowerCase())
+        ? Object.keys(value).map(listWord)
         : [];
     const lists = [
-      ...(inner.some((k) => DENY_WORDS.test(k)) ? ["'disallowed-tools'"] : []),
-      ...(inner.some((k) => ALLOW_WORDS.test(k)) ? ["'allowed-tools'"] : []),
+      ...(inner.includes("deny") ? ["'disallowed-tools'"] : []),
+      ...(inner.includes("allow") ? ["'allowed-tools'"] : []),
     ];
     const named = lists.length > 0 ? lists.join(" and ") : "'allowed-tools' or 'disallowed-tools'";
     return `${named} (a 'permissions' block belongs in .claude/settings.json)`;
   }
-  if (norm.includes("tools")) return "'tools' (or 'allowed-tools', 'disallowed-tools')";
+  if (word === "tools") return "'tools' (or 'allowed-tools', 'disallowed-tools')";
   return undefined;
 }
 

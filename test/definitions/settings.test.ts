@@ -210,6 +210,46 @@ describe("malformed settings: a diagnostic at file:line, never silently unrestri
     expect(diagnostics.map((d) => brief(d, dir))).toEqual(expected);
   });
 
+  it.each([
+    [{ permissions: { denied: ["Bash"] } }, "permissions.denied", "'deny'"],
+    [{ permissions: { disallow: ["Bash"] } }, "permissions.disallow", "'deny'"],
+    [{ permissions: { block: ["Bash"] } }, "permissions.block", "'deny'"],
+    [{ permissions: { blockedTools: ["Bash"] } }, "permissions.blockedTools", "'deny'"],
+    [{ permissions: { excludedTools: ["Bash"] } }, "permissions.excludedTools", "'deny'"],
+    [{ permissions: { permitted: ["Read"] } }, "permissions.permitted", "'allow'"],
+    [{ permissions: { tools: ["Read"] } }, "permissions.tools", "'allow' or 'deny'"],
+    [{ deny: ["Bash"] }, "deny", "'permissions.deny'"],
+    [{ allow: ["Read"] }, "allow", "'permissions.allow'"],
+    [{ ask: ["Bash"] }, "ask", "'permissions.ask'"],
+    [{ defaultMode: "plan" }, "defaultMode", "'permissions.defaultMode'"],
+    [{ disallowedTools: ["Bash"] }, "disallowedTools", "'permissions.deny'"],
+    [{ blocklist: ["Bash"] }, "blocklist", "'permissions.deny'"],
+    [{ allowedTools: ["Read"] }, "allowedTools", "'permissions.allow'"],
+    [{ permissionRules: { deny: ["Bash"] } }, "permissionRules", "'permissions'"],
+  ])("a key named like a rule list is an error with a did-you-mean: %j", (json, key, near) => {
+    settings({ "p/.claude/settings.json": json });
+    const { diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(["error settings-key"]);
+    expect(diagnostics[0]?.message).toContain(`unknown key '${key}'; did you mean ${near}?`);
+  });
+
+  it.each([
+    [
+      { deniedMcpServers: [{ serverName: "x" }] },
+      "'deniedMcpServers' is a Claude Code setting agentmd does not act on; it is ignored",
+    ],
+    [
+      { skipDangerousModePermissionPrompt: true },
+      "'skipDangerousModePermissionPrompt' is a Claude Code setting agentmd does not act on; it is ignored",
+    ],
+    [{ colour: "blue" }, "unknown key 'colour' is ignored"],
+    [{ permissions: { colour: "blue" } }, "unknown key 'permissions.colour' is ignored"],
+  ])("a Claude Code setting, or a key that speaks of no list, is a warning: %j", (json, message) => {
+    settings({ "p/.claude/settings.json": json });
+    const { diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.message}`)).toEqual([`warning ${message}`]);
+  });
+
   it("an unknown key that is no near miss is a warning, and the rest of the file applies", () => {
     settings({ "p/.claude/settings.json": { statusLineX: 1, permissions: { deny: ["Bash(rm:*)"] } } });
     const { settings: s, diagnostics } = load();
