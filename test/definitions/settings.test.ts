@@ -189,6 +189,16 @@ describe("malformed settings: a diagnostic at file:line, never silently unrestri
     ],
     ["not an object", "[1, 2]\n", ["p/.claude/settings.json:1:1 error settings-type"]],
     [
+      "a rule list given twice (JSON keeps the last)",
+      '{\n  "permissions": {\n    "deny": ["Bash"],\n    "deny": []\n  }\n}\n',
+      ["p/.claude/settings.json:4:5 error settings-json"],
+    ],
+    [
+      "a top-level key given twice",
+      '{\n  "permissions": { "deny": ["Bash"] },\n  "permissions": {}\n}\n',
+      ["p/.claude/settings.json:3:3 error settings-json"],
+    ],
+    [
       "a misspelled disableAllHooks",
       '{\n  "disableAllHook": true\n}\n',
       ["p/.claude/settings.json:2:3 error settings-key"],
