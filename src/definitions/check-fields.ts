@@ -3,7 +3,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { isCollection, isScalar } from "yaml";
 import { suggestion } from "../shared/did-you-mean.js";
-import { checkHookEvents } from "./check-hooks.js";
+import { checkHooks } from "./check-hooks.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import { listWord } from "./list-words.js";
 import { describe, parseToolList } from "./parse-tool-list.js";
@@ -145,7 +145,8 @@ export function checkFields(
     byKey.delete("name");
   }
   const hooks = byKey.get("hooks");
-  if (hooks && !checkHookEvents(hooks, sink)) ok = false;
+  // Hooks are judged by checkHooks alone (as in settings files), not by the schema below.
+  if (hooks && !checkHooks(hooks.value, { locate: hooks.locate, locateKey: hooks.locate }, sink)) ok = false;
   const unusable = new Set<string>();
   for (const [key, field] of byKey) {
     const v = coerce(field, sink);
@@ -157,6 +158,7 @@ export function checkFields(
   if (!validate(values)) {
     for (const err of validate.errors ?? []) {
       if (err.keyword === "required" && unusable.has(String(err.params.missingProperty))) continue;
+      if (err.instancePath === "/hooks" || err.instancePath.startsWith("/hooks/")) continue;
       if (reportSchemaError(err, byKey, surface, sink)) ok = false;
     }
   }

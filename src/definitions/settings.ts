@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { didYouMean } from "../shared/did-you-mean.js";
-import { checkHookEvents } from "./check-hooks.js";
+import { checkHooks } from "./check-hooks.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import { type JsonFile, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
@@ -233,11 +233,15 @@ function checkSettings(
         else at(["env", k])("error", "settings-type", `'env.${k}' must be a string`);
       }
   }
-  const hooksOk =
-    value.hooks === undefined ||
-    checkHookEvents({ value: value.hooks, locate: (keys) => json.locateKey(["hooks", ...keys]) }, sink);
+  const hooksOk = checkHooks(
+    value.hooks,
+    {
+      locate: (keys) => json.locate(["hooks", ...keys]),
+      locateKey: (keys) => json.locateKey(["hooks", ...keys]),
+    },
+    sink,
+  );
   const hooks = hooksOk ? normaliseHooks(value.hooks) : undefined;
-  if (hooks) warnHookTypes(value.hooks, json, sink);
   const disableAllHooks = value.disableAllHooks;
   if (disableAllHooks !== undefined && typeof disableAllHooks !== "boolean")
     at(["disableAllHooks"])("error", "settings-type", "'disableAllHooks' must be true or false");
@@ -363,25 +367,4 @@ function inOurGrammar(entry: ToolEntry, base: "project" | "home"): ToolEntry {
   if (p === undefined || !PATH_TOOLS.has(entry.name) || !p.startsWith("/")) return entry;
   const pattern = p.startsWith("//") ? p.slice(1) : base === "home" ? `~${p}` : p.slice(1) || ".";
   return { ...entry, pattern };
-}
-
-/** Hooks of a kind agentmd does not run (`type: prompt`, an entry without `command`): said, not silently dropped. */
-function warnHookTypes(hooks: unknown, json: JsonFile, sink: DiagnosticSink): void {
-  if (!isRecord(hooks)) return;
-  for (const [event, list] of Object.entries(hooks)) {
-    if (!Array.isArray(list)) continue;
-    list.forEach((item: unknown, i) => {
-      if (!isRecord(item) || typeof item.command === "string") return;
-      const inner = Array.isArray(item.hooks) ? item.hooks : [];
-      inner.forEach((h: unknown, j) => {
-        if (isRecord(h) && typeof h.command === "string") return;
-        const type = isRecord(h) && typeof h.type === "string" ? h.type : "command-less";
-        sink.at(json.locate(["hooks", event, i, "hooks", j]))(
-          "warning",
-          "hook-type-not-run",
-          `a '${type}' hook is not run by agentmd (only command hooks are); it is ignored`,
-        );
-      });
-    });
-  }
 }

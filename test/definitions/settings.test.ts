@@ -129,16 +129,27 @@ describe("settings files, as Claude Code merges them", () => {
     expect(s.disabledMcpjsonServers).toEqual(["a", "c"]);
   });
 
-  it("a hook that is not a command is said, not silently dropped", () => {
+  it("a hook of another type is said, not silently dropped, and not run", () => {
     settings({
       "p/.claude/settings.json": {
-        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt: "is it safe?" }] }] },
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                { type: "prompt", prompt: "is it safe?", command: "exit 2" },
+                { type: "command", command: "./guard.sh", statusMessage: "checking" },
+              ],
+            },
+          ],
+        },
       },
     });
-    const { diagnostics } = load();
+    const { settings: s, diagnostics } = load();
     expect(diagnostics.map((d) => `${d.severity} ${d.code}: ${d.message}`)).toEqual([
-      "warning hook-type-not-run: a 'prompt' hook is not run by agentmd (only command hooks are); it is ignored",
+      "warning hook-type-not-run: a 'prompt' hook is not run by agentmd (it runs command hooks only); it is ignored",
     ]);
+    expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh" }]);
   });
 });
 
@@ -214,6 +225,92 @@ describe("malformed settings: a diagnostic at file:line, never silently unrestri
       ["p/.claude/settings.json:2:52 error settings-value"],
     ],
   ];
+  it.each([
+    [
+      "an event that is a map, not a list",
+      { PreToolUse: { matcher: "Bash", command: "exit 2" } },
+      "hook-shape",
+      "'hooks.PreToolUse' must be a list; each event takes a list of",
+    ],
+    [
+      "a misspelled 'command'",
+      { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", comand: "exit 2" }] }] },
+      "hook-key",
+      "unknown key 'hooks.PreToolUse.0.hooks.0.comand'; did you mean 'command'?",
+    ],
+    [
+      "a misspelled 'hooks'",
+      { PreToolUse: [{ matcher: "Bash", hook: [{ type: "command", command: "exit 2" }] }] },
+      "hook-key",
+      "unknown key 'hooks.PreToolUse.0.hook'; did you mean 'hooks'?",
+    ],
+    [
+      "a misspelled 'matcher'",
+      { PreToolUse: [{ matchr: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
+      "hook-key",
+      "unknown key 'hooks.PreToolUse.0.matchr'; did you mean 'matcher'?",
+    ],
+    [
+      "a command hook without its command",
+      { PostToolUse: [{ hooks: [{ type: "command" }] }] },
+      "hook-shape",
+      "a command hook needs 'command'",
+    ],
+    [
+      "a command that is not text",
+      { PreToolUse: [{ hooks: [{ command: ["exit", "2"] }] }] },
+      "hook-shape",
+      "a command hook needs 'command'",
+    ],
+    [
+      "a misspelled type",
+      { PreToolUse: [{ hooks: [{ type: "comand", command: "exit 2" }] }] },
+      "hook-shape",
+      "unknown hook type \"comand\" at 'hooks.PreToolUse.0.hooks.0'; did you mean 'command'?",
+    ],
+    [
+      "an entry with neither hooks nor command",
+      { PreToolUse: [{ matcher: "Bash" }] },
+      "hook-shape",
+      "'hooks.PreToolUse.0' has no 'hooks' list and no 'command'",
+    ],
+    [
+      "an entry that is not a map",
+      { PreToolUse: ["exit 2"] },
+      "hook-shape",
+      "'hooks.PreToolUse.0' must be a map",
+    ],
+    ["hooks that are not a map", ["exit 2"], "hook-shape", "'hooks' must be a map of events"],
+    [
+      "a timeout that is not a number",
+      { PreToolUse: [{ hooks: [{ command: "x", timeout: "5" }] }] },
+      "hook-shape",
+      "'hooks.PreToolUse.0.hooks.0.timeout' must be a number of seconds above 0",
+    ],
+    [
+      "exec-form arguments",
+      { PreToolUse: [{ hooks: [{ command: "python3", args: ["guard.py"] }] }] },
+      "hook-key",
+      "agentmd does not read 'args'",
+    ],
+  ])("a hook that would never run is an error: %s", (_what, hooks, code, message) => {
+    settings({ "p/.claude/settings.json": { permissions: { allow: ["Bash"] }, hooks } });
+    const { settings: s, diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual([`error ${code}`]);
+    expect(diagnostics[0]?.message).toContain(message);
+    expect(s.hooks).toBeUndefined();
+  });
+
+  it("a hook error is at the line and column of the part that is wrong", () => {
+    settings({
+      "p/.claude/settings.json":
+        '{\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Bash", "hooks": [{ "type": "command", "comand": "exit 2" }] }\n    ]\n  }\n}\n',
+    });
+    expect(load().diagnostics.map((d) => brief(d, dir))).toEqual([
+      "p/.claude/settings.json:4:59 error hook-key",
+    ]);
+  });
+
   it.each(cases)("%s", (_what, text, expected) => {
     settings({ "p/.claude/settings.json": text });
     const { diagnostics } = load();
