@@ -3,8 +3,9 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { isCollection, isScalar } from "yaml";
 import { suggestion } from "../shared/did-you-mean.js";
-import { checkHookEvents } from "./check-hooks.js";
+import { checkHooks } from "./check-hooks.js";
 import type { DiagnosticSink } from "./diagnostics.js";
+import { listWord } from "./list-words.js";
 import { describe, parseToolList } from "./parse-tool-list.js";
 import {
   ALLOW_LIST_KEYS,
@@ -101,11 +102,21 @@ export function checkFields(
           `'${field.key}' is not a key of ${SURFACE_LABEL[surface]} (it belongs to ${elsewhere.map((s) => SURFACE_LABEL[s]).join(", ")}); it is ignored`,
         );
       } else {
-        report(
-          "warning",
-          "unknown-key",
-          `unknown key '${field.key}' is ignored${suggestion(field.key, known)}`,
-        );
+        const meant = listLikeKey(field.key, field.value);
+        if (meant) {
+          ok = false;
+          report(
+            "error",
+            "misspelled-list-key",
+            `unknown key '${field.key}' reads as a tool list or permissions; did you mean ${meant}? A list under a name agentmd does not read would not apply, so this file is not loaded`,
+          );
+        } else {
+          report(
+            "warning",
+            "unknown-key",
+            `unknown key '${field.key}' is ignored${suggestion(field.key, known)}`,
+          );
+        }
       }
     }
   }
@@ -134,7 +145,8 @@ export function checkFields(
     byKey.delete("name");
   }
   const hooks = byKey.get("hooks");
-  if (hooks && !checkHookEvents(hooks, sink)) ok = false;
+  // Hooks are judged by checkHooks alone (as in settings files), not by the schema below.
+  if (hooks && !checkHooks(hooks.value, { locate: hooks.locate, locateKey: hooks.locate }, sink)) ok = false;
   const unusable = new Set<string>();
   for (const [key, field] of byKey) {
     const v = coerce(field, sink);
@@ -146,6 +158,7 @@ export function checkFields(
   if (!validate(values)) {
     for (const err of validate.errors ?? []) {
       if (err.keyword === "required" && unusable.has(String(err.params.missingProperty))) continue;
+      if (err.instancePath === "/hooks" || err.instancePath.startsWith("/hooks/")) continue;
       if (reportSchemaError(err, byKey, surface, sink)) ok = false;
     }
   }
@@ -199,6 +212,31 @@ export function misspelledListKey(key: string): string | undefined {
   for (const [target, canonical, tolerance] of LIST_KEY_TARGETS) {
     if (distance(norm, target) <= tolerance) return canonical;
   }
+  return undefined;
+}
+
+/**
+ * What an unknown key named like a tool list or permissions (`deny`, `exclude-tools`,
+ * `permissions: {deny: […]}`, see `listWord`) was meant to be, quoted for a message
+ * (`'disallowed-tools'`); undefined for a key whose name says nothing of the kind.
+ */
+export function listLikeKey(key: string, value?: unknown): string | undefined {
+  const word = listWord(key);
+  if (word === "deny") return "'disallowed-tools'";
+  if (word === "allow") return "'allowed-tools'";
+  if (word === "permissions") {
+    const inner =
+      value !== null && typeof value === "object" && !Array.isArray(value)
+        ? Object.keys(value).map(listWord)
+        : [];
+    const lists = [
+      ...(inner.includes("deny") ? ["'disallowed-tools'"] : []),
+      ...(inner.includes("allow") ? ["'allowed-tools'"] : []),
+    ];
+    const named = lists.length > 0 ? lists.join(" and ") : "'allowed-tools' or 'disallowed-tools'";
+    return `${named} (a 'permissions' block belongs in .claude/settings.json)`;
+  }
+  if (word === "tools") return "'tools' (or 'allowed-tools', 'disallowed-tools')";
   return undefined;
 }
 

@@ -43,6 +43,17 @@ export function parseJsonText(text: string): Exclude<JsonRead, { kind: "missing"
     const { line, col } = lines.linePos(offset);
     return { line, column: col };
   };
+  // JSON.parse keeps the last of two equal keys, so `"deny": ["Bash"], "deny": []` would drop a
+  // rule without a word: a key given twice is an error at its second place.
+  const duplicate = doc.errors.find((e) => e.code === "DUPLICATE_KEY");
+  if (duplicate) {
+    const key = keyAt(text, duplicate.pos[0]);
+    return {
+      kind: "bad",
+      message: `has the key ${key === undefined ? "" : `${key} `}twice in one object; a JSON reader keeps only the last, so write it once`,
+      ...at(duplicate.pos[0]),
+    };
+  }
   const locate = (keys: readonly (string | number)[]) =>
     at((doc.getIn(keys, true) as { range?: [number, number] } | undefined)?.range?.[0]);
   return {
@@ -61,6 +72,12 @@ export function parseJsonText(text: string): Exclude<JsonRead, { kind: "missing"
       },
     },
   };
+}
+
+/** The JSON string that starts at `offset`, as written (`"deny"`); undefined when none does. */
+function keyAt(text: string, offset: number): string | undefined {
+  const m = /^"(?:[^"\\]|\\.)*"/.exec(text.slice(offset, offset + 200));
+  return m?.[0];
 }
 
 function errorPosition(e: Error, text: string): { line: number; column: number } {

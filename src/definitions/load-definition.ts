@@ -229,9 +229,11 @@ export function normaliseHooks(value: unknown): HooksSetting | undefined {
         command: h.command as string,
         ...(typeof h.timeout === "number" && { timeout: h.timeout }),
       });
-      if (typeof item.command === "string") return [entry(item)];
-      const inner = Array.isArray(item.hooks) ? (item.hooks as Record<string, unknown>[]) : [];
-      return inner.filter((h) => typeof h.command === "string").map(entry);
+      // Only command hooks run: another type (`prompt`, …) is left out, as checkHooks said.
+      const runs = (h: Record<string, unknown>) =>
+        typeof h.command === "string" && (h.type === undefined || h.type === "command");
+      if (Array.isArray(item.hooks)) return (item.hooks as Record<string, unknown>[]).filter(runs).map(entry);
+      return runs(item) ? [entry(item)] : [];
     });
   }
   return out;

@@ -1,9 +1,10 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { didYouMean } from "../shared/did-you-mean.js";
-import { checkHookEvents } from "./check-hooks.js";
+import { checkHooks } from "./check-hooks.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import { type JsonFile, readJsonFile } from "./json-file.js";
+import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
 import { checkEntry } from "./parse-tool-list.js";
 import type { ToolNames } from "./tool-names.js";
@@ -175,7 +176,15 @@ function checkSettings(
   }
   for (const key of Object.keys(value)) {
     if (SETTINGS_KEYS.includes(key) || IGNORED_SETTINGS_KEYS.has(key)) continue;
-    const near = didYouMean(key, SETTINGS_KEYS);
+    if (FOREIGN_POLICY_KEYS.has(key)) {
+      atKey([key])(
+        "warning",
+        "settings-key",
+        `'${key}' is a Claude Code setting agentmd does not act on; it is ignored`,
+      );
+      continue;
+    }
+    const near = nearTopLevelKey(key);
     atKey([key])(
       near ? "error" : "warning",
       "settings-key",
@@ -190,14 +199,12 @@ function checkSettings(
     at(["permissions"])("error", "settings-type", "'permissions' must be an object");
   for (const key of Object.keys(perms)) {
     if (PERMISSION_KEYS.includes(key)) continue;
-    const near =
-      didYouMean(key, ["allow", "deny", "ask"]) ??
-      (/^(allow|deny|ask)/i.test(key) ? key.replace(/^(allow|deny|ask).*/i, "$1").toLowerCase() : undefined);
+    const near = nearPermissionKey(key);
     atKey(["permissions", key])(
       near ? "error" : "warning",
       "settings-key",
       near
-        ? `unknown key 'permissions.${key}'; did you mean '${near}'? A misspelled rule list would run unrestricted, so this file is not used`
+        ? `unknown key 'permissions.${key}'; did you mean ${near}? A misspelled rule list would run unrestricted, so this file is not used`
         : `unknown key 'permissions.${key}' is ignored`,
     );
   }
@@ -226,11 +233,15 @@ function checkSettings(
         else at(["env", k])("error", "settings-type", `'env.${k}' must be a string`);
       }
   }
-  const hooksOk =
-    value.hooks === undefined ||
-    checkHookEvents({ value: value.hooks, locate: (keys) => json.locateKey(["hooks", ...keys]) }, sink);
+  const hooksOk = checkHooks(
+    value.hooks,
+    {
+      locate: (keys) => json.locate(["hooks", ...keys]),
+      locateKey: (keys) => json.locateKey(["hooks", ...keys]),
+    },
+    sink,
+  );
   const hooks = hooksOk ? normaliseHooks(value.hooks) : undefined;
-  if (hooks) warnHookTypes(value.hooks, json, sink);
   const disableAllHooks = value.disableAllHooks;
   if (disableAllHooks !== undefined && typeof disableAllHooks !== "boolean")
     at(["disableAllHooks"])("error", "settings-type", "'disableAllHooks' must be true or false");
@@ -258,6 +269,45 @@ function checkSettings(
     env,
     ...(hooks && { hooks }),
   };
+}
+
+/**
+ * Claude Code settings whose names speak of lists or permissions that agentmd does not act on
+ * (managed-policy and mode-prompt keys): a warning, as other unread keys, not a did-you-mean error.
+ */
+const FOREIGN_POLICY_KEYS: ReadonlySet<string> = new Set(
+  "allowedMcpServers deniedMcpServers allowManagedMcpServersOnly allowManagedHooksOnly allowManagedPermissionRulesOnly allowAllClaudeAiMcps allowClaudeInChromeWithManagedMcp allowedChannelPlugins allowedHttpHookUrls blockedMarketplaces skipDangerousModePermissionPrompt skipAutoPermissionPrompt".split(
+    " ",
+  ),
+);
+
+/**
+ * The key an unknown top-level key was meant to be: a near miss of one agentmd reads, a key of
+ * `permissions` written outside it (`"deny": […]`), or a name that speaks of rule lists.
+ */
+function nearTopLevelKey(key: string): string | undefined {
+  const near = didYouMean(key, SETTINGS_KEYS);
+  if (near) return near;
+  if (PERMISSION_KEYS.includes(key) || /^ask/i.test(key)) {
+    return `permissions.${PERMISSION_KEYS.includes(key) ? key : "ask"}`;
+  }
+  const word = listWord(key);
+  if (word === "deny" || word === "allow") return `permissions.${word}`;
+  if (word === "permissions") return "permissions";
+  if (word === "tools") return "permissions.allow' or 'permissions.deny";
+  return undefined;
+}
+
+/** The `permissions` key an unknown one was meant to be, quoted (`'deny'`); undefined when none. */
+function nearPermissionKey(key: string): string | undefined {
+  const near =
+    didYouMean(key, ["allow", "deny", "ask"]) ??
+    (/^(allow|deny|ask)/i.test(key) ? key.replace(/^(allow|deny|ask).*/i, "$1").toLowerCase() : undefined);
+  if (near) return `'${near}'`;
+  const word = listWord(key);
+  if (word === "deny" || word === "allow") return `'${word}'`;
+  if (word === "tools" || word === "permissions") return "'allow' or 'deny'";
+  return undefined;
 }
 
 function strings(v: unknown, keys: string[], json: JsonFile, sink: DiagnosticSink): string[] {
@@ -317,25 +367,4 @@ function inOurGrammar(entry: ToolEntry, base: "project" | "home"): ToolEntry {
   if (p === undefined || !PATH_TOOLS.has(entry.name) || !p.startsWith("/")) return entry;
   const pattern = p.startsWith("//") ? p.slice(1) : base === "home" ? `~${p}` : p.slice(1) || ".";
   return { ...entry, pattern };
-}
-
-/** Hooks of a kind agentmd does not run (`type: prompt`, an entry without `command`): said, not silently dropped. */
-function warnHookTypes(hooks: unknown, json: JsonFile, sink: DiagnosticSink): void {
-  if (!isRecord(hooks)) return;
-  for (const [event, list] of Object.entries(hooks)) {
-    if (!Array.isArray(list)) continue;
-    list.forEach((item: unknown, i) => {
-      if (!isRecord(item) || typeof item.command === "string") return;
-      const inner = Array.isArray(item.hooks) ? item.hooks : [];
-      inner.forEach((h: unknown, j) => {
-        if (isRecord(h) && typeof h.command === "string") return;
-        const type = isRecord(h) && typeof h.type === "string" ? h.type : "command-less";
-        sink.at(json.locate(["hooks", event, i, "hooks", j]))(
-          "warning",
-          "hook-type-not-run",
-          `a '${type}' hook is not run by agentmd (only command hooks are); it is ignored`,
-        );
-      });
-    });
-  }
 }

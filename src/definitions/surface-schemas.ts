@@ -1,3 +1,4 @@
+import { FOREIGN_HOOK_KEYS, FOREIGN_HOOK_TYPES } from "./check-hooks.js";
 import type { Surface } from "./types.js";
 
 /**
@@ -12,26 +13,53 @@ const str: JsonSchema = { type: "string" };
 const bool: JsonSchema = { type: "boolean" };
 const positiveInt: JsonSchema = { type: "integer", minimum: 1 };
 
+// Hooks are judged by checkHooks in the loader; this schema says the same for editors.
+const timeout: JsonSchema = { type: "number", exclusiveMinimum: 0 };
+const foreignHookKeys: Record<string, JsonSchema> = Object.fromEntries(
+  FOREIGN_HOOK_KEYS.map((k) => [k, anyValue]),
+);
+const commandHook: Record<string, JsonSchema> = {
+  type: { enum: ["command"] },
+  command: { type: "string", minLength: 1 },
+  timeout,
+  ...foreignHookKeys,
+};
 const hookEntry: JsonSchema = {
   type: "object",
-  properties: {
-    matcher: str,
-    command: str,
-    timeout: { type: "number", exclusiveMinimum: 0 },
-    hooks: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          type: { enum: ["command"] },
-          command: str,
-          timeout: { type: "number", exclusiveMinimum: 0 },
+  anyOf: [
+    {
+      type: "object",
+      properties: {
+        matcher: str,
+        hooks: {
+          type: "array",
+          items: {
+            anyOf: [
+              {
+                type: "object",
+                properties: commandHook,
+                required: ["command"],
+                additionalProperties: false,
+              },
+              {
+                type: "object",
+                properties: { type: { enum: [...FOREIGN_HOOK_TYPES] } },
+                required: ["type"],
+              },
+            ],
+          },
         },
-        required: ["command"],
       },
+      required: ["hooks"],
+      additionalProperties: false,
     },
-  },
-  anyOf: [{ required: ["command"] }, { required: ["hooks"] }],
+    {
+      type: "object",
+      properties: { matcher: str, ...commandHook },
+      required: ["command"],
+      additionalProperties: false,
+    },
+  ],
 };
 
 const hooks: JsonSchema = {

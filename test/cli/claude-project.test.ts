@@ -223,6 +223,42 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(t.code).toBe(1);
   });
 
+  it.each([
+    [
+      "a hook event written as a map",
+      '{\n  "permissions": { "allow": ["Bash"] },\n  "hooks": { "PreToolUse": { "matcher": "Bash", "command": "exit 2" } }\n}\n',
+      ".claude/settings.json:3:28: 'hooks.PreToolUse' must be a list",
+    ],
+    [
+      "a misspelled hook command",
+      '{\n  "permissions": { "allow": ["Bash"] },\n  "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "comand": "exit 2" }] }] }\n}\n',
+      ".claude/settings.json:3:81: unknown key 'hooks.PreToolUse.0.hooks.0.comand'; did you mean 'command'?",
+    ],
+    [
+      "a deny list given twice",
+      '{\n  "permissions": {\n    "allow": ["Bash"],\n    "deny": ["Bash"],\n    "deny": []\n  }\n}\n',
+      '.claude/settings.json:5:5: settings.json has the key "deny" twice in one object',
+    ],
+    [
+      "a deny list outside permissions",
+      '{\n  "permissions": { "allow": ["Bash"] },\n  "deny": ["Bash"]\n}\n',
+      ".claude/settings.json:3:3: unknown key 'deny'; did you mean 'permissions.deny'?",
+    ],
+    [
+      "a deny list under another name",
+      '{\n  "permissions": { "allow": ["Bash"], "block": ["Bash"] }\n}\n',
+      ".claude/settings.json:2:39: unknown key 'permissions.block'; did you mean 'deny'?",
+    ],
+  ])("settings with %s stop the run before any request", async (_what, json, message) => {
+    writeFiles(dir, { ".claude/settings.json": json });
+    fake = await startFakeAnthropic([call("Bash", { command: "touch ran" }), text("done")]);
+    const r = await run(["go"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(message);
+    expect(fake.requests).toHaveLength(0);
+    expect(existsSync(path.join(dir, "ran"))).toBe(false);
+  });
+
   it("hooks see CLAUDE_PROJECT_DIR from any working folder; disableAllHooks turns the settings' hooks off", async () => {
     const hook = {
       PreToolUse: [

@@ -77,6 +77,8 @@ const FLAGGED = new Set([
   "missing-key",
   "skill-name",
   "unknown-hook-event",
+  "hook-shape",
+  "hook-key",
   "tool-list-type",
 ]);
 /** Loader diagnostics after which the two may differ: the loader coerces or recovers what YAML says. */
@@ -113,6 +115,16 @@ describe("the editor schemas agree with the loader", () => {
     ],
     ["main", "hooks:\n  preToolUse:\n    - command: x", true],
     ["main", "hooks:\n  PreToolUse:\n    - matcher: Bash", true],
+    ["main", "hooks:\n  PreToolUse:\n    matcher: Bash\n    command: x", true],
+    ["main", "hooks:\n  PreToolUse:\n    - matchr: Bash\n      command: x", true],
+    ["main", "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          comand: x", true],
+    ["main", "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command", true],
+    ["main", "hooks:\n  PreToolUse:\n    - hooks:\n        - type: prompt\n          prompt: safe?", false],
+    [
+      "agent",
+      "name: a\ndescription: d\nhooks:\n  PostToolUse:\n    - matcher: Edit\n      hooks:\n        - type: command\n          command: x\n          statusMessage: y",
+      false,
+    ],
     ["main", "sandbox:\n  allowedDomains: [example.com]", false],
     ["main", "sandbox: yes please", true],
     ["main", "toolSearch: auto:20", false],

@@ -40,3 +40,27 @@ describe("where JSON text goes wrong", () => {
     if (r.kind === "bad") expect([r.line, r.column]).toEqual([line, column]);
   });
 });
+
+describe("a key given twice in one object", () => {
+  it.each([
+    ['{"permissions":{"deny":["Bash"],"deny":[]}}', 1, 33, '"deny"'],
+    ['{\n  "a": 1,\n  "b": {"x": 1},\n  "a": 2\n}', 4, 3, '"a"'],
+    ['{"permissions":{"deny":["Bash"],\n "de\\u006ey":[]}}', 2, 2, '"de\\u006ey"'],
+    ['[{"a": 1}, {"a": 2, "a": 3}]', 1, 21, '"a"'],
+  ])("%j is an error at line %i, column %i", (text, line, column, key) => {
+    const r = parseJsonText(text);
+    expect(r.kind).toBe("bad");
+    if (r.kind === "bad") {
+      expect([r.line, r.column]).toEqual([line, column]);
+      expect(r.message).toContain(`has the key ${key} twice`);
+    }
+  });
+
+  it("is never reported for JSON the runtime writes", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.boolean(), (v, pretty) => {
+        expect(parseJsonText(JSON.stringify(v, null, pretty ? 2 : undefined)).kind).toBe("ok");
+      }),
+    );
+  });
+});

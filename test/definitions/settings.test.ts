@@ -129,16 +129,27 @@ describe("settings files, as Claude Code merges them", () => {
     expect(s.disabledMcpjsonServers).toEqual(["a", "c"]);
   });
 
-  it("a hook that is not a command is said, not silently dropped", () => {
+  it("a hook of another type is said, not silently dropped, and not run", () => {
     settings({
       "p/.claude/settings.json": {
-        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "prompt", prompt: "is it safe?" }] }] },
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                { type: "prompt", prompt: "is it safe?", command: "exit 2" },
+                { type: "command", command: "./guard.sh", statusMessage: "checking" },
+              ],
+            },
+          ],
+        },
       },
     });
-    const { diagnostics } = load();
+    const { settings: s, diagnostics } = load();
     expect(diagnostics.map((d) => `${d.severity} ${d.code}: ${d.message}`)).toEqual([
-      "warning hook-type-not-run: a 'prompt' hook is not run by agentmd (only command hooks are); it is ignored",
+      "warning hook-type-not-run: a 'prompt' hook is not run by agentmd (it runs command hooks only); it is ignored",
     ]);
+    expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh" }]);
   });
 });
 
@@ -189,6 +200,16 @@ describe("malformed settings: a diagnostic at file:line, never silently unrestri
     ],
     ["not an object", "[1, 2]\n", ["p/.claude/settings.json:1:1 error settings-type"]],
     [
+      "a rule list given twice (JSON keeps the last)",
+      '{\n  "permissions": {\n    "deny": ["Bash"],\n    "deny": []\n  }\n}\n',
+      ["p/.claude/settings.json:4:5 error settings-json"],
+    ],
+    [
+      "a top-level key given twice",
+      '{\n  "permissions": { "deny": ["Bash"] },\n  "permissions": {}\n}\n',
+      ["p/.claude/settings.json:3:3 error settings-json"],
+    ],
+    [
       "a misspelled disableAllHooks",
       '{\n  "disableAllHook": true\n}\n',
       ["p/.claude/settings.json:2:3 error settings-key"],
@@ -204,10 +225,136 @@ describe("malformed settings: a diagnostic at file:line, never silently unrestri
       ["p/.claude/settings.json:2:52 error settings-value"],
     ],
   ];
+  it.each([
+    [
+      "an event that is a map, not a list",
+      { PreToolUse: { matcher: "Bash", command: "exit 2" } },
+      "hook-shape",
+      "'hooks.PreToolUse' must be a list; each event takes a list of",
+    ],
+    [
+      "a misspelled 'command'",
+      { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", comand: "exit 2" }] }] },
+      "hook-key",
+      "unknown key 'hooks.PreToolUse.0.hooks.0.comand'; did you mean 'command'?",
+    ],
+    [
+      "a misspelled 'hooks'",
+      { PreToolUse: [{ matcher: "Bash", hook: [{ type: "command", command: "exit 2" }] }] },
+      "hook-key",
+      "unknown key 'hooks.PreToolUse.0.hook'; did you mean 'hooks'?",
+    ],
+    [
+      "a misspelled 'matcher'",
+      { PreToolUse: [{ matchr: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
+      "hook-key",
+      "unknown key 'hooks.PreToolUse.0.matchr'; did you mean 'matcher'?",
+    ],
+    [
+      "a command hook without its command",
+      { PostToolUse: [{ hooks: [{ type: "command" }] }] },
+      "hook-shape",
+      "a command hook needs 'command'",
+    ],
+    [
+      "a command that is not text",
+      { PreToolUse: [{ hooks: [{ command: ["exit", "2"] }] }] },
+      "hook-shape",
+      "a command hook needs 'command'",
+    ],
+    [
+      "a misspelled type",
+      { PreToolUse: [{ hooks: [{ type: "comand", command: "exit 2" }] }] },
+      "hook-shape",
+      "unknown hook type \"comand\" at 'hooks.PreToolUse.0.hooks.0'; did you mean 'command'?",
+    ],
+    [
+      "an entry with neither hooks nor command",
+      { PreToolUse: [{ matcher: "Bash" }] },
+      "hook-shape",
+      "'hooks.PreToolUse.0' has no 'hooks' list and no 'command'",
+    ],
+    [
+      "an entry that is not a map",
+      { PreToolUse: ["exit 2"] },
+      "hook-shape",
+      "'hooks.PreToolUse.0' must be a map",
+    ],
+    ["hooks that are not a map", ["exit 2"], "hook-shape", "'hooks' must be a map of events"],
+    [
+      "a timeout that is not a number",
+      { PreToolUse: [{ hooks: [{ command: "x", timeout: "5" }] }] },
+      "hook-shape",
+      "'hooks.PreToolUse.0.hooks.0.timeout' must be a number of seconds above 0",
+    ],
+    [
+      "exec-form arguments",
+      { PreToolUse: [{ hooks: [{ command: "python3", args: ["guard.py"] }] }] },
+      "hook-key",
+      "agentmd does not read 'args'",
+    ],
+  ])("a hook that would never run is an error: %s", (_what, hooks, code, message) => {
+    settings({ "p/.claude/settings.json": { permissions: { allow: ["Bash"] }, hooks } });
+    const { settings: s, diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual([`error ${code}`]);
+    expect(diagnostics[0]?.message).toContain(message);
+    expect(s.hooks).toBeUndefined();
+  });
+
+  it("a hook error is at the line and column of the part that is wrong", () => {
+    settings({
+      "p/.claude/settings.json":
+        '{\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Bash", "hooks": [{ "type": "command", "comand": "exit 2" }] }\n    ]\n  }\n}\n',
+    });
+    expect(load().diagnostics.map((d) => brief(d, dir))).toEqual([
+      "p/.claude/settings.json:4:59 error hook-key",
+    ]);
+  });
+
   it.each(cases)("%s", (_what, text, expected) => {
     settings({ "p/.claude/settings.json": text });
     const { diagnostics } = load();
     expect(diagnostics.map((d) => brief(d, dir))).toEqual(expected);
+  });
+
+  it.each([
+    [{ permissions: { denied: ["Bash"] } }, "permissions.denied", "'deny'"],
+    [{ permissions: { disallow: ["Bash"] } }, "permissions.disallow", "'deny'"],
+    [{ permissions: { block: ["Bash"] } }, "permissions.block", "'deny'"],
+    [{ permissions: { blockedTools: ["Bash"] } }, "permissions.blockedTools", "'deny'"],
+    [{ permissions: { excludedTools: ["Bash"] } }, "permissions.excludedTools", "'deny'"],
+    [{ permissions: { permitted: ["Read"] } }, "permissions.permitted", "'allow'"],
+    [{ permissions: { tools: ["Read"] } }, "permissions.tools", "'allow' or 'deny'"],
+    [{ deny: ["Bash"] }, "deny", "'permissions.deny'"],
+    [{ allow: ["Read"] }, "allow", "'permissions.allow'"],
+    [{ ask: ["Bash"] }, "ask", "'permissions.ask'"],
+    [{ defaultMode: "plan" }, "defaultMode", "'permissions.defaultMode'"],
+    [{ disallowedTools: ["Bash"] }, "disallowedTools", "'permissions.deny'"],
+    [{ blocklist: ["Bash"] }, "blocklist", "'permissions.deny'"],
+    [{ allowedTools: ["Read"] }, "allowedTools", "'permissions.allow'"],
+    [{ permissionRules: { deny: ["Bash"] } }, "permissionRules", "'permissions'"],
+  ])("a key named like a rule list is an error with a did-you-mean: %j", (json, key, near) => {
+    settings({ "p/.claude/settings.json": json });
+    const { diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(["error settings-key"]);
+    expect(diagnostics[0]?.message).toContain(`unknown key '${key}'; did you mean ${near}?`);
+  });
+
+  it.each([
+    [
+      { deniedMcpServers: [{ serverName: "x" }] },
+      "'deniedMcpServers' is a Claude Code setting agentmd does not act on; it is ignored",
+    ],
+    [
+      { skipDangerousModePermissionPrompt: true },
+      "'skipDangerousModePermissionPrompt' is a Claude Code setting agentmd does not act on; it is ignored",
+    ],
+    [{ colour: "blue" }, "unknown key 'colour' is ignored"],
+    [{ permissions: { colour: "blue" } }, "unknown key 'permissions.colour' is ignored"],
+  ])("a Claude Code setting, or a key that speaks of no list, is a warning: %j", (json, message) => {
+    settings({ "p/.claude/settings.json": json });
+    const { diagnostics } = load();
+    expect(diagnostics.map((d) => `${d.severity} ${d.message}`)).toEqual([`warning ${message}`]);
   });
 
   it("an unknown key that is no near miss is a warning, and the rest of the file applies", () => {

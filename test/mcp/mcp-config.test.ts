@@ -54,6 +54,10 @@ describe(".mcp.json", () => {
     ["[]", '1:1 error mcp-json: .mcp.json must hold { "mcpServers": { "name": { … } } }'],
     ['{"mcpServers": 3}', '1:1 error mcp-json: .mcp.json must hold { "mcpServers": { "name": { … } } }'],
     ["{}", undefined],
+    [
+      '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}',
+      '1:40 error mcp-json: .mcp.json has the key "a" twice in one object; a JSON reader keeps only the last, so write it once',
+    ],
   ])("%s", (text, expected) => {
     expect(brief(parseMcpJson("/p/.mcp.json", text))[0]).toBe(expected);
   });
