@@ -224,7 +224,15 @@ async function admit(
   const prepared = prepareInput(registered, use.input);
   if (!prepared.ok) return { decision: "invalid", result: prepared.result };
   const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);
-  if (d.kind === "denied") return refuse("denied", d.message);
+  if (d.kind === "denied") {
+    // An input the schema refuses (a misspelled key, say) is told as such: neither runs, and the
+    // model learns what to fix rather than that the call could not be judged.
+    if (d.reason === "cannot-judge") {
+      const gate = checkInput(tool, prepared.input, "enforce", cx.logger);
+      if (!gate.ok) return refuse("invalid", gate.message);
+    }
+    return refuse("denied", d.message);
+  }
   const gate = checkInput(tool, prepared.input, cx.gateMode, cx.logger);
   if (!gate.ok) return refuse("invalid", gate.message);
   return { tool, input: gate.input };
