@@ -166,8 +166,10 @@ describe("approvals and progress in a terminal", () => {
   it("shows a spinner with the time while the model and a command work, with the command's last line, and never erases printed text", async () => {
     writeFiles(dir, {
       "agent.md": "---\nname: helper\nallowed-tools: Bash\n---\nHelp.\n",
-      // A command that prints a line, then waits until the test has seen the status line show it.
-      "slow.sh": "#!/bin/sh\necho step-one\nwhile [ ! -e go ]; do sleep 0.05; done\necho step-two\n",
+      // A command that prints a line, then waits (20 s at most) until the test has seen the status
+      // line show it.
+      "slow.sh":
+        "#!/bin/sh\necho step-one\nfor i in $(seq 400); do [ -e go ] && break; sleep 0.05; done\necho step-two\n",
     });
     chmodSync(path.join(dir, "slow.sh"), 0o755);
     fake = await startFakeAnthropic([
