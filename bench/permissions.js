@@ -10,10 +10,14 @@ import { fmt, interleave } from "./support.js";
 const at = { file: "agent.md", line: 1, column: 1 };
 const entry = (name, pattern) => ({ name, pattern, raw: pattern ? `${name}(${pattern})` : name, at });
 
+// Real git subcommands: under a deny rule on Bash, one git does not know may be an alias, and is
+// refused without further judgement.
+const PROGRAMS = ["git status", "git log", "npm run", "make"];
+const simpleCommand = (i, tail = "") => `${PROGRAMS[(i % 12) % 4]} a${i % 12} --short${tail}`;
+
 function fiftyEntries(seed) {
   const out = [];
-  for (let i = 0; i < 12; i++)
-    out.push(entry("Bash", `${["git", "npm run", "make", "cargo"][i % 4]} ${seed}${i}:*`));
+  for (let i = 0; i < 12; i++) out.push(entry("Bash", `${PROGRAMS[i % 4]} ${seed}${i}:*`));
   for (let i = 0; i < 14; i++)
     out.push(entry("Read", `/proj/${["src", "test", "docs", "lib"][i % 4]}${seed}${i}/**`));
   for (let i = 0; i < 8; i++) out.push(entry("Write", `/proj/out${seed}${i}/*.json`));
@@ -39,7 +43,7 @@ for (let i = 0; i < 1000; i++) {
   const k = i % 4;
   if (k === 0) CALLS.push({ tool: "Read", input: { file_path: `/proj/src${"a"}${i % 14}/file${i}.ts` } });
   else if (k === 1) CALLS.push({ tool: "Read", input: { file_path: `/etc/secret${i}` } });
-  else if (k === 2) CALLS.push({ tool: "Bash", input: { command: `git a${i % 12} status` } });
+  else if (k === 2) CALLS.push({ tool: "Bash", input: { command: simpleCommand(i) } });
   else CALLS.push({ tool: "Write", input: { file_path: `/proj/outa${i % 8}/r${i}.json` } });
 }
 const decideCtx = { specs: SPECS, cwd: "/proj" };
@@ -48,7 +52,7 @@ const decideCtx = { specs: SPECS, cwd: "/proj" };
 const floorMatchers = new Map([
   ["Read", picomatch("/proj/**", { dot: true })],
   ["Write", picomatch("/proj/**", { dot: true })],
-  ["Bash", picomatch("git*", { dot: true })],
+  ["Bash", picomatch("git status*", { dot: true })],
 ]);
 const SUBJECT = { Read: "file_path", Write: "file_path", Bash: "command" };
 
@@ -56,11 +60,11 @@ await loadShellParser();
 // Simple commands alone (the common case: no parser), and compound lines that the parser reads.
 const SIMPLE = Array.from({ length: 1000 }, (_, i) => ({
   tool: "Bash",
-  input: { command: `git a${i % 12} status --short` },
+  input: { command: simpleCommand(i) },
 }));
 const COMPOUND = Array.from({ length: 1000 }, (_, i) => ({
   tool: "Bash",
-  input: { command: `git a${i % 12} log --oneline | git a${(i + 1) % 12} show && echo "done ${i}"` },
+  input: { command: `${simpleCommand(i)} | ${simpleCommand(i + 1)} && echo "done ${i}"` },
 }));
 
 const N = 200_000;
@@ -88,6 +92,20 @@ const simple = interleave(
   },
   { warmup: 3, rounds: 11 },
 ).simple;
+// The same, every line new: what a command costs the first time (decisions on a repeated line are
+// kept per list).
+const FRESH = Array.from({ length: 20_000 }, (_, i) => ({
+  tool: "Bash",
+  input: { command: simpleCommand(i, ` n${i}`) },
+}));
+const fresh = interleave(
+  {
+    fresh: () => {
+      for (let i = 0; i < N; i++) if (decide(listA, FRESH[i % 20_000], decideCtx).kind === "allowed") sink++;
+    },
+  },
+  { warmup: 3, rounds: 11 },
+).fresh;
 const M = 20_000;
 const compound = interleave(
   {
@@ -118,10 +136,11 @@ const simplePerSecond = N / (simple / 1000);
 console.log(
   `  decide, simple Bash only ${fmt((simple / N) * 1e6, 0).padStart(5)} ns/call  ${fmt(simplePerSecond / 1e6)} M/s`,
 );
+console.log(`  decide, simple Bash, each line new ${fmt((fresh / N) * 1e6, 0).padStart(5)} ns/call`);
 console.log(
   `  decide, parsed compound  ${fmt((compound / M) * 1e6, 0).padStart(5)} ns/call  (a pipeline and a list of 3 commands, read by the bash parser)`,
 );
 console.log(`  intersect 50 x 50 entries: ${fmt(intersectTimes[25], 3)} ms (median of 50)`);
 console.log(
-  `RESULT permissions ratio=${fmt(times.decide / times.floor)} target<=3.00 decisions_per_s=${fmt(perSecond, 0)} target>=1000000 simple_bash_per_s=${fmt(simplePerSecond, 0)} target>=1000000 compound_us=${fmt((compound / M) * 1e3, 1)} intersect_ms=${fmt(intersectTimes[25], 3)}`,
+  `RESULT permissions ratio=${fmt(times.decide / times.floor)} target<=3.00 decisions_per_s=${fmt(perSecond, 0)} target>=1000000 simple_bash_per_s=${fmt(simplePerSecond, 0)} target>=1000000 fresh_bash_ns=${fmt((fresh / N) * 1e6, 0)} compound_us=${fmt((compound / M) * 1e3, 1)} intersect_ms=${fmt(intersectTimes[25], 3)}`,
 );

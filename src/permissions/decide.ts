@@ -10,7 +10,7 @@ import {
   unwrap,
 } from "./command-pattern.js";
 import { type NamePattern, type PathPattern, pathSubject } from "./path-pattern.js";
-import { parseShell } from "./shell/parse-shell.js";
+import { parseShell, shellParserLoaded } from "./shell/parse-shell.js";
 import { literalText, type ShellPart, type ShellScript } from "./shell/shell-script.js";
 import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
@@ -212,7 +212,7 @@ export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext)
   if (view.notOffered) return denied("not-offered", `${tool} is not allowed in this run. ${NOT_RUN}`);
   const spec = ctx.specs.get(tool);
   const input = isRecord(call.input) ? call.input : {};
-  if (spec?.kind === "command") return decideCommand(list, view, tool, spec, input, ctx);
+  if (spec?.kind === "command") return decideCommandOnce(list, view, tool, spec, input, ctx);
   // A family's allow patterns were bound into this tool's rules when the list was compiled; its
   // deny rules (unioned at every hop) are judged here.
   const family = spec?.family ? viewOf(list, spec.family) : undefined;
@@ -307,6 +307,40 @@ function denialFor(m: Match, tool: string, s: Subject, scope: string): Decision 
         () => `${describe(tool, s.value)} is not allowed: ${scope}. ${NOT_RUN}`,
       );
   }
+}
+
+/**
+ * Decisions on command lines, per list: an agent repeats its commands (`git status`, `npm test`),
+ * and a line's decision depends only on the list and the line, once the parser is loaded, when the
+ * line has no redirection (a redirection's target is judged on the file system, so it is never
+ * kept). Bounded: a full cache starts again.
+ */
+const COMMAND_CACHE_SIZE = 512;
+const commandDecisions = new WeakMap<PermissionList, Map<string, Decision>>();
+
+function decideCommandOnce(
+  list: PermissionList,
+  view: ToolView,
+  tool: string,
+  spec: ToolPermissionSpec,
+  input: Readonly<Record<string, unknown>>,
+  ctx: DecideContext,
+): Decision {
+  const line = subjectValue(spec, input, ctx.cwd);
+  if (typeof line !== "string" || /[<>]/.test(line) || !shellParserLoaded())
+    return decideCommand(list, view, tool, spec, input, ctx);
+  let cache = commandDecisions.get(list);
+  if (!cache) {
+    cache = new Map();
+    commandDecisions.set(list, cache);
+  }
+  const key = `${tool}\0${ctx.cwd ?? ""}\0${line}`;
+  const known = cache.get(key);
+  if (known) return known;
+  const d = decideCommand(list, view, tool, spec, input, ctx);
+  if (cache.size >= COMMAND_CACHE_SIZE) cache.clear();
+  cache.set(key, d);
+  return d;
 }
 
 /**
