@@ -1,6 +1,7 @@
 import type { PermissionMode } from "../definitions/settings.js";
 import { decide } from "./decide.js";
 import { pathSubject } from "./path-pattern.js";
+import { parseShell, shellParserLoaded } from "./shell/parse-shell.js";
 import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
 import type { DecideContext, PermissionList, ToolCall } from "./types.js";
@@ -129,12 +130,25 @@ export function sessionRuleFor(call: ToolCall): string {
     typeof call.input === "object" && call.input !== null
       ? String((call.input as { command?: unknown }).command ?? "")
       : "";
-  const words = command.trim().split(/\s+/).filter(Boolean);
+  // A compound line needs a rule for each of its commands: one for the first alone would not help.
+  const script = shellParserLoaded() ? parseShell(command) : undefined;
+  const commands =
+    script && !script.unreadable && script.parts.length > 1
+      ? script.parts.map((p) => p.words.slice(p.assignments))
+      : [command.trim().split(/\s+/).filter(Boolean)];
+  const rules = [...new Set(commands.map(ruleOfWords))];
+  return rules.includes("Bash") ? "Bash" : rules.join(", ");
+}
+
+/** `Bash(program sub:*)` for a command's words, or `Bash` when they are not plain text. */
+function ruleOfWords(words: readonly (string | null)[]): string {
   const head =
-    words[1] !== undefined && /^[a-z][\w-]*$/.test(words[1]) && SUBCOMMANDS.has(words[0] ?? "")
+    typeof words[1] === "string" && /^[a-z][\w-]*$/.test(words[1]) && SUBCOMMANDS.has(words[0] ?? "")
       ? words.slice(0, 2)
       : words.slice(0, 1);
-  return head.length > 0 && head.every((w) => /^[\w./-]+$/.test(w)) ? `Bash(${head.join(" ")}:*)` : "Bash";
+  return head.length > 0 && head.every((w) => typeof w === "string" && /^[\w./-]+$/.test(w))
+    ? `Bash(${head.join(" ")}:*)`
+    : "Bash";
 }
 
 const SUBCOMMANDS = new Set([

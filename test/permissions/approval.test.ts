@@ -91,6 +91,8 @@ describe("the rule a session answer allows", () => {
     ["ls -la", "Bash(ls:*)"],
     ["./scripts/x.sh a", "Bash(./scripts/x.sh:*)"],
     ["$(whoami)", "Bash"],
+    ["git status --short && npm install", "Bash(git status:*), Bash(npm install:*)"],
+    ["cat a | grep x | grep y", "Bash(cat:*), Bash(grep:*)"],
   ])("Bash %j → %s", (command, rule) => {
     expect(sessionRuleFor({ tool: "Bash", input: { command } })).toBe(rule);
   });
