@@ -96,6 +96,32 @@ describe("a body's !cmd is a call of the run", () => {
     expect(ofType(events, "user_message")[0]?.content).toBe("Said: hi there");
   });
 
+  it("attaches @files through the Read path, dotfiles too, and stops on one the lists deny", async () => {
+    writeFiles(dir, {
+      "commands/ctx.md": "---\nallowed-tools: Read\n---\nLook at @.github/ci.yml and @a.txt\n",
+      "commands/secret.md": "---\nallowed-tools: Read\ndisallowed-tools: Read(.env)\n---\nSee @.env\n",
+      ".github/ci.yml": "on: push\n",
+      ".env": "TOKEN=1\n",
+    });
+    fake = await startFakeAnthropic([text("seen")]);
+    const env = {
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: fake.url,
+      HOME: dir,
+      PATH: process.env.PATH ?? "",
+    };
+    const r = await runCli(["run", "/ctx"], { cwd: dir, env });
+    expect(r.code).toBe(0);
+    const sent = JSON.stringify(fake.requests[0]?.body.messages);
+    expect(sent).toContain('<file path=\\".github/ci.yml\\">');
+    expect(sent).toContain("on: push");
+    expect(sent).toContain("alpha");
+    const denied = await runCli(["run", "/secret"], { cwd: dir, env });
+    expect(denied.code).not.toBe(0);
+    expect(denied.stderr + denied.stdout).toContain("@.env was not attached");
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("passes the run's hooks, under the run's own id", async () => {
     writeFiles(dir, { "commands/bad.md": "---\nallowed-tools: Bash\n---\n!`echo x`\n" });
     fake = await startFakeAnthropic([]);
