@@ -11,8 +11,11 @@ export type Expanded =
 
 /** `!`cmd`` at a line start or after whitespace; a ```! fenced block. */
 export const COMMAND_BLOCK = /(?<=^|\s)!`([^`\n]+)`|^```!\s*\n([\s\S]*?)\n```[ \t]*$/gm;
-/** `@path` after whitespace: a file to attach (a leading dot too: `@.env`, `@.github/x.yml`). */
-export const ATTACHMENT = /(?<=^|\s)@((?:~\/|\.{0,2}\/)?\.?[A-Za-z0-9_][^\s`'"<>()]*)/g;
+/**
+ * `@path` after whitespace: a file to attach: relative (`../../x` and dotfiles such as `@.env`
+ * too), absolute, or in the home folder (`~/x`).
+ */
+export const ATTACHMENT = /(?<=^|\s)@((?:~\/|\/|(?:\.{1,2}\/)+)?\.?[A-Za-z0-9_][^\s`'"<>()]*)/g;
 
 /**
  * A command or skill body made ready for the model: arguments substituted; `!` commands run as Bash

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ATTACHMENT } from "../../src/invocation/expand-body.js";
 import { createRunner } from "../../src/invocation/runner.js";
 import type { RunEvent } from "../../src/loop/events.js";
 import { ConfigError } from "../../src/shared/errors.js";
@@ -120,6 +121,19 @@ describe("a body's !cmd is a call of the run", () => {
     expect(denied.code).not.toBe(0);
     expect(denied.stderr + denied.stdout).toContain("@.env was not attached");
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("knows an @mention by its shape: relative, dotted, absolute or in home; never an address", () => {
+    const mentions = (t: string) => [...t.matchAll(ATTACHMENT)].map((m) => m[1]);
+    expect(mentions("see @a.txt @.env @./b @../../etc/hosts @/etc/hosts @~/notes.md")).toEqual([
+      "a.txt",
+      ".env",
+      "./b",
+      "../../etc/hosts",
+      "/etc/hosts",
+      "~/notes.md",
+    ]);
+    expect(mentions("mail me@example.com or @ alone, @. or @..")).toEqual([]);
   });
 
   it("passes the run's hooks, under the run's own id", async () => {
