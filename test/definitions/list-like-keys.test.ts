@@ -1,8 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadProject } from "../../src/index.js";
 import { brief, tempDir } from "../support/fixtures.js";
+import { writeFiles } from "../support/tools.js";
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
@@ -10,11 +9,7 @@ afterEach(() => cleanup?.());
 function project(files: Record<string, string>): string {
   const t = tempDir();
   cleanup = t.cleanup;
-  for (const [rel, content] of Object.entries(files)) {
-    const file = path.join(t.dir, rel);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, content);
-  }
+  writeFiles(t.dir, files);
   return t.dir;
 }
 
