@@ -328,7 +328,7 @@ function decideCommandOnce(
 ): Decision {
   const line = subjectValue(spec, input, ctx.cwd);
   if (typeof line !== "string" || /[<>]/.test(line) || !shellParserLoaded())
-    return decideCommand(list, view, tool, spec, input, ctx);
+    return decideCommand(list, view, tool, spec, line, ctx);
   let cache = commandDecisions.get(list);
   if (!cache) {
     cache = new Map();
@@ -337,7 +337,7 @@ function decideCommandOnce(
   const key = `${tool}\0${ctx.cwd ?? ""}\0${line}`;
   const known = cache.get(key);
   if (known) return known;
-  const d = decideCommand(list, view, tool, spec, input, ctx);
+  const d = decideCommand(list, view, tool, spec, line, ctx);
   if (cache.size >= COMMAND_CACHE_SIZE) cache.clear();
   cache.set(key, d);
   return d;
@@ -353,12 +353,11 @@ function decideCommand(
   view: ToolView,
   tool: string,
   spec: ToolPermissionSpec,
-  input: Readonly<Record<string, unknown>>,
+  line: unknown,
   ctx: DecideContext,
 ): Decision {
   const onlyWrites = view.unrestricted && view.denies.length === 0;
   if (onlyWrites && !writesGuarded(list)) return ALLOWED;
-  const line = subjectValue(spec, input, ctx.cwd);
   const scope = onlyWrites
     ? "deny rules guard Write and Edit, and a redirection writes"
     : view.unrestricted
