@@ -6,6 +6,7 @@ import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
+import { offeredUnderApproval } from "../invocation/run-tools.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import type { CallApproval } from "../loop/execute-call.js";
 import {
@@ -25,7 +26,6 @@ import { ConfigError } from "../shared/errors.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { realPathOf } from "../tools/real-path.js";
-import { offeredTools } from "../tools/registry.js";
 import { formatDiagnostic } from "./check-command.js";
 import { describeApproval } from "./describe-approval.js";
 import { type CliIo, styleFor } from "./io.js";
@@ -258,9 +258,8 @@ function withoutUnaskedServerTools(
   approvals: ReturnType<typeof createApprovals>,
   list: PermissionList,
 ): ChainReport {
-  const unasked = approvals.unasked(list);
   const server = catalog.registry.all.filter((r) => r.tool.server);
-  const offered = new Set(unasked ? offeredTools(server, unasked).map((t) => t.tool.name) : []);
+  const offered = new Set(offeredUnderApproval(server, list, approvals).map((t) => t.tool.name));
   const gone = server.map((r) => r.tool.name).filter((n) => !offered.has(n));
   if (gone.length === 0) return report;
   return {

@@ -1,6 +1,6 @@
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
-import { type OfferedTool, offeredTools, type ToolRegistry } from "../tools/registry.js";
+import { type OfferedTool, offeredTools, type RegisteredTool, type ToolRegistry } from "../tools/registry.js";
 import { deferredNames } from "../tools/search/deferral.js";
 import { createToolSearchTool, TOOL_SEARCH } from "../tools/search/tool-search-tool.js";
 import type { Tool } from "../tools/types.js";
@@ -34,14 +34,8 @@ export async function runTools(
     ...(spec.mcpScope ?? []).flatMap((def) => external.servers.inlineOf(def)),
   ];
   const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list) : undefined;
-  // A tool that runs on the API's side (WebSearch) cannot be asked about: it is offered only
-  // within what runs without asking.
-  const offerAllOf = (registry: ToolRegistry) => (list: PermissionList) => {
-    const unasked = core.approval.unasked(list);
-    return registry.all.flatMap((r) =>
-      r.tool.server && !unasked ? [] : offeredTools([r], r.tool.server && unasked ? unasked : list),
-    );
-  };
+  const offerAllOf = (registry: ToolRegistry) => (list: PermissionList) =>
+    offeredUnderApproval(registry.all, list, core.approval);
   if (!mcp || mcp.tools.length === 0) {
     const registry = build([]);
     const offerAll = offerAllOf(registry);
@@ -91,4 +85,20 @@ export async function runTools(
     offerAll,
     warnings,
   };
+}
+
+/**
+ * The tools a list offers, given the approval tier: a tool that runs on the API's side (WebSearch)
+ * cannot be asked about, so it is offered only within what runs without asking. The one rule for
+ * runs and for `agentmd tools`.
+ */
+export function offeredUnderApproval(
+  tools: readonly RegisteredTool[],
+  list: PermissionList,
+  approval: { unasked(list: PermissionList): PermissionList | undefined },
+): OfferedTool[] {
+  const unasked = approval.unasked(list);
+  return tools.flatMap((r) =>
+    r.tool.server && !unasked ? [] : offeredTools([r], r.tool.server && unasked ? unasked : list),
+  );
 }
