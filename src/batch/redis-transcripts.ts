@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { RunEvent } from "../loop/events.js";
-import { checkSessionId, SessionError, type TranscriptStore } from "../loop/transcript.js";
+import { checkSessionId, parseEvent, SessionError, type TranscriptStore } from "../loop/transcript.js";
 
 /** A transcript store whose writes can be waited for. */
 export interface DurableTranscripts extends TranscriptStore {
@@ -39,7 +39,7 @@ export function redisTranscripts(redis: Redis, keyOf: (sessionId: string) => str
       const events: RunEvent[] = [];
       let skipped = 0;
       for (const line of lines) {
-        const event = eventOf(line);
+        const event = parseEvent(line);
         if (event) events.push(event);
         else skipped++;
       }
@@ -47,16 +47,4 @@ export function redisTranscripts(redis: Redis, keyOf: (sessionId: string) => str
     },
     flushed: () => last.then(() => undefined),
   };
-}
-
-/** An entry read back: an event, or undefined for one that is not (damaged, or not ours). */
-function eventOf(line: string): RunEvent | undefined {
-  try {
-    const v: unknown = JSON.parse(line);
-    if (typeof v !== "object" || v === null) return undefined;
-    const e = v as { type?: unknown; depth?: unknown };
-    return typeof e.type === "string" && typeof e.depth === "number" ? (v as RunEvent) : undefined;
-  } catch {
-    return undefined;
-  }
 }

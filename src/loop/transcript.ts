@@ -140,7 +140,8 @@ export function readSessionEvents(dir: string, id: string): RunEvent[] {
   return readSession(dir, id).events;
 }
 
-function parseEvent(line: string): RunEvent | undefined {
+/** A transcript line read back: an event, or undefined for one that is not (damaged, or not ours). */
+export function parseEvent(line: string): RunEvent | undefined {
   try {
     const v: unknown = JSON.parse(line);
     if (typeof v !== "object" || v === null) return undefined;
