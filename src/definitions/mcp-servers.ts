@@ -126,7 +126,7 @@ export function readMcpServersField(field: Field, sink: DiagnosticSink): McpServ
   const value = field.value;
   const inline = (rawName: string, def: unknown, path: (string | number)[]) => {
     const at = field.locate(path);
-    const name = named(rawName, at, sink);
+    const name = serverNamed(rawName, at, sink);
     if (!name) return;
     const checked = checkServerConfig(def);
     if (!checked.ok) {
@@ -140,7 +140,7 @@ export function readMcpServersField(field: Field, sink: DiagnosticSink): McpServ
     value.forEach((item, i) => {
       const at = field.locate([i]);
       if (typeof item === "string") {
-        const name = named(item, at, sink);
+        const name = serverNamed(item, at, sink);
         if (name) refs.push({ kind: "name", name, at: sink.pos(at.line, at.column) });
       } else if (isRecord(item) && Object.keys(item).length === 1) {
         const key = Object.keys(item)[0] as string;
@@ -169,7 +169,12 @@ export function readMcpServersField(field: Field, sink: DiagnosticSink): McpServ
   return refs.length > 0 ? refs : undefined;
 }
 
-function named(raw: string, at: { line: number; column: number }, sink: DiagnosticSink): string | undefined {
+/** A server's name as tool names carry it; an error or a warning where it differs from `raw`. */
+export function serverNamed(
+  raw: string,
+  at: { line: number; column: number },
+  sink: DiagnosticSink,
+): string | undefined {
   const name = serverNameOf(raw);
   if (name === undefined) {
     sink.add("error", "mcp-server-name", `'${raw}' cannot name an MCP server`, at.line, at.column);

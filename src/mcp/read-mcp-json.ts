@@ -1,7 +1,7 @@
 import path from "node:path";
 import { DiagnosticSink } from "../definitions/diagnostics.js";
 import { type JsonRead, parseJsonText, readJsonFile } from "../definitions/json-file.js";
-import { checkServerConfig, serverNameOf, unknownServerKeys } from "../definitions/mcp-servers.js";
+import { checkServerConfig, serverNamed, unknownServerKeys } from "../definitions/mcp-servers.js";
 import type { Diagnostic } from "../definitions/types.js";
 import type { McpServerSpec } from "./server-spec.js";
 
@@ -48,19 +48,8 @@ function mcpJsonOf(file: string, read: Exclude<JsonRead, { kind: "missing" }>): 
   }
   for (const raw of Object.keys(map)) {
     const at = locate(["mcpServers", raw]);
-    const name = serverNameOf(raw);
-    if (name === undefined) {
-      sink.add("error", "mcp-server-name", `'${raw}' cannot name an MCP server`, at.line, at.column);
-      continue;
-    }
-    if (name !== raw)
-      sink.add(
-        "warning",
-        "mcp-server-name",
-        `MCP server '${raw}' is named '${name}' in tool names (mcp__${name}__…): names hold letters, digits, '_' and '-', and no '__'`,
-        at.line,
-        at.column,
-      );
+    const name = serverNamed(raw, at, sink);
+    if (name === undefined) continue;
     const checked = checkServerConfig(map[raw]);
     if (!checked.ok) {
       const pos = locate(["mcpServers", raw, ...checked.path]);
