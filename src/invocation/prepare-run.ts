@@ -1,4 +1,3 @@
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type {
   CommandDefinition,
   Definition,
@@ -6,6 +5,7 @@ import type {
   SubagentDefinition,
 } from "../definitions/types.js";
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
+import type { MessageParam } from "../model/messages.js";
 import { resolveModel } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
 import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";

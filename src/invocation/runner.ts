@@ -1,4 +1,3 @@
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { summarise } from "../loop/compaction.js";
 import { EventStream } from "../loop/event-stream.js";
@@ -11,6 +10,7 @@ import {
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
+import type { MessageParam } from "../model/messages.js";
 import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import type { ToolRegistry } from "../tools/registry.js";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
 import { type LoopConfig, runLoop } from "../loop/run-loop.js";
+import type { MessageParam } from "../model/messages.js";
 import { ZERO_USAGE } from "../model/models.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";

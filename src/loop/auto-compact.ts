@@ -1,4 +1,4 @@
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageParam } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import { addUsage, costOf, type Price, type Usage } from "../model/models.js";
 import { summarise, summaryMessage } from "./compaction.js";

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import { addUsage, type Usage, ZERO_USAGE } from "../model/models.js";
 

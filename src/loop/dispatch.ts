@@ -1,5 +1,5 @@
-import type { ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import PQueue from "p-queue";
+import type { ToolResultBlockParam } from "../model/messages.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { CallContext, ToolUse } from "./execute-call.js";
 import { executeCall, INTERRUPTED } from "./execute-call.js";

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, MessageParam, StopReason } from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlockParam, MessageParam, StopReason } from "../model/messages.js";
 import type { Usage } from "../model/models.js";
 import type { ToolEvent } from "../tools/types.js";
 

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlockParam, ToolResultBlockParam } from "../model/messages.js";
 import type { Usage } from "../model/models.js";
 import type { Approval } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";

@@ -1,10 +1,5 @@
-import type {
-  ContentBlock,
-  ContentBlockParam,
-  MessageParam,
-  ToolUnion,
-} from "@anthropic-ai/sdk/resources/messages";
 import type PQueue from "p-queue";
+import type { ContentBlock, ContentBlockParam, MessageParam, ToolUnion } from "../model/messages.js";
 import type { Model, ModelRequest } from "../model/model.js";
 import { addUsage, costOf, type Price, priceOf, ZERO_USAGE } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";

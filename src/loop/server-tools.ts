@@ -1,4 +1,4 @@
-import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlockParam } from "../model/messages.js";
 import type { OfferedTool } from "../tools/registry.js";
 import type { RunEvent } from "./events.js";
 

@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import type { ContentBlockParam, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import { AgentmdError } from "../shared/errors.js";
 import { summaryMessage } from "./compaction.js";
 import type { RunEvent } from "./events.js";

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlock, Message } from "./messages.js";
 
 /** The message a stream built, and the tool calls whose input was not complete JSON. */
 export interface BuiltMessage {

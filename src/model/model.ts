@@ -1,4 +1,4 @@
-import type { Message, MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type { Message, MessageCreateParamsStreaming } from "./messages.js";
 
 /**
  * The seam between the loop and a model provider. The loop speaks Messages-API content blocks (its
