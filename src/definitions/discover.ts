@@ -22,17 +22,20 @@ export interface Discovery {
 const SKIP_DIRS = new Set(["node_modules", ".git"]);
 const MAX_DEPTH = 40;
 
-/**
- * The folder whose definitions a run uses: the nearest folder at or above `start` that holds
- * `agent.md` or `.claude/` (the home folder's `.claude/` is the user's, not a project); failing that,
- * the nearest holding `.git`; failing that, `start` itself. A folder named `agents`, `skills` or
- * `commands` on the way up is just a folder.
- */
 /** The user's own folder of definitions and settings: `~/.claude`, when a home folder is known. */
 export function userClaudeDir(home: string | undefined): string | undefined {
   return home ? path.join(home, ".claude") : undefined;
 }
 
+/**
+ * The folder whose definitions a run uses: the nearest folder at or above `start` that holds
+ * `agent.md` or `.claude/` (the home folder's `.claude/` is the user's, not a project); failing that,
+ * the nearest holding `.git`; failing that, `start` itself. Then, so that no agent.md further up is
+ * left out, the highest folder above that one (below the home folder) that holds `agent.md`: a
+ * `.claude/` or `agent.md` below a folder with agent.md — which a run may have written itself —
+ * never makes a new root with lists of its own. A folder named `agents`, `skills` or `commands` on
+ * the way up is just a folder.
+ */
 export function findProjectRoot(start: string, home?: string): string {
   const first = path.resolve(start);
   const user = home === undefined ? undefined : path.resolve(home);
@@ -41,7 +44,25 @@ export function findProjectRoot(start: string, home?: string): string {
       first,
       (dir) => isFile(path.join(dir, "agent.md")) || (dir !== user && isDir(path.join(dir, ".claude"))),
     ) ?? upwards(first, (dir) => existsSync(path.join(dir, ".git")));
-  return marked ?? first;
+  const nearest = marked ?? first;
+  return highestAgentAbove(nearest, user) ?? nearest;
+}
+
+/** The highest folder strictly above `dir` holding agent.md, not the home folder or above it. */
+function highestAgentAbove(dir: string, home: string | undefined): string | undefined {
+  let highest: string | undefined;
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    if (home !== undefined && (d === home || isInside(home, d))) break;
+    if (isFile(path.join(d, "agent.md"))) highest = d;
+    if (path.dirname(d) === d) break;
+  }
+  return highest;
+}
+
+/** Whether `inner` lies strictly below `outer`. */
+function isInside(inner: string, outer: string): boolean {
+  const rel = path.relative(outer, inner);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
 function upwards(from: string, holds: (dir: string) => boolean): string | undefined {

@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runBin, runCli } from "../support/cli.js";
 import { REPO_ROOT, tempDir } from "../support/fixtures.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
@@ -11,7 +12,10 @@ import { writeFiles } from "../support/tools.js";
  * forks (one as a subagent), an inline skill, a user-only skill, a command whose tool a deny
  * empties, an agent nothing survives for, and deny rules in agent.md and in the settings.
  */
-const THREE_HOPS = path.join(REPO_ROOT, "test/fixtures/audit/three-hops");
+// Copied out of this repository: inside it, the repository's own agent.md above would be the root.
+const THREE_HOPS = path.join(mkdtempSync(path.join(tmpdir(), "agentmd-audit-")), "three-hops");
+cpSync(path.join(REPO_ROOT, "test/fixtures/audit/three-hops"), THREE_HOPS, { recursive: true });
+afterAll(() => rmSync(path.dirname(THREE_HOPS), { recursive: true, force: true }));
 
 /** The lines of one entry point's section of the text report. */
 function section(out: string, name: string): string[] {
