@@ -1,5 +1,6 @@
 import { parseShell } from "../../permissions/shell/parse-shell.js";
 import { literalText, type ShellPart } from "../../permissions/shell/shell-script.js";
+import { type OptionRule, usesNoWritingOption } from "./read-only-options.js";
 
 /**
  * Programs that only read (and print), with the options or subcommands that would make them write
@@ -7,8 +8,8 @@ import { literalText, type ShellPart } from "../../permissions/shell/shell-scrip
  * of sequential: a command is read-only only when every word of it is plain text.
  */
 interface ReadOnlyRule {
-  /** Options that write, delete, or run a command: their presence makes the call not read-only. */
-  readonly deny?: RegExp;
+  /** Options that write, delete, or run a command, in every spelling (see read-only-options.ts). */
+  readonly options?: OptionRule;
   /** For programs with subcommands (git): the read-only ones; anything else is not read-only. */
   readonly subcommands?: ReadonlySet<string>;
 }
@@ -31,11 +32,9 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyRule> = new Map<str
     "whoami",
     "id",
     "uname",
-    "file",
     "stat",
     "du",
     "df",
-    "tree",
     "basename",
     "dirname",
     "realpath",
@@ -57,14 +56,62 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyRule> = new Map<str
     "fgrep",
     "jq",
   ].map((p) => [p, ANY] as const),
-  ["date", { deny: /^(-s|--set)/ }],
-  ["sort", { deny: /^(-o|--output|--compress-program)/ }],
-  ["rg", { deny: /^(--pre|--pre-glob)/ }],
-  ["find", { deny: /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/ }],
+  ["date", { options: { long: ["set"], short: "s", shortValue: "dfrI" } }],
+  [
+    "sort",
+    {
+      options: {
+        long: ["output", "compress-program", "temporary-directory"],
+        short: "oT",
+        shortValue: "ktSy",
+      },
+    },
+  ],
+  // `-C` compiles a magic file (writes); `-z`/`-Z` may start decompressors.
+  [
+    "file",
+    {
+      options: { long: ["compile", "uncompress", "uncompress-noreport"], short: "CzZ", shortValue: "efFmP" },
+    },
+  ],
+  // `-o` writes the listing to a file; `-R` writes an HTML page per folder.
+  ["tree", { options: { long: ["output", "fromfile"], short: "oR", shortValue: "LPIHT" } }],
+  [
+    "rg",
+    {
+      options: {
+        long: ["pre", "pre-glob", "search-zip", "hostname-bin"],
+        short: "z",
+        shortValue: "ABCefgjmMrtTEd",
+      },
+    },
+  ],
+  [
+    "find",
+    {
+      options: {
+        words: ["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"],
+      },
+    },
+  ],
   [
     "git",
     {
-      deny: /^(--output|--ext-diff|--textconv|-c$|--exec-path|--config-env|--no-index)/,
+      options: {
+        long: [
+          "output",
+          "output-directory",
+          "ext-diff",
+          "textconv",
+          "filters",
+          "exec-path",
+          "config-env",
+          "no-index",
+          "open-files-in-pager",
+          "upload-pack",
+        ],
+        short: "c",
+      },
       subcommands: new Set([
         "status",
         "log",
@@ -101,5 +148,6 @@ function readOnlyPart(part: ShellPart): boolean {
   const rule = program === undefined ? undefined : READ_ONLY_PROGRAMS.get(program);
   if (!rule) return false;
   if (rule.subcommands && !rule.subcommands.has(args[0] ?? "")) return false;
-  return !(rule.deny && args.some((a) => (rule.deny as RegExp).test(a)));
+  const rest = rule.subcommands ? args.slice(1) : args;
+  return rule.options === undefined || usesNoWritingOption(rule.options, rest);
 }
