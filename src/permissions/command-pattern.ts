@@ -1,6 +1,9 @@
 import { splitArgs } from "../shared/shell-words.js";
-import { gitGlobals, gitRunsProgram } from "./git-commands.js";
+import { baseName, DANGEROUS_VARIABLE, runsCommands } from "./command-runners.js";
+import { gitGlobals } from "./git-commands.js";
 import type { ShellPart } from "./shell/shell-script.js";
+
+export { baseName, evadesDeny, isInterpreter, unwrap } from "./command-runners.js";
 
 /**
  * COMMAND patterns (Bash): `npm install` matches exactly that command; `git:*` and `git *` match
@@ -58,36 +61,6 @@ export function intersectCommandPatterns(a: CommandPattern, b: CommandPattern): 
   return null;
 }
 
-/** Shells, and programs that run a command given to them: which command cannot be read off the line. */
-const RUNNERS = new Set(
-  "bash sh zsh dash ksh mksh fish csh tcsh busybox sudo doas su runuser sg newgrp chroot unshare nsenter ssh eval source . builtin ionice setsid taskset chrt numactl flock strace ltrace watch xargs parallel script coproc trap alias fc".split(
-    " ",
-  ),
-);
-
-/** Programs given code to run inline (`perl -e …`), with the options that give it. */
-const INTERPRETERS: Readonly<Record<string, RegExp>> = {
-  perl: /^-[a-zA-Z]*[eE]/,
-  python: /^-[a-zA-Z]*c/,
-  python2: /^-[a-zA-Z]*c/,
-  python3: /^-[a-zA-Z]*c/,
-  node: /^(-[a-zA-Z]*[ep]|--eval|--print)/,
-  nodejs: /^(-[a-zA-Z]*[ep]|--eval|--print)/,
-  deno: /^(eval|-e)$/,
-  bun: /^(-e|--eval|-p|--print)$/,
-  ruby: /^-[a-zA-Z]*e/,
-  php: /^-[a-zA-Z]*r/,
-  lua: /^-[a-zA-Z]*e/,
-  Rscript: /^-e$/,
-  osascript: /^-e$/,
-  tclsh: /.^/,
-};
-const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
-
-/** Variables that make a program run something else, or find other programs. */
-const DANGEROUS_VARIABLE =
-  /^(PATH|IFS|ENV|BASH_ENV|CDPATH|GLOBIGNORE|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|HOME|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|SHELL|NODE_OPTIONS|LESSOPEN|LESSCLOSE|TMPDIR|(LD|DYLD|GIT|PYTHON|PERL5?|RUBY|NPM_CONFIG|SSH|BASH_FUNC)_?.*)=/;
-
 /** Why a part cannot be judged whenever any Bash pattern applies, if it cannot. */
 export function unjudgeable(part: ShellPart, interpreter: (program: string) => boolean): string | undefined {
   for (let i = 0; i < part.assignments; i++) {
@@ -102,7 +75,7 @@ export function unjudgeable(part: ShellPart, interpreter: (program: string) => b
     return "its program is not plain text (the shell expands it)";
   const name = baseName(program);
   if (name === "eval") return "'eval' runs a command built at run time";
-  if (part.heredoc && (RUNNERS.has(name) || interpreter(name)))
+  if (part.heredoc && (runsCommands(name) || interpreter(name)))
     return `a here-document feeds code to '${name}'`;
   const evaluated = evaluatesNames(name, part.words.slice(part.assignments + 1));
   if (evaluated) return evaluated;
@@ -147,91 +120,6 @@ function evaluatesNames(name: string, args: readonly (string | null)[]): string 
   if (NAME_TAKERS.has(name) && args.some((a) => a === null || (a.split("=")[0] as string).includes("[")))
     return `'${name}' is given a variable name that is not plain, or that has an array index`;
   return undefined;
-}
-
-export const isInterpreter = (name: string) =>
-  Object.hasOwn(INTERPRETERS, name) || AWKS.has(name) || /^python3\.\d+$/.test(name);
-
-/**
- * Why a part cannot be judged against a deny pattern, if it cannot: it runs another command (a
- * shell, `sudo`, `xargs`, `find -exec`), gives an interpreter code to run, or configures `git` to run
- * a program. A deny list is a guard, not a sandbox: what it cannot rule out, it denies.
- */
-export function evadesDeny(
-  words: readonly (string | null)[],
-  name = words[0] ? baseName(words[0]) : undefined,
-): string | undefined {
-  if (name === undefined) return undefined;
-  if (RUNNERS.has(name)) return `'${name}' runs another command`;
-  if (name === "git") return gitRunsProgram(words);
-  const inline = Object.hasOwn(INTERPRETERS, name)
-    ? INTERPRETERS[name]
-    : name.startsWith("python3.") && /^python3\.\d+$/.test(name)
-      ? INTERPRETERS.python3
-      : undefined;
-  if (inline && words.slice(1).some((w) => w === null || inline.test(w)))
-    return `'${name}' is given code to run`;
-  if (AWKS.has(name) && words.slice(1).some((w) => w === null || /system|getline|\||\bprint\s*>/.test(w)))
-    return `'${name}' is given a program that runs commands`;
-  if (name === "find" && words.some((w) => w === null || /^-(exec|execdir|ok|okdir)$/.test(w)))
-    return "'find' runs another command";
-  return undefined;
-}
-
-/** `time`, `nohup`, `env X=1`, `nice -n 5`, `timeout 10`, `command`, `exec`, `stdbuf -oL`: the command they run, read precisely. */
-export function unwrap(words: readonly (string | null)[]): readonly (string | null)[] | undefined {
-  const name = words[0] ? baseName(words[0]) : undefined;
-  let i = 1;
-  const skipOptions = (withValue: RegExp = /.^/) => {
-    while (i < words.length) {
-      const w = words[i];
-      if (w === null || w === undefined) return false;
-      if (w === "--") {
-        i++;
-        return true;
-      }
-      if (!w.startsWith("-") || w === "-") return true;
-      i += withValue.test(w) ? 2 : 1;
-    }
-    return true;
-  };
-  switch (name) {
-    case "time":
-    case "nohup":
-      if (!skipOptions(/^-[fo]$/)) return undefined;
-      break;
-    case "command":
-    case "exec":
-      if (words.slice(1).some((w) => w === "-v" || w === "-V")) return undefined;
-      if (!skipOptions(/^-a$/)) return undefined;
-      break;
-    case "nice":
-      if (!skipOptions(/^-n$/)) return undefined;
-      break;
-    case "stdbuf":
-      if (!skipOptions(/^-[ioe]$/)) return undefined;
-      break;
-    case "timeout":
-      if (!skipOptions(/^-[sk]$/)) return undefined;
-      i++;
-      break;
-    case "env":
-      if (words.slice(1).some((w) => w === null || /^(-S|--split-string)/.test(w))) return undefined;
-      if (!skipOptions(/^-[uC]$/)) return undefined;
-      while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] ?? "")) {
-        if (DANGEROUS_VARIABLE.test(words[i] as string)) return undefined;
-        i++;
-      }
-      break;
-    default:
-      return undefined;
-  }
-  return i < words.length ? words.slice(i) : undefined;
-}
-
-export function baseName(program: string): string {
-  const slash = program.lastIndexOf("/");
-  return slash === -1 ? program : program.slice(slash + 1);
 }
 
 /**

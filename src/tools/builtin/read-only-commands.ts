@@ -1,6 +1,6 @@
+import { type OptionRule, usesNamedOption } from "../../permissions/shell/option-rule.js";
 import { parseShell } from "../../permissions/shell/parse-shell.js";
 import { literalText, type ShellPart } from "../../permissions/shell/shell-script.js";
-import { type OptionRule, usesNoWritingOption } from "./read-only-options.js";
 
 /**
  * Programs that only read (and print), with the options or subcommands that would make them write
@@ -8,7 +8,7 @@ import { type OptionRule, usesNoWritingOption } from "./read-only-options.js";
  * of sequential: a command is read-only only when every word of it is plain text.
  */
 interface ReadOnlyRule {
-  /** Options that write, delete, or run a command, in every spelling (see read-only-options.ts). */
+  /** Options that write, delete, or run a command, in every spelling (see permissions/shell/option-rule.ts). */
   readonly options?: OptionRule;
   /** For programs with subcommands (git): the read-only ones; anything else is not read-only. */
   readonly subcommands?: ReadonlySet<string>;
@@ -149,5 +149,5 @@ function readOnlyPart(part: ShellPart): boolean {
   if (!rule) return false;
   if (rule.subcommands && !rule.subcommands.has(args[0] ?? "")) return false;
   const rest = rule.subcommands ? args.slice(1) : args;
-  return rule.options === undefined || usesNoWritingOption(rule.options, rest);
+  return rule.options === undefined || !usesNamedOption(rule.options, rest);
 }
