@@ -31,6 +31,8 @@ import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
 /** What every run of one runner shares: definitions, tools, the pool, the model, settings. */
 export interface Core extends HopCore {
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The environment agentmd was started with, before any settings' `env`: where its helpers are found. */
+  readonly startEnv: Readonly<Record<string, string | undefined>>;
   readonly diagnostics: readonly Diagnostic[];
   /** The file system the tools use; `@file` mentions are looked up in it. */
   readonly fs: ToolFs;
@@ -82,7 +84,8 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   const settings = resolveSettings(options, main, env);
   const m = options.model ?? {};
   const model = modelOf(options, main, settings, env, notice);
-  const home = env.HOME ?? homedir();
+  // `~` in rules is the home agentmd was started with, whatever a settings file sets HOME to.
+  const home = given.HOME ?? homedir();
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
   );
@@ -125,6 +128,7 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     ...hop,
     external,
     env,
+    startEnv: given,
     fs: (builtin ? builtin.fs : undefined) ?? NODE_FS,
     pool: new PQueue({ concurrency: settings.concurrency.maxConcurrency }),
     model,
