@@ -237,7 +237,7 @@ describe("8. ${VAR} in MCP definitions never expands agentmd's credentials", () 
     const server = await startHttpMcpServer("basic", "http");
     try {
       writeFiles(dir, {
-        "agent.md": "---\nallowed-tools: mcp__web__echo\n---\nMain.\n",
+        "agent.md": "---\nallowed-tools: Read, mcp__web__echo\n---\nMain.\n",
         ".mcp.json": mcpJson({
           web: {
             type: "http",
@@ -248,7 +248,7 @@ describe("8. ${VAR} in MCP definitions never expands agentmd's credentials", () 
       });
       fake = await startFakeAnthropic([call("mcp__web__echo", { text: "x" }), text("done")]);
       const r = await run({ ANTHROPIC_AUTH_TOKEN: "tok-very-secret" });
-      expect([r.code, told(1)]).not.toEqual([0, '{"text":"x"}']);
+      expect([r.code, told(1)]).toEqual([0, expect.stringContaining("not allowed")]);
       const checked = await runBinAsync(["check"], { cwd: dir, env: { HOME: home() } });
       expect(checked.stdout).toContain(
         "MCP server 'web': 'headers.Authorization' names ${ANTHROPIC_AUTH_TOKEN}",
