@@ -1,3 +1,4 @@
+import { ownSecretIn } from "../shared/own-secrets.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import type { SourcePos } from "./types.js";
 import type { Field } from "./yaml-fields.js";
@@ -79,6 +80,12 @@ export function checkServerConfig(value: unknown): ConfigCheck {
     const wrong = Object.keys(map).find((k) => typeof map[k] !== "string");
     if (wrong !== undefined) return bad([key, wrong], `'${key}.${wrong}' must be text`);
   }
+  const secret = secretNamed(value);
+  if (secret)
+    return bad(
+      secret.path,
+      `'${secret.path.join(".")}' names \${${secret.name}}, agentmd's own credential, which is never handed to an MCP server; give the server a key of its own`,
+    );
   if (value.defer !== undefined && typeof value.defer !== "boolean")
     return bad(["defer"], "'defer' must be true or false");
   if (type === "stdio" && (typeof value.command !== "string" || value.command.trim() === ""))
@@ -96,6 +103,31 @@ export function checkServerConfig(value: unknown): ConfigCheck {
     ...(typeof value.defer === "boolean" && { defer: value.defer }),
   };
   return { ok: true, config };
+}
+
+/** Where a (type-checked) definition names one of agentmd's credentials as `${VAR}`, if it does. */
+function secretNamed(
+  value: Record<string, unknown>,
+): { path: (string | number)[]; name: string } | undefined {
+  const texts: [(string | number)[], unknown][] = [
+    [["command"], value.command],
+    [["cwd"], value.cwd],
+    [["url"], value.url],
+    ...(Array.isArray(value.args)
+      ? value.args.map((a, i): [(string | number)[], unknown] => [["args", i], a])
+      : []),
+    ...(["env", "headers"] as const).flatMap((key) => {
+      const map = value[key];
+      return isRecord(map)
+        ? Object.entries(map).map(([k, v]): [(string | number)[], unknown] => [[key, k], v])
+        : [];
+    }),
+  ];
+  for (const [at, text] of texts) {
+    const name = typeof text === "string" ? ownSecretIn(text) : undefined;
+    if (name) return { path: at, name };
+  }
+  return undefined;
 }
 
 /** Keys of a server definition that agentmd does not read (reported as information). */

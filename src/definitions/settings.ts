@@ -7,6 +7,7 @@ import { type JsonFile, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
 import { checkEntry } from "./parse-tool-list.js";
+import { checkSettingsEnv } from "./settings-env.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
@@ -224,15 +225,7 @@ function checkSettings(
         ? path.join(home, d.slice(1))
         : path.resolve(base === "home" ? home : root, d),
   );
-  const env: Record<string, string> = {};
-  if (value.env !== undefined) {
-    if (!isRecord(value.env)) at(["env"])("error", "settings-type", "'env' must be an object of strings");
-    else
-      for (const [k, v] of Object.entries(value.env)) {
-        if (typeof v === "string") env[k] = v;
-        else at(["env", k])("error", "settings-type", `'env.${k}' must be a string`);
-      }
-  }
+  const env = checkSettingsEnv(value.env, json, sink, { base, root });
   const hooksOk = checkHooks(
     value.hooks,
     {

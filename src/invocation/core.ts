@@ -31,6 +31,11 @@ import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
 /** What every run of one runner shares: definitions, tools, the pool, the model, settings. */
 export interface Core extends HopCore {
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The environment agentmd was started with, before any settings' `env`: where its helper programs
+   * are found, and whose HOME is `~` in every rule (whatever a settings file sets HOME to).
+   */
+  readonly startEnv: Readonly<Record<string, string | undefined>>;
   readonly diagnostics: readonly Diagnostic[];
   /** The file system the tools use; `@file` mentions are looked up in it. */
   readonly fs: ToolFs;
@@ -80,9 +85,8 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env);
-  const m = options.model ?? {};
   const model = modelOf(options, main, settings, env, notice);
-  const home = env.HOME ?? homedir();
+  const home = given.HOME ?? homedir();
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
   );
@@ -125,10 +129,11 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
     ...hop,
     external,
     env,
+    startEnv: given,
     fs: (builtin ? builtin.fs : undefined) ?? NODE_FS,
     pool: new PQueue({ concurrency: settings.concurrency.maxConcurrency }),
     model,
-    ...(m.prices && { prices: m.prices }),
+    ...(options.model?.prices && { prices: options.model.prices }),
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),

@@ -15,7 +15,8 @@ export function runSandboxOf(
     specs: core.catalog.specs,
     projectDir: core.projectDir,
     cwd: core.cwd,
-    env: core.env,
+    // bubblewrap is found on the PATH agentmd was started with, never one a settings file chose.
+    env: core.startEnv,
   });
 }
 

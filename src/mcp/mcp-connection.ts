@@ -138,7 +138,11 @@ export class McpConnection {
     this.#status = { state: "starting" };
     this.#lost = undefined;
     this.#stderr.clear();
-    const { config, missing } = expandConfig(this.spec.config, this.cx.env);
+    const { config, missing, secrets } = expandConfig(this.spec.config, this.cx.env);
+    if (secrets.length > 0)
+      return this.#fail(
+        `its definition names ${secrets.map((m) => `\${${m}}`).join(", ")}, agentmd's own credential, which is never handed to an MCP server`,
+      );
     if (missing.length > 0)
       return this.#fail(
         `its definition needs ${missing.map((m) => `\${${m}}`).join(", ")}, which is not set`,

@@ -2,7 +2,7 @@ import { decide } from "../permissions/decide.js";
 import { offered } from "../permissions/permission-list.js";
 import { covers } from "../permissions/tool-matcher.js";
 import type { PermissionList, ToolSpecs } from "../permissions/types.js";
-import { domainMatches, type SandboxSetting } from "./sandbox-setting.js";
+import { domainCovers, domainMatches, type SandboxSetting } from "./sandbox-setting.js";
 
 /**
  * What commands may reach. `none`: no network at all (a namespace with only its own loopback).
@@ -21,8 +21,8 @@ const NONE: NetworkPolicy = { kind: "none" };
 
 /**
  * The network of a sandboxed command: the hosts the run's WebFetch may fetch (judged by `decide`
- * itself, so every hop's patterns and denies apply), and the sandbox's `allowedDomains`. Nothing
- * when neither allows a host. Pure.
+ * itself, so every hop's patterns and denies apply), and the sandbox's `allowedDomains` but those
+ * a WebFetch deny names. Nothing when neither allows a host. Pure.
  */
 export function networkPolicy(
   list: PermissionList,
@@ -33,29 +33,53 @@ export function networkPolicy(
   const webFetch = offered(list, ["WebFetch"]).length > 0;
   const domains = setting.allowedDomains;
   if (!webFetch && domains.length === 0) return NONE;
-  const shown = [...(webFetch ? webFetchShown(list) : []), ...domains.map((d) => `${d} (sandbox)`)];
+  const denied = deniedHosts(list);
+  const shown = [
+    ...(webFetch ? webFetchShown(list, exceptText(denied)) : []),
+    ...domains.map((d) => {
+      const near = denied.filter((h) => domainCovers(d, h) || domainCovers(h, d));
+      return `${d}${exceptText(near)} (sandbox)`;
+    }),
+  ];
   return {
     kind: "proxy",
     shown,
     allows(host) {
+      const call = {
+        tool: "WebFetch",
+        input: { url: `https://${host.includes(":") ? `[${host}]` : host}/` },
+      };
+      // A host a WebFetch deny names is out of reach whoever lists it: the deny wins over `allowedDomains`.
+      if (decide({ rules: null, deny: hostDenies(list) }, call, { specs, cwd }).kind === "denied")
+        return false;
       if (domains.some((d) => domainMatches(d, host))) return true;
-      if (!webFetch) return false;
-      const url = `https://${host.includes(":") ? `[${host}]` : host}/`;
-      return decide(list, { tool: "WebFetch", input: { url } }, { specs, cwd }).kind === "allowed";
+      return webFetch && decide(list, call, { specs, cwd }).kind === "allowed";
     },
   };
 }
 
+/**
+ * The deny rules that name hosts: those with a pattern that bind WebFetch. A bare `WebFetch` deny
+ * takes the tool away, and says nothing of the hosts the sandbox's `allowedDomains` name.
+ */
+function hostDenies(list: PermissionList): PermissionList["deny"] {
+  return list.deny.filter((d) => d.constraint && covers(d.tool, "WebFetch"));
+}
+
+/** The hosts the denies name, as written (`x.example.com`, `*.example.com`). */
+function deniedHosts(list: PermissionList): string[] {
+  return hostDenies(list).map((d) => (d.constraint?.text ?? "").replace(/^domain:/, ""));
+}
+
+/** ` except a, b`; empty for none. */
+const exceptText = (hosts: readonly string[]) => (hosts.length > 0 ? ` except ${hosts.join(", ")}` : "");
+
 /** WebFetch's hosts as its patterns say them, with its denies. */
-function webFetchShown(list: PermissionList): string[] {
+function webFetchShown(list: PermissionList, except: string): string[] {
   const rules = list.rules?.filter((r) => covers(r.tool, "WebFetch")) ?? null;
   const any = rules === null || rules.some((r) => r.constraints.length === 0);
   const hosts = any
     ? ["any host"]
     : rules.map((r) => r.constraints.map((c) => c.text.replace(/^domain:/, "")).join(" ∧ "));
-  const denies = list.deny
-    .filter((d) => d.constraint && covers(d.tool, "WebFetch"))
-    .map((d) => d.constraint?.text.replace(/^domain:/, ""));
-  const except = denies.length > 0 ? ` except ${denies.join(", ")}` : "";
   return hosts.map((h) => `${h}${except} (WebFetch)`);
 }
