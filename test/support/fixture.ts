@@ -3,6 +3,7 @@ import { test as base } from "vitest";
 import { type CliRun, runBinAsync } from "./cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "./fake-anthropic.js";
 import { tempDir } from "./fixtures.js";
+import { writeFiles } from "./tools.js";
 
 /** How `cli` may differ from a plain run in `dir`: `env` is added to the fixture's. */
 export interface CliOptions {
@@ -23,6 +24,8 @@ export interface Fixtures {
    * user-level definition of the machine leaks in) and PATH.
    */
   readonly env: Readonly<Record<string, string>>;
+  /** Writes `files` (paths relative to `dir`) into `dir` and returns `dir`: a project in one line. */
+  readonly project: (files: Record<string, string | Buffer>) => string;
   /** Runs the built CLI in `dir` with `env`, as a separate process (a user's run). */
   readonly cli: (args: readonly string[], options?: CliOptions) => Promise<CliRun>;
 }
@@ -56,6 +59,12 @@ export const test = base.extend<Fixtures>({
       ANTHROPIC_BASE_URL: fake.url,
       HOME: path.join(dir, "home"),
       PATH: process.env.PATH ?? "",
+    });
+  },
+  project: async ({ dir }, use) => {
+    await use((files) => {
+      writeFiles(dir, files);
+      return dir;
     });
   },
   cli: async ({ dir, env }, use) => {
