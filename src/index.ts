@@ -33,6 +33,7 @@ function withNames(options: LoadOptions): LoadOptions {
   return options.toolNames ? options : { ...options, toolNames: builtinToolNames() };
 }
 
+export { UsageError } from "./cli/usage-error.js";
 export {
   classify,
   type DefinitionInput,
@@ -91,7 +92,7 @@ export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from ".
 export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
 export type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model/model.js";
-export { costOf, MODEL_ALIASES, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
+export { costOf, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
 export { ReplayFileError } from "./model/record-replay.js";
 export {
   compileList,
@@ -118,7 +119,8 @@ export type {
   ToolPermissionSpec,
   ToolSpecs,
 } from "./permissions/types.js";
-export { AgentmdError, ConfigError } from "./shared/errors.js";
+export { MODEL_ALIASES } from "./shared/defaults.js";
+export { AgentmdError, ConfigError, RedisUnavailableError } from "./shared/errors.js";
 export { type CustomTools, isTool, loadCustomTools } from "./tools/custom/load-custom-tools.js";
 export {
   createBuiltinTools,

@@ -1,8 +1,7 @@
 import { Redis } from "ioredis";
-import { AgentmdError } from "../shared/errors.js";
+import { RedisUnavailableError } from "../shared/errors.js";
 
-/** Redis cannot be reached (or the URL is not one): a user must fix the URL or start Redis. */
-export class RedisUnavailableError extends AgentmdError {}
+export { RedisUnavailableError };
 
 /** `redis://host:port[/db]` or `rediss://…`; throws `RedisUnavailableError` for anything else. */
 export function checkRedisUrl(url: string): string {

@@ -5,10 +5,10 @@ import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import { builtinCatalog } from "../invocation/tool-catalog.js";
-import { DEFAULT_MCP_TIMEOUT_MS } from "../mcp/external-tools.js";
 import { createMcpHub } from "../mcp/mcp-hub.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { type McpServerSpec, mcpToolName } from "../mcp/server-spec.js";
+import { DEFAULT_MCP_TIMEOUT_MS } from "../shared/defaults.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
 

@@ -4,12 +4,12 @@ import type { Definition, Diagnostic, Severity } from "../definitions/types.js";
 import { quoteIntoCommand } from "../invocation/arguments.js";
 import { ATTACHMENT, COMMAND_BLOCK } from "../invocation/expand-body.js";
 import { serverPrefix } from "../mcp/server-spec.js";
-import { MODEL_ALIASES } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
 import { type DefinitionListContext, definitionList } from "../permissions/definition-list.js";
 import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { PermissionList } from "../permissions/types.js";
+import { MODEL_ALIASES } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { realPathOf } from "../tools/real-path.js";
 

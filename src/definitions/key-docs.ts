@@ -3,17 +3,18 @@ import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOKENS,
-} from "../invocation/settings.js";
-import { HOOK_TIMEOUT_S } from "../loop/hooks.js";
-import { DEFAULT_MCP_TIMEOUT_MS } from "../mcp/external-tools.js";
-import { DEFAULT_MODEL, MODEL_ALIASES } from "../model/models.js";
-import { DEFAULT_TOOL_SEARCH } from "../tools/search/deferral.js";
+  DEFAULT_MCP_TIMEOUT_MS,
+  DEFAULT_MODEL,
+  DEFAULT_TOOL_SEARCH_PERCENT,
+  HOOK_TIMEOUT_S,
+  MODEL_ALIASES,
+} from "../shared/defaults.js";
 import type { Surface } from "./types.js";
 
 /**
  * What each frontmatter key does, written once: the editor schemas (`schemas/*.json`) take their
  * `title` and `description` from here, and the key tables of docs/formats.md are generated from it.
- * Plain text with `code` in backticks; defaults come from the constants the runner uses.
+ * Plain text with `code` in backticks; defaults come from shared/defaults.ts, the constants the runner uses.
  */
 export interface KeyDoc {
   /** A few words: the JSON Schema `title`. */
@@ -31,8 +32,6 @@ export interface KeyDoc {
 const aliases = Object.entries(MODEL_ALIASES)
   .map(([alias, id]) => `\`${alias}\` is ${id}`)
   .join(", ");
-
-const AUTO_PERCENT = DEFAULT_TOOL_SEARCH.mode === "auto" ? DEFAULT_TOOL_SEARCH.percent : 0;
 
 const LIST_FORMS =
   "Entries are `Name` or `Name(pattern)`, as a YAML list or as one string split on commas and/or spaces outside parentheses; `*` alone is every tool (docs/permissions.md says what each pattern matches).";
@@ -270,7 +269,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   toolSearch: {
     title: "Deferred MCP tools",
     type: "`auto`, `auto:N`, or boolean",
-    description: `When MCP tool definitions stay out of requests until the ToolSearch tool finds them: \`auto\` when they would take more than ${AUTO_PERCENT}% of the context window (and always for a server's \`defer: true\`), \`auto:N\` past N%, \`true\` always, \`false\` never.`,
+    description: `When MCP tool definitions stay out of requests until the ToolSearch tool finds them: \`auto\` when they would take more than ${DEFAULT_TOOL_SEARCH_PERCENT}% of the context window (and always for a server's \`defer: true\`), \`auto:N\` past N%, \`true\` always, \`false\` never.`,
     default: "`auto`",
   },
   "argument-hint": {

@@ -1,38 +1,13 @@
 import { ownSecretIn } from "../shared/own-secrets.js";
 import type { DiagnosticSink } from "./diagnostics.js";
-import type { SourcePos } from "./types.js";
+import type { McpServerConfig, McpServerRef, McpTransport } from "./types.js";
 import type { Field } from "./yaml-fields.js";
 
 /**
  * MCP server definitions, as `.mcp.json` writes them (Claude Code's format) and as `mcpServers` in
  * agent.md and subagents writes them. Values are validated here; `${VAR}` is expanded only when a
- * server starts, with the runner's environment.
+ * server starts, with the runner's environment. The types are those of types.ts.
  */
-
-export type McpTransport = "stdio" | "http" | "sse";
-
-/** One server's definition, checked (its strings may still hold `${VAR}`). */
-export interface McpServerConfig {
-  readonly type: McpTransport;
-  readonly command?: string;
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-  readonly url?: string;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** agentmd's own key: this server's tools are found through ToolSearch, never sent up front. */
-  readonly defer?: boolean;
-}
-
-/** An entry of `mcpServers` in a definition: a server of `.mcp.json` by name, or one defined inline. */
-export type McpServerRef =
-  | { readonly kind: "name"; readonly name: string; readonly at: SourcePos }
-  | {
-      readonly kind: "inline";
-      readonly name: string;
-      readonly config: McpServerConfig;
-      readonly at: SourcePos;
-    };
 
 export type ConfigCheck =
   | { readonly ok: true; readonly config: McpServerConfig }

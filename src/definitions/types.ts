@@ -1,7 +1,3 @@
-import type { McpServerConfig, McpServerRef } from "./mcp-servers.js";
-
-export type { McpServerConfig, McpServerRef, McpTransport } from "./mcp-servers.js";
-
 /** The four markdown surfaces agentmd reads. */
 export type Surface = "main" | "agent" | "skill" | "command";
 
@@ -246,17 +242,39 @@ export type McpServersInput =
   | readonly (string | Readonly<Record<string, McpServerConfigInput>>)[]
   | Readonly<Record<string, McpServerConfigInput>>;
 
-/** One server as `.mcp.json` writes it. */
-export interface McpServerConfigInput {
-  readonly type?: McpServerConfig["type"] | "streamable-http";
+/**
+ * One MCP server as `.mcp.json` (Claude Code's format) and `mcpServers` write it: the checked
+ * definition's keys, with `type` optional (stdio, or http when a `url` is given) and its aliases.
+ */
+export interface McpServerConfigInput extends Omit<McpServerConfig, "type"> {
+  readonly type?: McpTransport | "streamable-http";
+}
+
+/** How agentmd talks to an MCP server. */
+export type McpTransport = "stdio" | "http" | "sse";
+
+/** One server's definition, checked (its strings may still hold `${VAR}`). */
+export interface McpServerConfig {
+  readonly type: McpTransport;
   readonly command?: string;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** agentmd's own key: this server's tools are found through ToolSearch, never sent up front. */
   readonly defer?: boolean;
 }
+
+/** An entry of `mcpServers` in a definition: a server of `.mcp.json` by name, or one defined inline. */
+export type McpServerRef =
+  | { readonly kind: "name"; readonly name: string; readonly at: SourcePos }
+  | {
+      readonly kind: "inline";
+      readonly name: string;
+      readonly config: McpServerConfig;
+      readonly at: SourcePos;
+    };
 
 export interface SubagentInput extends CommonInput {
   readonly name: string;

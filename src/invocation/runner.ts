@@ -27,13 +27,13 @@ import {
 import type { RunnerOptions } from "./runner-options.js";
 import { endBeforeStart, newRunId, type RunIo, startRun } from "./start-run.js";
 
-export type { RunnerOptions } from "./runner-options.js";
 export {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOKENS,
-} from "./settings.js";
+} from "../shared/defaults.js";
+export type { RunnerOptions } from "./runner-options.js";
 
 export interface RunOptions {
   readonly signal?: AbortSignal;

@@ -1,12 +1,14 @@
 import type { MainAgentDefinition } from "../definitions/types.js";
-import { DEFAULT_CONTEXT_WINDOW, resolveModel } from "../model/models.js";
+import { resolveModel } from "../model/models.js";
 import { resolveSandbox, type SandboxInput, type SandboxSetting } from "../sandbox/sandbox-setting.js";
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_TOKENS,
+} from "../shared/defaults.js";
 import type { SchemaValidationMode } from "../tools/types.js";
-
-export const DEFAULT_MAX_ITERATIONS = 50;
-export const DEFAULT_MAX_TOKENS = 8192;
-export const DEFAULT_MAX_CONCURRENCY = 4;
-export const DEFAULT_MAX_DEPTH = 3;
 
 /** What every run of a runner is configured with, once resolved. */
 export interface Settings {

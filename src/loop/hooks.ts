@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { TOOL_ALIASES } from "../permissions/tool-matcher.js";
+import { HOOK_TIMEOUT_S } from "../shared/defaults.js";
 import type { Logger } from "../tools/types.js";
 
 export type HookEvent = "PreToolUse" | "PostToolUse";
@@ -51,7 +52,6 @@ export type HookOutcome =
   | { readonly kind: "allow" };
 
 const CONTINUE: HookOutcome = { kind: "continue" };
-export const HOOK_TIMEOUT_S = 60;
 const MAX_OUTPUT = 64 * 1024;
 /** Variables a hook never sees: the model's own credentials. */
 const HIDDEN_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"];

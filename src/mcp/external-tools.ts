@@ -1,9 +1,8 @@
 import type { Definition, MainAgentDefinition, McpServerConfigInput } from "../definitions/types.js";
+import { DEFAULT_MCP_TIMEOUT_MS } from "../shared/defaults.js";
 import { parseToolSearch, type ToolSearchSetting } from "../tools/search/deferral.js";
 import { createMcpHub, type McpHub } from "./mcp-hub.js";
 import { type ProjectServers, projectServers } from "./project-servers.js";
-
-export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
 /** Tools that come from outside the runner: its MCP servers, and when to defer their definitions. */
 export interface ExternalTools {

@@ -1,20 +1,10 @@
+import { DEFAULT_MODEL, MODEL_ALIASES } from "../shared/defaults.js";
+
 /**
- * Model aliases and prices. Aliases map to current model ids in this one table (the newest of each
- * family that the SDK lists as not deprecated); a full model id is used as written. Prices are US
+ * Model ids and prices. Aliases resolve through the one table of shared/defaults.ts. Prices are US
  * dollars per million tokens by family tier; a runner can be given its own table (`prices`) to
  * override or extend this one, and should be wherever exact figures matter.
  */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: "claude-sonnet-5-5",
-  opus: "claude-opus-5-5",
-  haiku: "claude-haiku-5-5",
-};
-
-export const DEFAULT_MODEL = MODEL_ALIASES.sonnet as string;
-
-/** The context window of Claude models, in tokens (the API's standard one). */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
-
 export function resolveModel(model: string | undefined): string {
   if (model === undefined || model === "" || model === "inherit") return DEFAULT_MODEL;
   return Object.hasOwn(MODEL_ALIASES, model) ? (MODEL_ALIASES[model] as string) : model;

@@ -12,3 +12,6 @@ export class AgentmdError extends Error {
 
 /** Broken configuration a user must fix (a broken agent.md, no API key); the message says how. */
 export class ConfigError extends AgentmdError {}
+
+/** Redis cannot be reached (or the URL is not one): a user must fix the URL or start Redis. */
+export class RedisUnavailableError extends AgentmdError {}

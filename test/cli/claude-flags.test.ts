@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync, runCli } from "../support/cli.js";
-import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
-import { tempDir } from "../support/fixtures.js";
+import { describe, expect } from "vitest";
+import { type CliRun, runCli } from "../support/cli.js";
+import { test } from "../support/fixture.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 
@@ -11,32 +10,20 @@ import { writeFiles } from "../support/tools.js";
  * `agentmd` where a script called `claude`: -p and the flags Claude Code spells, its exit codes and
  * its `--output-format` message shapes, through the CLI against the fake API.
  */
-let dir: string;
-let cleanup: () => void;
-let fake: FakeAnthropic | undefined;
+const it = test.extend<{ claude: (args: string[], env?: Record<string, string>) => Promise<CliRun> }>({
+  claude: async ({ dir, env }, use) => {
+    await use((args, extra = {}) => runCli(args, { cwd: dir, env: { ...env, ...extra } }));
+  },
+});
 
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
+it.beforeEach(({ dir }) => {
   writeFiles(dir, {
     "agent.md": "---\nallowed-tools: Read, Task, Bash(git:*)\n---\nBe brief.\n",
     "agents/reader.md": "---\nname: reader\ndescription: Reads files.\ntools: Read\n---\nRead.\n",
     "a.txt": "alpha\n",
   });
 });
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-  cleanup();
-});
 
-const env = (extra: Record<string, string> = {}) => ({
-  ANTHROPIC_API_KEY: "k",
-  ANTHROPIC_BASE_URL: (fake as FakeAnthropic).url,
-  HOME: path.join(dir, "home"),
-  ...extra,
-});
-const claude = (args: string[], extra: Record<string, string> = {}) =>
-  runCli(args, { cwd: dir, env: env(extra) });
 const lines = (stdout: string) =>
   stdout
     .trim()
@@ -44,9 +31,12 @@ const lines = (stdout: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("-p as Claude Code's", () => {
-  it("prints the answer alone on stdout, exit 0; --verbose shows the run on stderr", async () => {
+  it("prints the answer alone on stdout, exit 0; --verbose shows the run on stderr", async ({
+    fake,
+    claude,
+  }) => {
     const script = () => [call("Read", { file_path: "a.txt" }), text("It says alpha.")];
-    fake = await startFakeAnthropic([...script(), ...script()]);
+    fake.push(...script(), ...script());
     const r = await claude(["-p", "what does a.txt say?"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("It says alpha.\n");
@@ -56,17 +46,17 @@ describe("-p as Claude Code's", () => {
     expect(v.stderr).toMatch(/Read a\.txt → ok/);
   });
 
-  it("reads the prompt from standard input when none is given", async () => {
-    fake = await startFakeAnthropic([text("from stdin")]);
-    const r = await runBinAsync(["-p"], { cwd: dir, env: env(), input: "hello there\n" });
+  it("reads the prompt from standard input when none is given", async ({ fake, cli }) => {
+    fake.push(text("from stdin"));
+    const r = await cli(["-p"], { input: "hello there\n" });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("from stdin\n");
     const first = fake.requests[0]?.body.messages[0];
     expect(JSON.stringify(first?.content)).toContain("hello there");
   });
 
-  it("--output-format json prints one result message", async () => {
-    fake = await startFakeAnthropic([text("done")]);
+  it("--output-format json prints one result message", async ({ fake, claude }) => {
+    fake.push(text("done"));
     const r = await claude(["-p", "--output-format", "json", "hi"]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -82,14 +72,17 @@ describe("-p as Claude Code's", () => {
     expect(out.usage).toMatchObject({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
   });
 
-  it("--output-format stream-json: system init, assistant, user, result; a subagent's turns carry parent_tool_use_id", async () => {
-    fake = await startFakeAnthropic([
+  it("--output-format stream-json: system init, assistant, user, result; a subagent's turns carry parent_tool_use_id", async ({
+    fake,
+    claude,
+  }) => {
+    fake.push(
       call("Task", { subagent_type: "reader", description: "read", prompt: "read a.txt" }, "toolu_task"),
       call("Read", { file_path: "a.txt" }, "toolu_read"),
       text("alpha"),
       call("Bash", { command: "rm -rf a.txt" }, "toolu_rm"),
       text("done"),
-    ]);
+    );
     const r = await claude(["-p", "--output-format", "stream-json", "--verbose", "go"]);
     expect(r.code).toBe(0);
     const msgs = lines(r.stdout);
@@ -117,12 +110,8 @@ describe("-p as Claude Code's", () => {
     ]);
   });
 
-  it("--max-turns: a run that reaches it exits 1 with error_max_turns", async () => {
-    fake = await startFakeAnthropic([
-      call("Read", { file_path: "a.txt" }),
-      call("Read", { file_path: "a.txt" }),
-      text("never"),
-    ]);
+  it("--max-turns: a run that reaches it exits 1 with error_max_turns", async ({ fake, claude }) => {
+    fake.push(call("Read", { file_path: "a.txt" }), call("Read", { file_path: "a.txt" }), text("never"));
     const r = await claude(["-p", "--max-turns", "1", "--output-format", "json", "go"]);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({
@@ -133,30 +122,33 @@ describe("-p as Claude Code's", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it("--system-prompt replaces agent.md's body, --append-system-prompt adds to it; --model picks the model", async () => {
-    fake = await startFakeAnthropic([text("a"), text("b")]);
+  it("--system-prompt replaces agent.md's body, --append-system-prompt adds to it; --model picks the model", async ({
+    fake,
+    claude,
+  }) => {
+    fake.push(text("a"), text("b"));
     await claude(["-p", "--system-prompt", "You are terse.", "--model", "haiku", "x"]);
     await claude(["-p", "--append-system-prompt", "Answer in French.", "y"]);
-    const system = (i: number) => JSON.stringify(fake?.requests[i]?.body.system);
+    const system = (i: number) => JSON.stringify(fake.requests[i]?.body.system);
     expect(system(0)).toContain("You are terse.");
     expect(system(0)).not.toContain("Be brief.");
     expect(fake.requests[0]?.body.model).toBe("claude-haiku-5-5");
     expect(system(1)).toMatch(/Be brief\..*Answer in French\./);
   });
 
-  it("-c continues the most recent session; -r ID resumes a named one", async () => {
-    fake = await startFakeAnthropic([text("first answer"), text("second answer"), text("third")]);
+  it("-c continues the most recent session; -r ID resumes a named one", async ({ fake, claude }) => {
+    fake.push(text("first answer"), text("second answer"), text("third"));
     const one = JSON.parse((await claude(["-p", "--output-format", "json", "remember 42"])).stdout);
     await claude(["-p", "-c", "what number?"]);
-    const texts = (i: number) => JSON.stringify(fake?.requests[i]?.body.messages);
+    const texts = (i: number) => JSON.stringify(fake.requests[i]?.body.messages);
     expect(texts(1)).toContain("remember 42");
     expect(texts(1)).toContain("first answer");
     await claude(["-p", "-r", one.session_id, "and now?"]);
     expect(texts(2)).toContain("second answer");
   });
 
-  it("honours ANTHROPIC_MODEL and ANTHROPIC_AUTH_TOKEN", async () => {
-    fake = await startFakeAnthropic([text("ok")]);
+  it("honours ANTHROPIC_MODEL and ANTHROPIC_AUTH_TOKEN", async ({ dir, fake }) => {
+    fake.push(text("ok"));
     const r = await runCli(["-p", "hi"], {
       cwd: dir,
       env: {
@@ -171,15 +163,15 @@ describe("-p as Claude Code's", () => {
     expect(fake.requests[0]?.body.model).toBe("claude-opus-5-5");
   });
 
-  it("--allowed-tools and --disallowedTools as Claude Code spells them", async () => {
-    fake = await startFakeAnthropic([call("Read", { file_path: "a.txt" }), text("done")]);
+  it("--allowed-tools and --disallowedTools as Claude Code spells them", async ({ fake, claude }) => {
+    fake.push(call("Read", { file_path: "a.txt" }), text("done"));
     await claude(["-p", "--disallowedTools", "Read", "go"]);
     expect(resultText(resultsSent(fake, 1)[0])).toContain("Read is not allowed");
   });
 });
 
 describe("usage the way Claude Code users type it", () => {
-  it("--version and -v print the version", async () => {
+  it("--version and -v print the version", async ({ dir }) => {
     for (const flag of ["--version", "-v"]) {
       const r = await runCli([flag], { cwd: dir });
       expect(r.code).toBe(0);
@@ -187,7 +179,7 @@ describe("usage the way Claude Code users type it", () => {
     }
   });
 
-  it("an unknown flag or command is exit 2 with a did-you-mean", async () => {
+  it("an unknown flag or command is exit 2 with a did-you-mean", async ({ dir }) => {
     const flag = await runCli(["-p", "--alowedTools", "Read", "hi"], { cwd: dir });
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("did you mean '--allowedTools'?");
@@ -215,7 +207,7 @@ describe("usage the way Claude Code users type it", () => {
     expect(mode.stderr).toContain("did you mean 'plan'?");
   });
 
-  it("--output-format takes text, json or stream-json only", async () => {
+  it("--output-format takes text, json or stream-json only", async ({ dir }) => {
     const r = await runCli(["-p", "--output-format", "xml", "hi"], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--output-format");

@@ -1,9 +1,8 @@
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync, runCli } from "../support/cli.js";
-import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
-import { tempDir } from "../support/fixtures.js";
+import { describe, expect } from "vitest";
+import { type CliRun, runCli } from "../support/cli.js";
+import { test } from "../support/fixture.js";
 import { jsonLines } from "../support/runs.js";
 import { call, promptOf, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
@@ -12,9 +11,6 @@ import { writeFiles } from "../support/tools.js";
  * A Claude Code project as it is (`.claude/` with settings, agents and commands, a CLAUDE.md, no
  * agent.md), through the CLI: the permissions and context Claude Code would give it.
  */
-let dir: string;
-let cleanup: () => void;
-let fake: FakeAnthropic | undefined;
 
 const SETTINGS = {
   permissions: {
@@ -25,8 +21,23 @@ const SETTINGS = {
   env: { GREETING: "from-settings" },
 };
 
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
+const it = test.extend<{
+  run: (args: string[], cwd?: string) => Promise<CliRun>;
+  told: (i: number, k?: number) => string;
+  tools: (args: string[]) => Promise<CliRun>;
+}>({
+  run: async ({ dir, env }, use) => {
+    await use((args, cwd = dir) => runCli(["run", "--output", "stream-json", ...args], { cwd, env }));
+  },
+  told: async ({ fake }, use) => {
+    await use((i, k = 0) => resultText(resultsSent(fake, i)[k]));
+  },
+  tools: async ({ dir }, use) => {
+    await use((args) => runCli(["tools", ...args], { cwd: dir, env: { HOME: path.join(dir, "home") } }));
+  },
+});
+
+it.beforeEach(({ dir }) => {
   writeFiles(dir, {
     ".claude/settings.json": JSON.stringify(SETTINGS, null, 2),
     ".claude/agents/security-auditor.md":
@@ -35,27 +46,10 @@ beforeEach(() => {
     ".env": "SECRET=1\n",
   });
 });
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-  cleanup();
-});
-
-const env = (extra: Record<string, string> = {}) => ({
-  ANTHROPIC_API_KEY: "k",
-  ANTHROPIC_BASE_URL: (fake as FakeAnthropic).url,
-  HOME: path.join(dir, "home"),
-  PATH: process.env.PATH ?? "",
-  ...extra,
-});
-const run = (args: string[], cwd = dir) =>
-  runCli(["run", "--output", "stream-json", ...args], { cwd, env: env() });
-const told = (i: number, k = 0) => resultText(resultsSent(fake as FakeAnthropic, i)[k]);
-const tools = (args: string[]) =>
-  runCli(["tools", ...args], { cwd: dir, env: { HOME: path.join(dir, "home") } });
-
 describe("settings: nothing runs unrestricted by accident", () => {
-  it("tools --try judges a call as a run would: denied by a settings rule, needing approval, or allowed", async () => {
+  it("tools --try judges a call as a run would: denied by a settings rule, needing approval, or allowed", async ({
+    tools,
+  }) => {
     const rm = await tools(["--try", "Bash", '{"command":"rm -rf /"}']);
     expect(rm.code).toBe(3);
     expect(rm.stdout).toContain("denied (denied-by-rule)");
@@ -73,7 +67,9 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect((await tools(["--try", "Write", '{"file_path":"a"}', "--permission-mode", "plan"])).code).toBe(3);
   });
 
-  it("tools shows the settings, their deny rules with file:line, and the approval tier", async () => {
+  it("tools shows the settings, their deny rules with file:line, and the approval tier", async ({
+    tools,
+  }) => {
     const r = await tools([]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("settings: .claude/settings.json");
@@ -83,14 +79,19 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(r.stdout).toContain("asks each time: Bash(git push:*)");
   });
 
-  it("a run denies what needs approval, saying how to allow it, runs what is pre-approved and what only reads", async () => {
-    fake = await startFakeAnthropic([
+  it("a run denies what needs approval, saying how to allow it, runs what is pre-approved and what only reads", async ({
+    dir,
+    fake,
+    run,
+    told,
+  }) => {
+    fake.push(
       call("Bash", { command: "touch made" }),
       call("Bash", { command: "echo $GREETING" }),
       call("Read", { file_path: "notes.txt" }),
       call("Bash", { command: "rm -rf notes.txt" }),
       text("done"),
-    ]);
+    );
     const r = await run(["go"]);
     expect(r.code).toBe(0);
     expect(told(1)).toBe(
@@ -103,27 +104,36 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "notes.txt"))).toBe(true);
   });
 
-  it("--allowedTools pre-approves, --disallowedTools denies at every hop", async () => {
-    fake = await startFakeAnthropic([call("Bash", { command: "touch made" }), text("done")]);
+  it("--allowedTools pre-approves, --disallowedTools denies at every hop", async ({
+    dir,
+    fake,
+    run,
+    told,
+  }) => {
+    fake.push(call("Bash", { command: "touch made" }), text("done"));
     await run(["--allowedTools", "Bash(touch:*)", "go"]);
     expect(existsSync(path.join(dir, "made"))).toBe(true);
-    await fake.close();
-    fake = await startFakeAnthropic([call("Read", { file_path: "notes.txt" }), text("done")]);
+    fake.push(call("Read", { file_path: "notes.txt" }), text("done"));
     await run(["--disallowedTools", "Read", "go"]);
-    expect(told(1)).toBe(
+    expect(told(3)).toBe(
       "Read is not allowed: 'Read' in --disallowedTools:1 removes it. The tool was not executed.",
     );
   });
 
-  it("the settings' deny rules bind a subagent too, and its calls need approval like the main agent's", async () => {
-    fake = await startFakeAnthropic([
+  it("the settings' deny rules bind a subagent too, and its calls need approval like the main agent's", async ({
+    dir,
+    fake,
+    run,
+    told,
+  }) => {
+    fake.push(
       call("Task", { subagent_type: "security-auditor", description: "audit", prompt: "audit" }),
       call("Bash", { command: "rm -rf notes.txt" }),
       call("Bash", { command: "cat notes.txt" }),
       text("audited"),
       call("Task", { subagent_type: "license-engineer", description: "x", prompt: "x" }),
       text("done"),
-    ]);
+    );
     const r = await run(["go"]);
     expect(r.code).toBe(0);
     expect(told(2)).toContain("is denied by 'Bash(rm:*)'");
@@ -132,19 +142,24 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "notes.txt"))).toBe(true);
   });
 
-  it("with agent.md, its list is the ceiling and the approval: settings narrow it, never widen it", async () => {
+  it("with agent.md, its list is the ceiling and the approval: settings narrow it, never widen it", async ({
+    dir,
+    fake,
+    run,
+    told,
+  }) => {
     writeFiles(dir, {
       "agent.md": "---\nallowed-tools: Bash(touch:*), Bash(rm:*), Read\n---\nMain.\n",
       ".claude/settings.json": JSON.stringify({
         permissions: { allow: ["Bash(curl:*)"], deny: ["Bash(rm:*)"] },
       }),
     });
-    fake = await startFakeAnthropic([
+    fake.push(
       call("Bash", { command: "touch made" }),
       call("Bash", { command: "rm made" }),
       call("Bash", { command: "curl https://example.com" }),
       text("done"),
-    ]);
+    );
     await run(["go"]);
     expect(told(1)).toBe("[exit code 0]");
     expect(told(2)).toContain("is denied by 'Bash(rm:*)'");
@@ -152,16 +167,21 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "made"))).toBe(true);
   });
 
-  it("an ask rule holds for every part of a compound command, with agent.md too", async () => {
+  it("an ask rule holds for every part of a compound command, with agent.md too", async ({
+    dir,
+    fake,
+    run,
+    told,
+  }) => {
     writeFiles(dir, {
       "agent.md": "---\nallowed-tools: Bash\n---\nMain.\n",
       ".claude/settings.json": JSON.stringify({ permissions: { ask: ["Bash(touch:*)"] } }),
     });
-    fake = await startFakeAnthropic([
+    fake.push(
       call("Bash", { command: "echo hi; touch compound" }),
       call("Bash", { command: "echo hi" }),
       text("done"),
-    ]);
+    );
     await run(["go"]);
     expect(told(1)).toMatch(
       /^Bash needs approval each time \(a permissions.ask rule asks for it each time\)/,
@@ -170,13 +190,19 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(told(2)).toBe("hi\n[exit code 0]");
   });
 
-  it("WebSearch runs on the API's side, so without agent.md it is offered only when pre-approved", async () => {
-    fake = await startFakeAnthropic([text("a"), text("b")]);
+  it("WebSearch runs on the API's side, so without agent.md it is offered only when pre-approved", async ({
+    dir,
+    fake,
+    env,
+    run,
+    tools,
+  }) => {
+    fake.push(text("a"), text("b"));
     await run(["hi"]);
     const names = (i: number) =>
-      (fake?.requests[i]?.body.tools ?? []).map((t) => (t as { name: string }).name);
+      (fake.requests[i]?.body.tools ?? []).map((t) => (t as { name: string }).name);
     expect(names(0)).not.toContain("web_search");
-    await runCli(["run", "--allowedTools", "WebSearch(domain:example.com)", "hi"], { cwd: dir, env: env() });
+    await runCli(["run", "--allowedTools", "WebSearch(domain:example.com)", "hi"], { cwd: dir, env });
     expect(names(1)).toContain("web_search");
     const search = (fake.requests[1]?.body.tools ?? []).find(
       (t) => (t as { name: string }).name === "web_search",
@@ -190,13 +216,13 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(approved).toMatch(/^ {2}WebSearch +every call$/m);
   });
 
-  it("plan mode (defaultMode) runs reading calls only", async () => {
+  it("plan mode (defaultMode) runs reading calls only", async ({ dir, fake, run, told }) => {
     writeFiles(dir, { ".claude/settings.local.json": '{ "permissions": { "defaultMode": "plan" } }' });
-    fake = await startFakeAnthropic([
+    fake.push(
       call("Write", { file_path: "x.txt", content: "x" }),
       call("Bash", { command: "cat notes.txt" }),
       text("done"),
-    ]);
+    );
     await run(["go"]);
     expect(told(1)).toBe(
       "Write is not run in plan mode, which only reads and plans. The tool was not executed.",
@@ -205,11 +231,16 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "x.txt"))).toBe(false);
   });
 
-  it("malformed settings stop the run before any request, at file:line; check reports them too", async () => {
+  it("malformed settings stop the run before any request, at file:line; check reports them too", async ({
+    dir,
+    fake,
+    run,
+    tools,
+  }) => {
     writeFiles(dir, {
       ".claude/settings.json": '{\n  "permissions": {\n    "denny": ["Bash(rm:*)"]\n  }\n}\n',
     });
-    fake = await startFakeAnthropic([text("never")]);
+    fake.push(text("never"));
     const r = await run(["go"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
@@ -223,7 +254,7 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(t.code).toBe(1);
   });
 
-  it.each([
+  it.for<[string, string, string]>([
     [
       "a hook event written as a map",
       '{\n  "permissions": { "allow": ["Bash"] },\n  "hooks": { "PreToolUse": { "matcher": "Bash", "command": "exit 2" } }\n}\n',
@@ -249,9 +280,9 @@ describe("settings: nothing runs unrestricted by accident", () => {
       '{\n  "permissions": { "allow": ["Bash"], "block": ["Bash"] }\n}\n',
       ".claude/settings.json:2:39: unknown key 'permissions.block'; did you mean 'deny'?",
     ],
-  ])("settings with %s stop the run before any request", async (_what, json, message) => {
+  ])("settings with %s stop the run before any request", async ([, json, message], { dir, fake, run }) => {
     writeFiles(dir, { ".claude/settings.json": json });
-    fake = await startFakeAnthropic([call("Bash", { command: "touch ran" }), text("done")]);
+    fake.push(call("Bash", { command: "touch ran" }), text("done"));
     const r = await run(["go"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(message);
@@ -259,7 +290,12 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(existsSync(path.join(dir, "ran"))).toBe(false);
   });
 
-  it("hooks see CLAUDE_PROJECT_DIR from any working folder; disableAllHooks turns the settings' hooks off", async () => {
+  it("hooks see CLAUDE_PROJECT_DIR from any working folder; disableAllHooks turns the settings' hooks off", async ({
+    dir,
+    fake,
+    run,
+    told,
+  }) => {
     const hook = {
       PreToolUse: [
         { matcher: "Bash", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/guard.sh' }] },
@@ -271,35 +307,42 @@ describe("settings: nothing runs unrestricted by accident", () => {
       "sub/.keep": "",
     });
     chmodSync(path.join(dir, "guard.sh"), 0o755);
-    fake = await startFakeAnthropic([call("Bash", { command: "echo hi" }), text("done")]);
+    fake.push(call("Bash", { command: "echo hi" }), text("done"));
     await run(["go"], path.join(dir, "sub"));
     expect(told(1)).toBe(`Blocked by a PreToolUse hook: blocked from ${dir}`);
-    await fake.close();
     writeFiles(dir, { ".claude/settings.local.json": '{ "disableAllHooks": true }' });
-    fake = await startFakeAnthropic([call("Bash", { command: "echo hi" }), text("done")]);
+    fake.push(call("Bash", { command: "echo hi" }), text("done"));
     await run(["go"], path.join(dir, "sub"));
-    expect(told(1)).toBe("hi\n[exit code 0]");
+    expect(told(3)).toBe("hi\n[exit code 0]");
   });
 
-  it("disableBypassPermissionsMode keeps bypassPermissions off, before any request", async () => {
+  it("disableBypassPermissionsMode keeps bypassPermissions off, before any request", async ({
+    dir,
+    fake,
+    run,
+  }) => {
     writeFiles(dir, {
       ".claude/settings.json": JSON.stringify({
         permissions: { ...SETTINGS.permissions, disableBypassPermissionsMode: "disable" },
       }),
     });
-    fake = await startFakeAnthropic([text("never")]);
+    fake.push(text("never"));
     const r = await run(["--permission-mode", "bypassPermissions", "go"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("bypassPermissions mode is turned off by the settings");
     expect(fake.requests).toHaveLength(0);
   });
 
-  it("a command's allowed-tools pre-approve its own calls, as Claude Code's do", async () => {
+  it("a command's allowed-tools pre-approve its own calls, as Claude Code's do", async ({
+    dir,
+    fake,
+    run,
+  }) => {
     writeFiles(dir, {
       ".claude/commands/stamp.md":
         "---\nallowed-tools: Bash(touch:*), Bash(date:*)\n---\nToday: !`date +%Y`\nStamp it.\n",
     });
-    fake = await startFakeAnthropic([call("Bash", { command: "touch stamped" }), text("done")]);
+    fake.push(call("Bash", { command: "touch stamped" }), text("done"));
     const r = await run(["/stamp"]);
     expect(r.code).toBe(0);
     expect(promptOf(fake, 0)).toMatch(/^Today: \d{4}\nStamp it\./);
@@ -308,17 +351,20 @@ describe("settings: nothing runs unrestricted by accident", () => {
 });
 
 describe("approvals in chat", () => {
-  it("asks, and a user answers yes, no with a reason, and always (for the session)", async () => {
-    fake = await startFakeAnthropic([
+  it("asks, and a user answers yes, no with a reason, and always (for the session)", async ({
+    dir,
+    fake,
+    cli,
+    told,
+  }) => {
+    fake.push(
       call("Bash", { command: "touch one" }),
       call("Bash", { command: "touch two" }),
       call("Bash", { command: "touch three" }),
       call("Bash", { command: "touch four" }),
       text("done"),
-    ]);
-    const r = await runBinAsync(["chat"], {
-      cwd: dir,
-      env: env(),
+    );
+    const r = await cli(["chat"], {
       input: "make files\ny\nno, not that one\na\n",
     });
     expect(r.code).toBe(0);
@@ -332,9 +378,9 @@ describe("approvals in chat", () => {
     expect(r.stdout.match(/wants to run/g)).toHaveLength(3);
   });
 
-  it("an input that ends while a question waits is a no", async () => {
-    fake = await startFakeAnthropic([call("Bash", { command: "touch one" }), text("done")]);
-    const r = await runBinAsync(["chat"], { cwd: dir, env: env(), input: "make a file\n" });
+  it("an input that ends while a question waits is a no", async ({ dir, fake, cli, told }) => {
+    fake.push(call("Bash", { command: "touch one" }), text("done"));
+    const r = await cli(["chat"], { input: "make a file\n" });
     expect(r.code).toBe(0);
     expect(told(1)).toBe("A user denied this Bash call: no one answered. The tool was not executed.");
     expect(existsSync(path.join(dir, "one"))).toBe(false);
@@ -342,7 +388,11 @@ describe("approvals in chat", () => {
 });
 
 describe("memory and context", () => {
-  it("gives the main agent CLAUDE.md and its kin down to the working folder, with imports under the Read rules", async () => {
+  it("gives the main agent CLAUDE.md and its kin down to the working folder, with imports under the Read rules", async ({
+    dir,
+    fake,
+    run,
+  }) => {
     writeFiles(dir, {
       "CLAUDE.md": "# Project\nUse tabs. See @docs/style.md and @.env and `@not/an/import.md`.\n",
       "docs/style.md": "Style: short functions. More in @deeper.md\n",
@@ -354,7 +404,7 @@ describe("memory and context", () => {
       "home/.claude/CLAUDE.md": "User memory.\n",
       "not/an/import.md": "never\n",
     });
-    fake = await startFakeAnthropic([text("ok")]);
+    fake.push(text("ok"));
     const r = await run(["hi"], path.join(dir, "pkg", "sub"));
     expect(r.code).toBe(0);
     const system = ((fake.requests[0]?.body.system ?? []) as { text: string }[])[0]?.text ?? "";
@@ -380,9 +430,13 @@ describe("memory and context", () => {
     );
   });
 
-  it("an empty agent.md body still gets the context; memory: false turns it off", async () => {
+  it("an empty agent.md body still gets the context; memory: false turns it off", async ({
+    dir,
+    fake,
+    run,
+  }) => {
     writeFiles(dir, { "CLAUDE.md": "Remember this.\n", "agent.md": "---\nallowed-tools: Read\n---\n" });
-    fake = await startFakeAnthropic([text("ok"), text("ok")]);
+    fake.push(text("ok"), text("ok"));
     await run(["hi"]);
     const first = ((fake.requests[0]?.body.system ?? []) as { text: string }[])[0]?.text ?? "";
     expect(first).toContain("Remember this.");
@@ -396,7 +450,12 @@ describe("memory and context", () => {
 });
 
 describe("definitions where Claude Code finds them", () => {
-  it("loads the user's own subagents; a project's of the same name wins, said as info", async () => {
+  it("loads the user's own subagents; a project's of the same name wins, said as info", async ({
+    dir,
+    fake,
+    run,
+    told,
+  }) => {
     writeFiles(dir, {
       "home/.claude/agents/helper.md":
         "---\nname: helper\ndescription: The user's helper.\ntools: Read\n---\nUser helper.\n",
@@ -406,11 +465,11 @@ describe("definitions where Claude Code finds them", () => {
     });
     const c = await runCli(["check"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
     expect(c.stdout).toMatch(/security-auditor\.md:1:1: info: .*project/);
-    fake = await startFakeAnthropic([
+    fake.push(
       call("Task", { subagent_type: "helper", description: "h", prompt: "h" }),
       text("helped"),
       text("done"),
-    ]);
+    );
     await run(["go"]);
     expect(fake.requests[1]?.body.system).toEqual([
       { type: "text", text: "User helper.", cache_control: { type: "ephemeral" } },
@@ -420,7 +479,9 @@ describe("definitions where Claude Code finds them", () => {
 });
 
 describe("check knows what a run would meet", () => {
-  it("a body's !cmd its list refuses is an error; names that match nothing and unknown models are warnings", async () => {
+  it("a body's !cmd its list refuses is an error; names that match nothing and unknown models are warnings", async ({
+    dir,
+  }) => {
     writeFiles(dir, {
       ".claude/commands/ship.md": "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git push`\nShip.\n",
       ".claude/commands/ok.md": "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git status`\n",
@@ -441,17 +502,17 @@ describe("check knows what a run would meet", () => {
     expect(c.code).toBe(1);
   });
 
-  it("a model without a known price shows its cost as unknown, never $0", async () => {
+  it("a model without a known price shows its cost as unknown, never $0", async ({ dir, fake, env }) => {
     writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\nmodel: claude-unpriced-9\n---\nMain.\n" });
-    fake = await startFakeAnthropic([text("ok"), text("ok")]);
-    const r = await runCli(["run", "hi"], { cwd: dir, env: env() });
+    fake.push(text("ok"), text("ok"));
+    const r = await runCli(["run", "hi"], { cwd: dir, env });
     expect(r.stdout).toContain("cost unknown");
     expect(r.stdout).not.toContain("$0.0000");
-    const j = await runCli(["run", "--output", "json", "hi"], { cwd: dir, env: env() });
+    const j = await runCli(["run", "--output", "json", "hi"], { cwd: dir, env });
     expect(JSON.parse(j.stdout)).toMatchObject({ costUsd: null, costUnknown: true });
   });
 });
 
-it("the settings file is read as written: what the tests set is what a run sees", () => {
+it("the settings file is read as written: what the tests set is what a run sees", ({ dir }) => {
   expect(JSON.parse(readFileSync(path.join(dir, ".claude/settings.json"), "utf8"))).toEqual(SETTINGS);
 });

@@ -1,17 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { loadProject } from "../../src/index.js";
-import { brief, tempDir } from "../support/fixtures.js";
-import { writeFiles } from "../support/tools.js";
-
-let cleanup: (() => void) | undefined;
-afterEach(() => cleanup?.());
-
-function project(files: Record<string, string>): string {
-  const t = tempDir();
-  cleanup = t.cleanup;
-  writeFiles(t.dir, files);
-  return t.dir;
-}
+import { it } from "../support/fixture.js";
+import { brief } from "../support/fixtures.js";
 
 const FILES = [
   ["agent.md", "agent.md", "name: main\ndescription: d\n"],
@@ -53,7 +43,7 @@ describe("hooks in frontmatter are checked as settings' hooks are", () => {
     ],
   ];
   for (const [label, file, base] of FILES) {
-    it.each(CASES)(`in ${label}: %s`, (_what, yaml, expected, message) => {
+    it.for(CASES)(`in ${label}: %s`, ([, yaml, expected, message], { project }) => {
       const root = project({ [file]: `---\n${base}hooks:\n${yaml}\n---\nbody\n` });
       const r = loadProject(root);
       expect(r.diagnostics.map((d) => brief(d, root))).toEqual([`${file}:${expected}`]);
@@ -62,7 +52,7 @@ describe("hooks in frontmatter are checked as settings' hooks are", () => {
     });
   }
 
-  it("a hook of another type is a warning, and is not run", () => {
+  it("a hook of another type is a warning, and is not run", ({ project }) => {
     const root = project({
       "agents/a.md":
         "---\nname: a\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: prompt\n          prompt: is it safe?\n        - type: command\n          command: ./guard.sh\n---\nbody\n",

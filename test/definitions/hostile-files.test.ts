@@ -1,27 +1,14 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { symlinkSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { loadPaths, loadProject } from "../../src/index.js";
-import { brief, tempDir } from "../support/fixtures.js";
-
-let cleanup: (() => void) | undefined;
-afterEach(() => cleanup?.());
-
-function project(files: Record<string, string | Uint8Array>): string {
-  const t = tempDir();
-  cleanup = t.cleanup;
-  for (const [rel, content] of Object.entries(files)) {
-    const file = path.join(t.dir, rel);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, content);
-  }
-  return t.dir;
-}
+import { it } from "../support/fixture.js";
+import { brief } from "../support/fixtures.js";
 
 const agent = (name: string, extra = "") => `---\nname: ${name}\ndescription: d\n${extra}---\nbody\n`;
 
 describe("bad input gets a diagnostic, never a crash or a hang", () => {
-  it.each([
+  it.for<[string, string | Buffer, string]>([
     ["binary", Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01, 0x02]), "1:1 error binary-file"],
     ["not UTF-8", Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xc3, 0x28, 0x0a]), "1:1 error not-utf8"],
     ["empty", "", "1:1 error empty-file"],
@@ -35,14 +22,14 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     ["a list instead of a map", "---\n- a\n- b\n---\nbody\n", "2:1 error yaml-syntax"],
     ["duplicate keys", "---\nname: a\nname: b\ndescription: d\n---\nbody\n", "3:1 error yaml-syntax"],
     ["a tab-indented block", "---\nname: a\n\tdescription: d\n---\nbody\n", "3:1 error yaml-syntax"],
-  ])("%s", (_label, content, expected) => {
+  ])("%s", ([, content, expected], { project }) => {
     const root = project({ "agents/bad.md": content, "agents/good.md": agent("good") });
     const r = loadProject(root);
     expect(r.diagnostics.map((d) => brief(d, root))).toEqual([`agents/bad.md:${expected}`]);
     expect(r.definitions.map((d) => d.name)).toEqual(["good"]);
   });
 
-  it("never lets YAML tricks empty or hide a list", () => {
+  it("never lets YAML tricks empty or hide a list", ({ project }) => {
     const many = Array.from({ length: 64 }, () => "*ro").join(", ");
     const root = project({
       "agents/aliases.md": `---\nname: aliases\ndescription: d\nx-ro: &ro Read, Grep\nx-many: [${many}]\nallowed-tools: *ro\n---\nB\n`,
@@ -69,7 +56,9 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     ).toEqual([["cr", ["Read"]]]);
   });
 
-  it("reads a long line that is not a key (in linear time: quadratic work took seconds at a fifth of this)", () => {
+  it("reads a long line that is not a key (in linear time: quadratic work took seconds at a fifth of this)", ({
+    project,
+  }) => {
     const root = project({
       "agents/long.md": `---\nname: long\ndescription: d\na${" ".repeat(60_000)}b\n---\nB\n`,
     });
@@ -77,7 +66,7 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual(["yaml-syntax"]);
   });
 
-  it("reports a symlink loop during discovery and still loads the rest", () => {
+  it("reports a symlink loop during discovery and still loads the rest", ({ project }) => {
     const root = project({ "agents/a/real.md": agent("real") });
     symlinkSync(path.join(root, "agents"), path.join(root, "agents/a/loop"));
     const r = loadProject(root);
@@ -85,7 +74,7 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual(["symlink-loop"]);
   });
 
-  it("follows a symlink to a folder outside once", () => {
+  it("follows a symlink to a folder outside once", ({ project }) => {
     const root = project({ "shared/x.md": agent("linked"), "agents/own.md": agent("own") });
     symlinkSync(path.join(root, "shared"), path.join(root, "agents/linked"));
     expect(
@@ -95,7 +84,7 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     ).toEqual(["linked", "own"]);
   });
 
-  it("keeps __proto__ and constructor keys as plain data", () => {
+  it("keeps __proto__ and constructor keys as plain data", ({ project }) => {
     const root = project({
       "agents/p.md": agent(
         "p",
@@ -109,7 +98,7 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     expect(r.diagnostics.map((x) => x.code)).toEqual(["unknown-key", "unknown-key", "foreign-key"]);
   });
 
-  it("bounds alias expansion (a YAML bomb loads in bounded time and size)", () => {
+  it("bounds alias expansion (a YAML bomb loads in bounded time and size)", ({ project }) => {
     const bomb = [
       "a: &a [x, x, x, x, x, x, x, x, x]",
       "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
@@ -124,7 +113,7 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     expect(r.diagnostics.map((d) => brief(d, root))).toEqual(["agents/bomb.md:1:1 error yaml-syntax"]);
   });
 
-  it("warns when a skill description exceeds 1,024 characters", () => {
+  it("warns when a skill description exceeds 1,024 characters", ({ project }) => {
     const root = project({
       "skills/long/SKILL.md": `---\nname: long\ndescription: ${"d".repeat(1025)}\n---\nbody\n`,
     });
@@ -133,28 +122,28 @@ describe("bad input gets a diagnostic, never a crash or a hang", () => {
     ]);
   });
 
-  it.each([
+  it.for([
     "tools:\n",
     "tools: []\n",
     'tools: ""\n',
     'tools: ","\n',
     'tools: [""]\n',
     "allowed-tools: ' , '\n",
-  ])("reads an empty list (%j) as a list of nothing, with a warning", (line) => {
+  ])("reads an empty list (%j) as a list of nothing, with a warning", (line, { project }) => {
     const root = project({ "agents/e.md": agent("e", line) });
     const r = loadProject(root);
     expect(r.diagnostics.map((d) => `${d.code} ${d.severity}`)).toEqual(["empty-tool-list warning"]);
     expect(r.definitions[0]?.allowedTools?.entries).toEqual([]);
   });
 
-  it("rejects a tool list of the wrong type", () => {
+  it("rejects a tool list of the wrong type", ({ project }) => {
     const root = project({ "agents/t.md": agent("t", "tools: 42\n") });
     const r = loadProject(root);
     expect(r.diagnostics.map((d) => brief(d, root))).toEqual(["agents/t.md:4:8 error tool-list-type"]);
     expect(r.definitions).toEqual([]);
   });
 
-  it("names a missing path and a file that is not a definition", () => {
+  it("names a missing path and a file that is not a definition", ({ project }) => {
     const root = project({ "notes/readme.md": "# hi\n" });
     const r = loadPaths([path.join(root, "nope"), path.join(root, "notes/readme.md")]);
     expect(r.diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual([

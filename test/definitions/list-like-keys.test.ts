@@ -1,17 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { loadProject } from "../../src/index.js";
-import { brief, tempDir } from "../support/fixtures.js";
-import { writeFiles } from "../support/tools.js";
-
-let cleanup: (() => void) | undefined;
-afterEach(() => cleanup?.());
-
-function project(files: Record<string, string>): string {
-  const t = tempDir();
-  cleanup = t.cleanup;
-  writeFiles(t.dir, files);
-  return t.dir;
-}
+import { it } from "../support/fixture.js";
+import { brief } from "../support/fixtures.js";
 
 /** Where each surface's file is, and the frontmatter it needs besides the key under test. */
 const SURFACES = [
@@ -44,7 +34,7 @@ describe("an unknown key whose name speaks of a tool list or permissions is an e
     ["ToolsList: Read", "'tools' (or"],
   ];
   for (const [label, file, base] of SURFACES) {
-    it.each(KEYS)(`in ${label}: %s`, (yaml, meant) => {
+    it.for(KEYS)(`in ${label}: %s`, ([yaml, meant], { project }) => {
       const root = project({ [file]: `---\n${base}${yaml}\n---\nbody\n` });
       const r = loadProject(root);
       const line = base.split("\n").length + 1;
@@ -58,21 +48,21 @@ describe("an unknown key whose name speaks of a tool list or permissions is an e
 });
 
 describe("other unknown keys stay warnings, and the file loads", () => {
-  it.each([
+  it.for<[string, string]>([
     ["colour: blue", "warning unknown-key"],
     ["x-ro: Read, Grep", "warning unknown-key"],
     // A real collection's key for a command's tools: Claude Code ignores it too.
     ["tool_access: [Read, Write]", "warning unknown-key"],
     ["descripion: d2", "warning unknown-key"],
     ["permissionMode: plan", "info foreign-key"],
-  ])("%s", (yaml, expected) => {
+  ])("%s", ([yaml, expected], { project }) => {
     const root = project({ "agents/a.md": `---\nname: a\ndescription: d\n${yaml}\n---\nbody\n` });
     const r = loadProject(root);
     expect(r.diagnostics.map((d) => brief(d, root))).toEqual([`agents/a.md:4:1 ${expected}`]);
     expect(r.definitions.map((d) => d.name)).toEqual(["a"]);
   });
 
-  it("keeps the errors for other words for the lists", () => {
+  it("keeps the errors for other words for the lists", ({ project }) => {
     const root = project({
       "agents/a.md": "---\nname: a\ndescription: d\ndenied-tools: Bash\n---\nb\n",
       "agents/b.md": "---\nname: b\ndescription: d\nblocked-tools: Bash\n---\nb\n",

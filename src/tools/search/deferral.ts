@@ -1,3 +1,4 @@
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_TOOL_SEARCH_PERCENT } from "../../shared/defaults.js";
 import type { RegisteredTool } from "../registry.js";
 
 /**
@@ -10,7 +11,7 @@ export type ToolSearchSetting =
   | { readonly mode: "always" }
   | { readonly mode: "never" };
 
-export const DEFAULT_TOOL_SEARCH: ToolSearchSetting = { mode: "auto", percent: 10 };
+export const DEFAULT_TOOL_SEARCH: ToolSearchSetting = { mode: "auto", percent: DEFAULT_TOOL_SEARCH_PERCENT };
 
 /** `auto`, `auto:N`, true, false (agent.md `toolSearch`, or the runner option); undefined keeps the default. */
 export function parseToolSearch(value: string | boolean | undefined): ToolSearchSetting {
@@ -20,9 +21,6 @@ export function parseToolSearch(value: string | boolean | undefined): ToolSearch
   const m = /^auto:(\d{1,2})$/.exec(value);
   return m ? { mode: "auto", percent: Number(m[1]) } : DEFAULT_TOOL_SEARCH;
 }
-
-/** Every model agentmd names has a 200,000-token context window (a larger one is opt-in). */
-export const CONTEXT_TOKENS = 200_000;
 
 /** A definition's size in tokens, estimated as the API counts JSON: about 4 characters a token. */
 export function definitionTokens(r: RegisteredTool): number {
@@ -43,6 +41,7 @@ export function deferredNames(
   const candidates = offered.filter((r) => deferrable.has(r.tool.name));
   if (setting.mode === "always") return new Set(candidates.map((r) => r.tool.name));
   const tokens = candidates.reduce((n, r) => n + definitionTokens(r), 0);
-  if (tokens > (CONTEXT_TOKENS * setting.percent) / 100) return new Set(candidates.map((r) => r.tool.name));
+  if (tokens > (DEFAULT_CONTEXT_WINDOW * setting.percent) / 100)
+    return new Set(candidates.map((r) => r.tool.name));
   return new Set(candidates.filter((r) => forced.has(r.tool.name)).map((r) => r.tool.name));
 }
