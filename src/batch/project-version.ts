@@ -34,6 +34,24 @@ export function projectVersion(projectDir: string, cwd?: string): string {
   return `sha256:${hash.digest("hex").slice(0, 16)}`;
 }
 
+/**
+ * The versions of one project by working folder (`cwd` relative to the project, as a batch item
+ * gives it), each worked out once: a worker or an enqueuer asks for the same few again and again.
+ */
+export function projectVersions(projectDir: string): (cwd?: string) => string {
+  const root = path.resolve(projectDir);
+  const known = new Map<string, string>();
+  return (cwd) => {
+    const at = path.resolve(root, cwd ?? ".");
+    let v = known.get(at);
+    if (v === undefined) {
+      v = projectVersion(root, at);
+      known.set(at, v);
+    }
+    return v;
+  };
+}
+
 function isFile(p: string): boolean {
   try {
     return statSync(p).isFile();

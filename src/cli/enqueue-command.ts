@@ -8,10 +8,10 @@ import { batchIdOf } from "../batch/batch-session-id.js";
 import { collectResults } from "../batch/collect-results.js";
 import { bullConnection, connectRedis, RedisUnavailableError, shownUrl } from "../batch/connect-redis.js";
 import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
-import { projectVersion } from "../batch/project-version.js";
+import { projectVersions } from "../batch/project-version.js";
 import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
 import { findProjectRoot } from "../definitions/discover.js";
-import { interruptions, loadItems, progressBar, summaryLine, usage } from "./batch-command.js";
+import { interruptions, loadItems, progressBar, summaryLine, usage } from "./batch-io.js";
 import type { RunIo } from "./run-command.js";
 
 export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
@@ -155,14 +155,15 @@ async function withQueue(
 }
 
 async function enqueue(q: OpenQueue, batchId: string, items: readonly BatchItem[], projectDir: string) {
-  const version = projectVersion(projectDir);
+  const versionOf = projectVersions(projectDir);
+  const version = versionOf();
   const enqueued = await enqueueItems({
     redis: q.redis,
     queue: q.queue,
     keys: queueKeys(q.name).batch(batchId),
     batchId,
     items,
-    projectVersion: version,
+    versionOf: (item) => versionOf(item.cwd),
   });
   return { projectVersion: version, ...enqueued };
 }
