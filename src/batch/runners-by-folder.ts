@@ -36,7 +36,7 @@ export function runnersByFolder(
       let runner = runners.get(cwd);
       if (!runner) {
         const problem = folderProblem(cwd, root);
-        if (problem) throw new ConfigError(`the item's working folder ${item.cwd ?? "."} ${problem}`);
+        if (problem) throw new ConfigError(`the item's working folder ${cwd} ${problem}`);
         runner = project.runner({ ...options, cwd });
         runners.set(cwd, runner);
       }
@@ -49,16 +49,16 @@ export function runnersByFolder(
 }
 
 function folderProblem(cwd: string, root: string): string | undefined {
-  if (!isInside(cwd, root)) return `(${cwd}) is outside the project ${root}; a job runs inside its project`;
+  if (!isInside(cwd, root)) return `is outside the project ${root}; a job runs inside its project`;
   let real: string;
   try {
     real = realpathSync.native(cwd);
-    if (!statSync(real).isDirectory()) return `(${cwd}) is not a folder`;
+    if (!statSync(real).isDirectory()) return "is not a folder";
   } catch {
-    return `(${cwd}) does not exist`;
+    return "does not exist";
   }
   if (!isInside(real, realOrSelf(root)))
-    return `(${cwd}) leads outside the project ${root} (to ${real}); a job runs inside its project`;
+    return `leads outside the project ${root} (to ${real}); a job runs inside its project`;
   return undefined;
 }
 
