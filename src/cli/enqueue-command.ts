@@ -18,8 +18,9 @@ export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [opti
 
 Puts the runs of a batch file (see 'agentmd batch --help'; - for standard input) on the
 queue at URL, for 'agentmd worker's to take. Each job names the version of this project
-(a hash of agent.md, agents/, skills/, commands/ and .claude/): a worker whose project
-differs refuses it. Enqueuing again adds nothing twice: ids with a result are skipped,
+(a hash of its inputs: agent.md, agents/, skills/, commands/, tools/, .claude/settings*.json,
+.mcp.json and the CLAUDE.md files down to the item's cwd): a worker whose project differs
+refuses it. Enqueuing again adds nothing twice: ids with a result are skipped,
 jobs on the queue are left alone, failed jobs are queued anew. Prints one JSON line:
 {"batch", "projectVersion", "added", "queued", "finished"}.
 

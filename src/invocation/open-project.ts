@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Diagnostic } from "../definitions/types.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
+import type { Tool } from "../tools/types.js";
 import { createRunner, type Runner } from "./runner.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { builtinCatalog } from "./tool-catalog.js";
@@ -12,6 +13,8 @@ import { builtinCatalog } from "./tool-catalog.js";
  */
 export interface OpenProject {
   readonly projectDir: string;
+  /** The project's custom tools (for a report that lists tools without running anything). */
+  readonly tools: readonly Tool[];
   /** What of `tools/` did not load (the other tools are offered). */
   readonly diagnostics: readonly Diagnostic[];
   /**
@@ -23,8 +26,8 @@ export interface OpenProject {
 }
 
 /**
- * Opens the project at `projectDir` for `run`, chat, `batch` and `worker`: the one way these get
- * a runner, so that none of them runs without the project's custom tools. Importing `tools/*` runs
+ * Opens the project at `projectDir` for `run`, chat, `batch`, `worker` and `audit`: the one way
+ * these get a runner (or, for audit, the tools a runner would have), so that none of them runs without the project's custom tools. Importing `tools/*` runs
  * their code, which is why this is a step the caller takes. Contract: never rejects; a tool
  * module that does not load is a diagnostic.
  */
@@ -33,6 +36,7 @@ export async function openProject(projectDir: string): Promise<OpenProject> {
   const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
   return {
     projectDir: root,
+    tools: custom.tools,
     diagnostics: custom.diagnostics,
     runner: (options = {}) => {
       const extra = [...custom.tools, ...(options.tools?.extra ?? [])];
