@@ -12,7 +12,8 @@ export interface EnqueueOptions {
   readonly keys: BatchKeys;
   readonly batchId: string;
   readonly items: readonly BatchItem[];
-  readonly projectVersion: string;
+  /** The project version a job of this item is for (it covers the memory files down to its `cwd`). */
+  readonly versionOf: (item: BatchItem) => string;
 }
 
 export interface Enqueued {
@@ -60,7 +61,7 @@ export async function enqueueItems(o: EnqueueOptions): Promise<Enqueued> {
     }
     jobs.push({
       name: "run",
-      data: jobDataFor(o.batchId, item, o.projectVersion),
+      data: jobDataFor(o.batchId, item, o.versionOf(item)),
       opts: { ...JOB_OPTIONS, jobId },
     });
   }

@@ -1,32 +1,32 @@
 import { createHash } from "node:crypto";
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { projectInputs } from "../definitions/project-inputs.js";
 
 /**
- * The folders and files whose content makes a project what it is to a run: the definitions and
- * everything beside them (a skill's resources, a command's scripts), also under `.claude/`.
+ * A content hash of a project's inputs (`sha256:` and 16 hex digits): the digest of exactly the
+ * files `projectInputs` lists in the project folder (agent.md, the definition folders, `tools/`,
+ * `.claude/settings*.json`, `.mcp.json`, and the memory files down to `cwd`), the same on every
+ * machine whose folder holds the same files, whatever their times or the folder's place. A job
+ * names the version it was made for, and a worker whose project differs refuses it rather than run
+ * the job with other prompts, tools, servers or another allow-list. Line endings are read as `\n`,
+ * so a checkout with CRLF is the same version.
+ *
+ * The user's own files (`~/.claude`: settings, CLAUDE.md, definitions) are left out on purpose:
+ * they belong to the machine, not the project, and differ between the enqueuer and every worker;
+ * counting them would refuse every job queued from another machine. Rules a batch relies on belong
+ * in the project's `.claude/settings.json`, which counts.
  */
-const DEFINITION_FILES = ["agent.md"];
-const DEFINITION_FOLDERS = ["agents", "skills", "commands"];
-const SKIP = new Set(["node_modules", ".git"]);
-
-/**
- * A content hash of a project's definitions (`sha256:` and 16 hex digits): the same on every machine
- * whose folder holds the same files, whatever their times or the folder's place. A job names the
- * version it was made for, and a worker whose project differs refuses it rather than run the job
- * with other prompts or another allow-list. Line endings are read as `\n`, so a checkout with CRLF
- * is the same version.
- */
-export function projectVersion(projectDir: string): string {
+export function projectVersion(projectDir: string, cwd?: string): string {
   const root = path.resolve(projectDir);
-  const files: string[] = [];
-  for (const home of [root, path.join(root, ".claude")]) {
-    for (const name of DEFINITION_FILES) if (isFile(path.join(home, name))) files.push(path.join(home, name));
-    for (const folder of DEFINITION_FOLDERS) walk(path.join(home, folder), files);
-  }
-  const hash = createHash("sha256");
-  const entries = files.map((f) => [path.relative(root, f).split(path.sep).join("/"), f] as const);
+  const inputs = projectInputs(root, { cwd: path.resolve(root, cwd ?? ".") }).filter(
+    (i) => i.scope === "project",
+  );
+  const entries = inputs
+    .filter((i) => isFile(i.file))
+    .map((i) => [path.relative(root, i.file).split(path.sep).join("/"), i.file] as const);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const hash = createHash("sha256");
   for (const [rel, file] of entries) {
     const content = readFileSync(file).toString("latin1").replace(/\r\n/g, "\n");
     hash.update(`${rel}\0${content.length}\0`).update(content, "latin1");
@@ -34,19 +34,22 @@ export function projectVersion(projectDir: string): string {
   return `sha256:${hash.digest("hex").slice(0, 16)}`;
 }
 
-function walk(dir: string, out: string[], depth = 0): void {
-  if (depth > 20) return;
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory() && !SKIP.has(e.name)) walk(p, out, depth + 1);
-    else if (isFile(p)) out.push(p);
-  }
+/**
+ * The versions of one project by working folder (`cwd` relative to the project, as a batch item
+ * gives it), each worked out once: a worker or an enqueuer asks for the same few again and again.
+ */
+export function projectVersions(projectDir: string): (cwd?: string) => string {
+  const root = path.resolve(projectDir);
+  const known = new Map<string, string>();
+  return (cwd) => {
+    const at = path.resolve(root, cwd ?? ".");
+    let v = known.get(at);
+    if (v === undefined) {
+      v = projectVersion(root, at);
+      known.set(at, v);
+    }
+    return v;
+  };
 }
 
 function isFile(p: string): boolean {

@@ -1,18 +1,19 @@
 import { hostname } from "node:os";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
+import { openProject } from "../invocation/open-project.js";
 import type { Runner } from "../invocation/runner.js";
 import { fileTranscripts } from "../loop/transcript.js";
 import type { BatchResult } from "./batch-result.js";
 import { batchSessionId } from "./batch-session-id.js";
 import { bullConnection, connectRedis } from "./connect-redis.js";
 import { jobDataOf } from "./job-data.js";
-import { projectVersion } from "./project-version.js";
+import { projectVersions } from "./project-version.js";
 import { queueKeys } from "./queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "./rate-gate.js";
 import { type DurableTranscripts, redisTranscripts } from "./redis-transcripts.js";
 import { recordResult } from "./results-store.js";
 import { runItem } from "./run-item.js";
-import { runnersByFolder } from "./runners-by-folder.js";
+import { type RunnersByFolder, runnersByFolder } from "./runners-by-folder.js";
 
 export interface StartWorkerOptions {
   readonly redisUrl: string;
@@ -29,6 +30,8 @@ export interface StartWorkerOptions {
   readonly lockDurationMs: number;
   /** Keep transcripts in this (shared) folder instead of in Redis. */
   readonly transcriptsDir?: string;
+  /** What of the project's `tools/` did not load (the other tools are offered). */
+  readonly onToolDiagnostic?: (message: string) => void;
   /** Each run finished and recorded by this worker. */
   readonly onResult?: (result: BatchResult) => void;
   /** What a person watching the worker should know (a refused job, a Redis error). */
@@ -37,8 +40,12 @@ export interface StartWorkerOptions {
 
 export interface RunningWorker {
   readonly name: string;
+  /** The project's version at its own folder (a job in a subfolder also counts that folder's memory). */
   readonly version: string;
-  /** Takes no new job, waits for the running ones, then disconnects. */
+  /**
+   * Takes no new job, waits for the running ones, stops what they started (MCP servers), then
+   * disconnects. Contract: idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -50,7 +57,8 @@ export interface RunningWorker {
  */
 export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker> {
   const name = `${hostname()}:${process.pid}`;
-  const version = projectVersion(o.projectDir);
+  const versionOf = projectVersions(o.projectDir);
+  const version = versionOf();
   const keys = queueKeys(o.queue);
   const redis = await connectRedis(o.redisUrl);
   const transcripts: DurableTranscripts = o.transcriptsDir
@@ -69,13 +77,16 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     await transcripts.flushed();
     return globalThis.fetch(input, init);
   });
-  const runnerFor = runnersByFolder(o.projectDir, {
+  const project = await openProject(o.projectDir);
+  for (const d of project.diagnostics)
+    if (d.severity !== "info") o.onToolDiagnostic?.(`${d.file}: ${d.severity}: ${d.message} [${d.code}]`);
+  const runners = runnersByFolder(project, {
     env: o.env,
     model: { fetch, maxRetries: BATCH_MAX_RETRIES },
     transcript: { store: transcripts },
   });
   try {
-    runnerFor({});
+    runners.runnerFor({});
   } catch (e) {
     redis.disconnect();
     throw e;
@@ -83,8 +94,8 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
 
   const processor = jobProcessor({
     name,
-    version,
-    runnerFor,
+    versionOf,
+    runnerFor: runners.runnerFor,
     transcripts,
     record: (batch, result) => recordResult(redis, keys.batch(batch), result),
     ...(o.onResult && { onResult: o.onResult }),
@@ -110,13 +121,19 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
       o.onNotice?.(`job ${job?.id ?? "?"} failed: ${e.message}`);
   });
   await worker.waitUntilReady();
+  let closed: Promise<void> | undefined;
+  const close = async () => {
+    await worker.close();
+    await runners.close();
+    await transcripts.flushed();
+    await redis.quit().catch(() => redis.disconnect());
+  };
   return {
     name,
     version,
-    close: async () => {
-      await worker.close();
-      await transcripts.flushed();
-      await redis.quit().catch(() => redis.disconnect());
+    close: () => {
+      closed ??= close();
+      return closed;
     },
   };
 }
@@ -133,8 +150,9 @@ function sharedFolder(dir: string): DurableTranscripts {
 
 interface JobContext {
   readonly name: string;
-  readonly version: string;
-  readonly runnerFor: ReturnType<typeof runnersByFolder>;
+  /** This worker's project version for a job's working folder. */
+  readonly versionOf: (cwd?: string) => string;
+  readonly runnerFor: RunnersByFolder["runnerFor"];
   readonly transcripts: DurableTranscripts;
   /** Stores a result once; true when this call stored it. */
   readonly record: (batch: string, result: BatchResult) => Promise<boolean>;
@@ -150,17 +168,18 @@ function jobProcessor(cx: JobContext) {
   return async (job: Job, _token?: string, signal?: AbortSignal) => {
     const data = jobDataOf(job.data);
     if (typeof data === "string") throw new UnrecoverableError(data);
-    if (data.projectVersion !== cx.version)
-      throw new UnrecoverableError(
-        `refused by ${cx.name}: the job was made for project version ${data.projectVersion}, and this worker's project is ${cx.version}`,
-      );
-    const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
     let runner: Runner;
     try {
       runner = cx.runnerFor(data.item);
     } catch (e) {
-      throw new UnrecoverableError((e as Error).message);
+      throw new UnrecoverableError(`refused by ${cx.name}: ${(e as Error).message}`);
     }
+    const version = cx.versionOf(data.item.cwd);
+    if (data.projectVersion !== version)
+      throw new UnrecoverableError(
+        `refused by ${cx.name}: the job was made for project version ${data.projectVersion}, and this worker's project is ${version} (its agent.md, agents/, skills/, commands/, tools/, .claude/settings*.json, .mcp.json or CLAUDE.md differ)`,
+      );
+    const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       signal: signal ?? new AbortController().signal,
     });

@@ -8,11 +8,11 @@ import { toolNames } from "../definitions/tool-names.js";
 import type { Diagnostic } from "../definitions/types.js";
 import { type Audit, type AuditSource, auditProject, auditToolNames } from "../invocation/audit.js";
 import { diffAudits } from "../invocation/audit-diff.js";
-import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { openProject } from "../invocation/open-project.js";
+import { type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { definitionList, UNRESTRICTED } from "../permissions/index.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
-import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { diffJson, diffText } from "./audit-diff-format.js";
 import { type AuditHeader, auditJson, auditText } from "./audit-format.js";
 import { auditHtml, auditSvg } from "./audit-graph.js";
@@ -77,8 +77,8 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     return 2;
   }
   const root = findProjectRoot(start, io.env.HOME);
-  const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
-  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
+  const project = await openProject(root);
+  const catalog = toolCatalog([...createBuiltinTools(), ...project.tools]);
   const at = { root, cwd: io.cwd, home, catalog, ...userDirOf(io.env.HOME) };
   const current = readProject(root, at);
   if (current.errors.length > 0) {

@@ -1,18 +1,19 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { type BatchItem, parseBatchItems } from "../batch/batch-item.js";
-import { type BatchResult, failed } from "../batch/batch-result.js";
+import type { BatchItem } from "../batch/batch-item.js";
+import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
-import { duration, type Progress, progressLine } from "../batch/progress.js";
 import { DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
 import { runBatch } from "../batch/run-batch.js";
 import { runnersByFolder } from "../batch/runners-by-folder.js";
 import { findProjectRoot } from "../definitions/discover.js";
+import { openProject } from "../invocation/open-project.js";
 import { fileTranscripts, sessionsDir } from "../loop/transcript.js";
 import { ConfigError } from "../shared/errors.js";
-import type { CliIo } from "./io.js";
+import { interruptions, loadItems, progressBar, summaryLine, usage, wholeNumber } from "./batch-io.js";
+import { queueBatch } from "./enqueue-command.js";
+import { printToolDiagnostics } from "./open-runner.js";
 import type { RunIo } from "./run-command.js";
 
 export const BATCH_HELP = `Usage: agentmd batch FILE.jsonl [options]
@@ -87,11 +88,9 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
   const items = await loadItems(file, io);
   if (!items) return 2;
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
-  const projectDir = findProjectRoot(cwd);
-  if (values.redis !== undefined) {
-    const { queueBatch } = await import("./enqueue-command.js");
+  const projectDir = findProjectRoot(cwd, io.env.HOME);
+  if (values.redis !== undefined)
     return queueBatch({ redisUrl: values.redis, queue: values.queue, batchId, items, projectDir }, io);
-  }
   return localBatch(
     {
       items,
@@ -114,9 +113,15 @@ interface LocalBatch {
   readonly retryFailed: boolean;
 }
 
+/**
+ * The batch in this process. Whatever its runs started (MCP servers) is stopped when it ends,
+ * however it ends: its servers' open pipes would otherwise keep the process from exiting.
+ */
 async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const gate = createRateGate({ max: o.concurrency });
-  const runnerFor = runnersByFolder(o.projectDir, {
+  const project = await openProject(o.projectDir);
+  printToolDiagnostics(project, io.cwd, io);
+  const runners = runnersByFolder(project, {
     env: io.env,
     model: {
       fetch: gate.wrap(),
@@ -125,7 +130,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
     },
   });
   try {
-    runnerFor({});
+    runners.runnerFor({});
   } catch (e) {
     if (e instanceof ConfigError) {
       io.stderr.write(`agentmd: ${e.message}\n`);
@@ -137,22 +142,27 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const bar = progressBar(io);
   let anyFailed = false;
   const started = Date.now();
-  const summary = await runBatch({
-    items: o.items,
-    batchId: o.batchId,
-    runnerFor,
-    store: fileTranscripts(sessionsDir(o.projectDir)),
-    gate,
-    signal: stop.signal,
-    retryFailed: o.retryFailed,
-    onResult: (r) => {
-      anyFailed ||= failed(r);
-      bar.print(r);
-    },
-    onProgress: bar.draw,
-  });
-  stop.dispose();
-  bar.end();
+  let summary: Awaited<ReturnType<typeof runBatch>>;
+  try {
+    summary = await runBatch({
+      items: o.items,
+      batchId: o.batchId,
+      runnerFor: runners.runnerFor,
+      store: fileTranscripts(sessionsDir(o.projectDir)),
+      gate,
+      signal: stop.signal,
+      retryFailed: o.retryFailed,
+      onResult: (r) => {
+        anyFailed ||= failed(r);
+        bar.print(r);
+      },
+      onProgress: bar.draw,
+    });
+  } finally {
+    stop.dispose();
+    bar.end();
+    await runners.close();
+  }
   const p = summary.progress;
   const left = summary.interrupted + summary.notStarted;
   io.stderr.write(
@@ -160,103 +170,4 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   );
   if (stop.signal.aborted) return 130;
   return anyFailed ? 1 : 0;
-}
-
-/** Reads the items of a batch file (or standard input); prints its errors and gives undefined. */
-export async function loadItems(file: string, io: RunIo): Promise<BatchItem[] | undefined> {
-  let text: string;
-  try {
-    text = file === "-" ? await readAll(io) : readFileSync(path.resolve(io.cwd, file), "utf8");
-  } catch (e) {
-    io.stderr.write(`agentmd: cannot read ${file}: ${(e as Error).message}\n`);
-    return undefined;
-  }
-  const { items, errors } = parseBatchItems(text);
-  const shown = file === "-" ? "stdin" : file;
-  for (const e of errors.slice(0, 20)) io.stderr.write(`${shown}:${e.line}: ${e.message}\n`);
-  if (errors.length > 20) io.stderr.write(`… and ${errors.length - 20} more\n`);
-  if (errors.length > 0) {
-    io.stderr.write(`agentmd: ${errors.length} bad line(s) in ${shown}; nothing was run\n`);
-    return undefined;
-  }
-  if (items.length === 0) {
-    io.stderr.write(`agentmd: ${shown} holds no item\n`);
-    return undefined;
-  }
-  return items;
-}
-
-async function readAll(io: RunIo): Promise<string> {
-  if (!io.stdin) return "";
-  let text = "";
-  for await (const chunk of io.stdin) text += chunk.toString();
-  return text;
-}
-
-export function usage(io: CliIo, command: string, message: string): number {
-  io.stderr.write(`agentmd ${command}: ${message}\nRun 'agentmd ${command} --help' for its options.\n`);
-  return 2;
-}
-
-/** `undefined` for a value that is not a whole number from 1 to 1000. */
-export function wholeNumber(value: string | undefined, fallback: number, max = 1000): number | undefined {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 1 && n <= max ? n : undefined;
-}
-
-/** Ctrl-C once: the signal aborts (stop cleanly); twice: leave at once. */
-export function interruptions(io: RunIo, notice: string): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  let count = 0;
-  const unhook = io.onInterrupt?.(() => {
-    count++;
-    if (count > 1) process.exit(130);
-    io.stderr.write(`\n${notice} (Ctrl-C again to leave at once)\n`);
-    controller.abort();
-  });
-  return { signal: controller.signal, dispose: () => unhook?.() };
-}
-
-export function summaryLine(batchId: string, p: Progress, ms: number): string {
-  const skipped = p.skipped ? ` (${p.skipped} finished before)` : "";
-  return `batch ${batchId}: ${p.done} done, ${p.failed} failed${skipped} of ${p.total} · ${p.tokens.toLocaleString("en-US")} tokens · $${p.costUsd.toFixed(4)} · ${duration(ms)}`;
-}
-
-/**
- * JSON lines on standard output; on a terminal, a progress bar on standard error, redrawn in place
- * and cleared around each line so that the two never mix when both are the terminal.
- */
-export function progressBar(io: CliIo) {
-  const live = io.stderr.isTTY === true;
-  let last: Progress | undefined;
-  let shown = false;
-  const clear = () => {
-    if (shown) io.stderr.write("\r\x1b[K");
-    shown = false;
-  };
-  const draw = () => {
-    if (!live || !last) return;
-    clear();
-    io.stderr.write(progressLine(last, Date.now()));
-    shown = true;
-  };
-  const timer = live ? setInterval(draw, 250) : undefined;
-  timer?.unref();
-  return {
-    draw: (p: Progress) => {
-      last = p;
-    },
-    print: (r: BatchResult) => {
-      clear();
-      io.stdout.write(`${JSON.stringify(r)}\n`);
-      draw();
-    },
-    end: () => {
-      if (timer) clearInterval(timer);
-      draw();
-      if (shown) io.stderr.write("\n");
-      shown = false;
-    },
-  };
 }

@@ -8,18 +8,19 @@ import { batchIdOf } from "../batch/batch-session-id.js";
 import { collectResults } from "../batch/collect-results.js";
 import { bullConnection, connectRedis, RedisUnavailableError, shownUrl } from "../batch/connect-redis.js";
 import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
-import { projectVersion } from "../batch/project-version.js";
+import { projectVersions } from "../batch/project-version.js";
 import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
 import { findProjectRoot } from "../definitions/discover.js";
-import { interruptions, loadItems, progressBar, summaryLine, usage } from "./batch-command.js";
+import { interruptions, loadItems, progressBar, summaryLine, usage } from "./batch-io.js";
 import type { RunIo } from "./run-command.js";
 
 export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
 
 Puts the runs of a batch file (see 'agentmd batch --help'; - for standard input) on the
 queue at URL, for 'agentmd worker's to take. Each job names the version of this project
-(a hash of agent.md, agents/, skills/, commands/ and .claude/): a worker whose project
-differs refuses it. Enqueuing again adds nothing twice: ids with a result are skipped,
+(a hash of its inputs: agent.md, agents/, skills/, commands/, tools/, .claude/settings*.json,
+.mcp.json and the CLAUDE.md files down to the item's cwd): a worker whose project differs
+refuses it. Enqueuing again adds nothing twice: ids with a result are skipped,
 jobs on the queue are left alone, failed jobs are queued anew. Prints one JSON line:
 {"batch", "projectVersion", "added", "queued", "finished"}.
 
@@ -155,14 +156,15 @@ async function withQueue(
 }
 
 async function enqueue(q: OpenQueue, batchId: string, items: readonly BatchItem[], projectDir: string) {
-  const version = projectVersion(projectDir);
+  const versionOf = projectVersions(projectDir);
+  const version = versionOf();
   const enqueued = await enqueueItems({
     redis: q.redis,
     queue: q.queue,
     keys: queueKeys(q.name).batch(batchId),
     batchId,
     items,
-    projectVersion: version,
+    versionOf: (item) => versionOf(item.cwd),
   });
   return { projectVersion: version, ...enqueued };
 }

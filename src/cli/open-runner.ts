@@ -1,11 +1,10 @@
 import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
-import { createRunner, type Runner } from "../invocation/runner.js";
-import { builtinCatalog } from "../invocation/tool-catalog.js";
+import { type OpenProject, openProject } from "../invocation/open-project.js";
+import type { Runner } from "../invocation/runner.js";
 import { ReplayFileError } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
-import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import type { CliIo } from "./io.js";
 import { printable } from "./render.js";
 
@@ -26,23 +25,19 @@ export interface RunnerFlags {
 }
 
 /**
- * The runner for a CLI command: the project above the working folder, its custom tools
- * (`tools/*.{js,mjs,ts}`), the flags as options. Configuration a user must fix (no key, a broken
- * agent.md, an unreadable recording) is printed as one `agentmd: …` line and comes back as
- * `undefined`; a custom tool that does not load is said on stderr, and the run goes on without it.
+ * The runner for a CLI command: the project above the working folder, opened as every command
+ * opens it (`openProject`: its custom tools too), the flags as options. Configuration a user must
+ * fix (no key, a broken agent.md, an unreadable recording) is printed as one `agentmd: …` line and
+ * comes back as `undefined`; a custom tool that does not load is said on stderr, and the run goes
+ * on without it.
  */
 export async function openRunner(flags: RunnerFlags, io: CliIo): Promise<Runner | undefined> {
   const cwd = path.resolve(io.cwd, flags.cwd ?? ".");
-  const projectDir = findProjectRoot(cwd, io.env.HOME);
-  const custom = await loadCustomTools(projectDir, { reserved: builtinCatalog().names });
-  for (const d of custom.diagnostics)
-    if (d.severity !== "info")
-      io.stderr.write(`agentmd: ${path.relative(cwd, d.file)}: ${d.severity}: ${d.message} [${d.code}]\n`);
+  const project = await openProject(findProjectRoot(cwd, io.env.HOME));
+  printToolDiagnostics(project, cwd, io);
   try {
-    return createRunner({
-      projectDir,
+    return project.runner({
       cwd,
-      ...(custom.tools.length > 0 && { tools: { extra: custom.tools } }),
       env: io.env,
       model: {
         ...(flags.model && { id: flags.model }),
@@ -66,4 +61,11 @@ export async function openRunner(flags: RunnerFlags, io: CliIo): Promise<Runner 
     }
     throw e;
   }
+}
+
+/** The custom tools that did not load, one `agentmd: file: severity: …` line each. */
+export function printToolDiagnostics(project: OpenProject, cwd: string, io: CliIo): void {
+  for (const d of project.diagnostics)
+    if (d.severity !== "info")
+      io.stderr.write(`agentmd: ${path.relative(cwd, d.file)}: ${d.severity}: ${d.message} [${d.code}]\n`);
 }

@@ -5,7 +5,7 @@ import { checkQueueName, DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { startWorker } from "../batch/start-worker.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { ConfigError } from "../shared/errors.js";
-import { usage, wholeNumber } from "./batch-command.js";
+import { usage, wholeNumber } from "./batch-io.js";
 import type { RunIo } from "./run-command.js";
 
 export const WORKER_HELP = `Usage: agentmd worker --redis URL [options]
@@ -33,9 +33,13 @@ Options:
 Example:
   ANTHROPIC_API_KEY=… agentmd worker --redis redis://queue.internal:6379 --concurrency 8
 
-Exit status: 0 stopped, 1 it could not start (no API key, Redis unreachable), 2 bad usage.`;
+Exit status: 130 stopped by Ctrl-C (143 by SIGTERM), 1 it could not start (no API key,
+Redis unreachable), 2 bad usage.`;
 
-/** Runs `agentmd worker` until Ctrl-C; returns the exit code. */
+/**
+ * Runs `agentmd worker` until Ctrl-C (or SIGTERM); returns the exit code. Stopping closes the
+ * worker: the running runs finish, and the MCP servers its runs started stop with it.
+ */
 export async function workerCommand(args: readonly string[], io: RunIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
@@ -68,7 +72,7 @@ export async function workerCommand(args: readonly string[], io: RunIo): Promise
   } catch (e) {
     return usage(io, "worker", (e as Error).message);
   }
-  const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
+  const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."), io.env.HOME);
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
     worker = await startWorker({
@@ -81,6 +85,7 @@ export async function workerCommand(args: readonly string[], io: RunIo): Promise
       ...(values.transcripts !== undefined && { transcriptsDir: path.resolve(io.cwd, values.transcripts) }),
       onResult: (r) => io.stdout.write(`${JSON.stringify(r)}\n`),
       onNotice: (m) => io.stderr.write(`agentmd worker: ${m}\n`),
+      onToolDiagnostic: (m) => io.stderr.write(`agentmd: ${m}\n`),
     });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof RedisUnavailableError) {
@@ -102,5 +107,5 @@ export async function workerCommand(args: readonly string[], io: RunIo): Promise
     });
   });
   await worker.close();
-  return 0;
+  return 130;
 }

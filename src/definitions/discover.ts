@@ -1,6 +1,8 @@
-import { type Dirent, existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { AGENT_MD } from "./project-inputs.js";
 import type { Diagnostic, Surface } from "./types.js";
+import { walkTree } from "./walk-tree.js";
 
 /** A markdown file that is (or claims to be) a definition, and where its project hangs from. */
 export interface Discovered {
@@ -18,9 +20,6 @@ export interface Discovery {
   readonly found: Discovered[];
   readonly diagnostics: Diagnostic[];
 }
-
-const SKIP_DIRS = new Set(["node_modules", ".git"]);
-const MAX_DEPTH = 40;
 
 /** The user's own folder of definitions and settings: `~/.claude`, when a home folder is known. */
 export function userClaudeDir(home: string | undefined): string | undefined {
@@ -87,7 +86,7 @@ export function discoverProject(root: string, userDir?: string): Discovery {
   if (user !== undefined && user !== path.join(abs, ".claude") && isDir(user)) {
     for (const d of surfaceFolders(user, abs, diagnostics, user)) found.push({ ...d, user: true });
   }
-  const main = path.join(abs, "agent.md");
+  const main = path.join(abs, AGENT_MD);
   if (isFile(main)) found.push({ file: main, surface: "main", root: abs, base: abs });
   else if (existsSync(main))
     diagnostics.push({
@@ -204,75 +203,16 @@ function projectOf(surfaceDir: string): string {
 }
 
 /**
- * Every `.md` file below `dir`, sorted. A symlinked folder is followed only when it leads inside
- * `bound` (the project), never to the project itself or a folder above `dir` (that would load
- * agent.md as a subagent, or walk the disk), and never twice. Folders that cannot be read and
- * symlinks that lead nowhere are reported, not skipped in silence.
+ * Every `.md` file below `dir`, sorted (see `walkTree`: symlinked folders only inside `bound`, the
+ * project). Folders that cannot be read and symlinks that lead nowhere are reported as warnings.
  */
 function walkMarkdown(dir: string, diagnostics: Diagnostic[], bound: string): string[] {
-  const out: string[] = [];
-  const visited = new Set<string>();
-  const report = (file: string, code: string, message: string) =>
-    diagnostics.push({ file, line: 1, column: 1, severity: "warning", code, message });
-  const root = isDir(dir) ? realPath(dir) : null;
-  if (root === null) return out;
-  const limit = realPath(bound) ?? bound;
-  const walk = (current: string, real: string, depth: number) => {
-    if (visited.has(real) || depth > MAX_DEPTH) return;
-    visited.add(real);
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(current, { withFileTypes: true }).sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
-    } catch (e) {
-      report(
-        current,
-        "unreadable-folder",
-        `cannot read this folder: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-      );
-      return;
-    }
-    for (const entry of entries) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) walk(full, path.join(real, entry.name), depth + 1);
-      } else if (entry.isSymbolicLink()) {
-        const target = realPath(full);
-        if (target === null) {
-          if (entry.name.toLowerCase().endsWith(".md")) out.push(full);
-          else report(full, "dangling-symlink", "a symlink that leads nowhere; not followed");
-        } else if (isDir(target)) {
-          const why = linkProblem(target, root, limit);
-          if (why)
-            report(full, "symlink-loop", `this folder is a symlink to ${target}, ${why}; not followed`);
-          else if (!SKIP_DIRS.has(entry.name)) walk(full, target, depth + 1);
-        } else if (entry.name.toLowerCase().endsWith(".md")) out.push(full);
-      } else if (entry.name.toLowerCase().endsWith(".md")) {
-        // Regular or not (a FIFO, a device): the loader says what it is, without opening it.
-        out.push(full);
-      }
-    }
-  };
-  walk(dir, root, 0);
-  return out;
-}
-
-const inside = (child: string, dir: string) => child === dir || child.startsWith(`${dir}${path.sep}`);
-
-/** Why a symlinked folder is not followed, if it is not. */
-function linkProblem(target: string, walkRoot: string, limit: string): string | undefined {
-  if (inside(walkRoot, target)) return "which holds this folder (a loop)";
-  if (!inside(target, limit)) return "outside the project";
-  return undefined;
-}
-
-function realPath(p: string): string | null {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return null;
-  }
+  return walkTree(dir, {
+    bound,
+    keep: (name) => name.toLowerCase().endsWith(".md"),
+    onProblem: (file, code, message) =>
+      diagnostics.push({ file, line: 1, column: 1, severity: "warning", code, message }),
+  });
 }
 
 function listDir(dir: string): Dirent[] {

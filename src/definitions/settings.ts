@@ -7,6 +7,7 @@ import { type JsonFile, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
 import { checkEntry } from "./parse-tool-list.js";
+import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
@@ -97,11 +98,7 @@ export function loadSettings(
   userDir: string | undefined,
   known?: ToolNames,
 ): { readonly settings: ClaudeSettings; readonly diagnostics: readonly Diagnostic[] } {
-  const files = [
-    ...(userDir ? [path.join(userDir, "settings.json")] : []),
-    path.join(root, ".claude", "settings.json"),
-    path.join(root, ".claude", "settings.local.json"),
-  ];
+  const files = settingsFiles(root, userDir);
   const diagnostics: Diagnostic[] = [];
   let merged: ClaudeSettings = NO_SETTINGS;
   const seen = new Set<string>();
@@ -114,7 +111,7 @@ export function loadSettings(
     if (read.kind === "bad") {
       sink.add("error", "settings-json", `${path.basename(file)} ${read.message}`, read.line, read.column);
     } else {
-      const base = userDir && file === path.join(userDir, "settings.json") ? "home" : "project";
+      const base = userDir && file === path.join(userDir, USER_SETTINGS) ? "home" : "project";
       const one = checkSettings(
         read.json,
         sink,

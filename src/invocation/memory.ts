@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { memoryFolders, USER_MEMORY } from "../definitions/project-inputs.js";
 
 /**
  * The main agent's context, as Claude Code gives it: memory files (`CLAUDE.md`, `.claude/CLAUDE.md`,
@@ -72,9 +73,9 @@ export function loadMemory(input: MemoryInput): Memory {
       if (existsSync(target)) add(target, `imported by ${file}`, depth + 1);
     }
   };
-  const user = input.userDir && path.join(input.userDir, "CLAUDE.md");
+  const user = input.userDir && path.join(input.userDir, USER_MEMORY);
   if (user && isFile(user)) add(user, "the user's instructions for every project", 0);
-  for (const dir of foldersDown(input.projectDir, input.cwd)) {
+  for (const dir of memoryFolders(input.projectDir, input.cwd)) {
     const claude = [path.join(dir, "CLAUDE.md"), path.join(dir, ".claude", "CLAUDE.md")].filter(isFile);
     const local = path.join(dir, "CLAUDE.local.md");
     const agents = path.join(dir, "AGENTS.md");
@@ -84,19 +85,6 @@ export function loadMemory(input: MemoryInput): Memory {
   }
   const env = environmentBlock(input.cwd, input.now ?? new Date());
   return { files, skipped, text: [env, ...sections].join("\n\n") };
-}
-
-/** The root, then each folder down to `cwd` (just the root when `cwd` is outside it). */
-function foldersDown(root: string, cwd: string): string[] {
-  const rel = path.relative(root, cwd);
-  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return [root];
-  const out = [root];
-  let dir = root;
-  for (const part of rel.split(path.sep)) {
-    dir = path.join(dir, part);
-    out.push(dir);
-  }
-  return out;
 }
 
 /**

@@ -82,7 +82,10 @@ export interface Runner {
    * session (its transcript begins with the summary). Contract: never rejects.
    */
   compact(sessionId: string, options?: CompactOptions): Promise<Compacted>;
-  /** Stops the MCP servers the runs started (a later run would start them again). */
+  /**
+   * Stops what the runs started and outlives them: the MCP servers (a run's background commands
+   * end with the run itself). Later runs start no server. Contract: idempotent, never rejects.
+   */
   close(): Promise<void>;
 }
 
@@ -114,6 +117,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const core = createCore(options, (m) => notice(m));
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
+  let closed: Promise<void> | undefined;
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -155,7 +159,10 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
     compact: (sessionId, compactOptions = {}) => compactSession(core, store, sessionId, compactOptions),
-    close: () => core.external.hub.close(),
+    close: () => {
+      closed ??= core.external.hub.close().catch(() => {});
+      return closed;
+    },
   };
 }
 

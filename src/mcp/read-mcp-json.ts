@@ -2,10 +2,11 @@ import path from "node:path";
 import { DiagnosticSink } from "../definitions/diagnostics.js";
 import { type JsonRead, parseJsonText, readJsonFile } from "../definitions/json-file.js";
 import { checkServerConfig, serverNamed, unknownServerKeys } from "../definitions/mcp-servers.js";
+import { MCP_JSON } from "../definitions/project-inputs.js";
 import type { Diagnostic } from "../definitions/types.js";
 import type { McpServerSpec } from "./server-spec.js";
 
-export const MCP_JSON = ".mcp.json";
+export { MCP_JSON } from "../definitions/project-inputs.js";
 
 export interface McpJson {
   readonly servers: readonly McpServerSpec[];

@@ -1,4 +1,5 @@
 import type { PermissionMode } from "../definitions/settings.js";
+import { isInside } from "../shared/is-inside.js";
 import { decide } from "./decide.js";
 import { pathSubject } from "./path-pattern.js";
 import { parseShell, shellParserLoaded } from "./shell/parse-shell.js";
@@ -115,7 +116,7 @@ function insideWorkingDirs(policy: ApprovalPolicy, call: ToolCall, ctx: DecideCo
   const p = pathSubject(subjectValue(spec, input, ctx.cwd), ctx.cwd);
   if (p === undefined) return false;
   const real = ctx.realPath ? ctx.realPath(p) : p;
-  const within = (x: string) => policy.workingDirs.some((d) => x === d || x.startsWith(`${d}/`));
+  const within = (x: string) => policy.workingDirs.some((d) => isInside(x, d));
   return within(p) && within(real);
 }
 

@@ -49,6 +49,15 @@ describe("projectVersion", () => {
     ["skills/notes/template.md", "t2\n"],
     ["commands/new.md", "n\n"],
     [".claude/agents/c.md", "changed\n"],
+    [".claude/settings.json", '{"permissions":{"deny":["Bash"]}}'],
+    [".claude/settings.local.json", '{"permissions":{"deny":["Bash"]}}'],
+    [".mcp.json", '{"mcpServers":{}}'],
+    ["tools/echo.ts", "export {};\n"],
+    ["tools/lib/helper.ts", "export const x = 1;\n"],
+    ["CLAUDE.md", "Be kind.\n"],
+    ["CLAUDE.local.md", "Be kind.\n"],
+    [".claude/CLAUDE.md", "Be kind.\n"],
+    ["AGENTS.md", "Be kind.\n"],
   ])("changes when %s changes", (file, content) => {
     const v = projectVersion(dir);
     writeFiles(dir, { [file]: content });
@@ -63,5 +72,15 @@ describe("projectVersion", () => {
     writeFiles(dir, { "commands/commit.md": "c\n" });
     expect(projectVersion(dir)).not.toBe(gone);
     expect(projectVersion(dir)).not.toBe(v);
+  });
+
+  it("counts the memory files of the folders down to a job's working folder, for that job", () => {
+    writeFiles(dir, { "repos/a/CLAUDE.md": "a\n" });
+    const atRoot = projectVersion(dir);
+    const inA = projectVersion(dir, "repos/a");
+    expect(inA).not.toBe(atRoot);
+    writeFiles(dir, { "repos/a/CLAUDE.md": "a2\n" });
+    expect(projectVersion(dir)).toBe(atRoot);
+    expect(projectVersion(dir, "repos/a")).not.toBe(inA);
   });
 });

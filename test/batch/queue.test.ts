@@ -150,7 +150,7 @@ describe.runIf(hasRedis)(
       );
       w.child?.kill("SIGINT");
       const r = await w.done;
-      expect(r.code).toBe(0);
+      expect(r.code).toBe(130);
       expect(r.stderr).toContain("finishing the running runs");
       const stored = await redis.client.hlen("agentmd:agentmd:results:twelve");
       expect(lines(r.stdout)).toHaveLength(stored);

@@ -62,6 +62,16 @@ describe("the approval tier of a call the lists allow", () => {
     );
   });
 
+  it("a working folder of / holds every path (the check is not for a `//` prefix)", () => {
+    expect(verdict(policy({ workingDirs: ["/"] }), "Read", { file_path: "/etc/hosts" })).toBe("allowed");
+    expect(
+      verdict(policy({ mode: "acceptEdits", workingDirs: ["/"] }), "Write", { file_path: "/a.md" }),
+    ).toBe("allowed");
+    expect(verdict(policy(), "Read", { file_path: "/etc/hosts" })).toBe(
+      "ask: it reads outside the working folders",
+    );
+  });
+
   it("what a user allowed for the session runs without asking again", () => {
     const session = list(sessionRuleFor({ tool: "Bash", input: { command: "pytest -x tests" } }));
     expect(

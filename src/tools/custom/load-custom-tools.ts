@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { CUSTOM_TOOLS_DIR } from "../../definitions/project-inputs.js";
 import type { Diagnostic } from "../../definitions/types.js";
 import type { Tool } from "../types.js";
 
@@ -9,7 +10,8 @@ export interface CustomTools {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-export const CUSTOM_TOOLS_DIR = "tools";
+export { CUSTOM_TOOLS_DIR } from "../../definitions/project-inputs.js";
+
 const EXTENSIONS = new Set([".js", ".mjs", ".ts"]);
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** Names a custom tool cannot take: the tools a run makes itself, and MCP's namespace. */
