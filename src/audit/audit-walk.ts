@@ -1,7 +1,6 @@
 import type { Definition } from "../definitions/types.js";
-import { admitsNothing, type Grant, grantCovers, grantsOf } from "../permissions/capabilities.js";
-import { allowedSubagents, runStarts } from "./catalog.js";
-import type { HopCore } from "./hop-core.js";
+import { allowedSubagents, runStarts } from "../invocation/catalog.js";
+import type { HopCore } from "../invocation/hop-core.js";
 import {
   childCaller,
   findInvocable,
@@ -12,7 +11,8 @@ import {
   resolveInvocable,
   slashNames,
   userCaller,
-} from "./prepare-run.js";
+} from "../invocation/prepare-run.js";
+import { admitsNothing, type Grant, grantCovers, grantsOf } from "../permissions/capabilities.js";
 
 /** How a hop is taken: a user's start, Task, an inline skill, or a skill that runs on its own. */
 export type HopKind = "entry" | "task" | "skill" | "fork";
