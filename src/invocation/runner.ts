@@ -14,18 +14,15 @@ import type { MessageParam } from "../model/messages.js";
 import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { userCaller } from "./callers.js";
 import { type Core, createCore } from "./core.js";
+import { slashNames } from "./find-invocable.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
-import {
-  type Content,
-  parseLine,
-  prepareRun,
-  type RunRequest,
-  slashNames,
-  userCaller,
-} from "./prepare-run.js";
+import { parseLine } from "./parse-line.js";
+import { prepareRun } from "./prepare-run.js";
+import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { endBeforeStart, newRunId, type RunIo, startRun } from "./start-run.js";
+import { endBeforeStart, newRunId, startRun } from "./start-run.js";
 
 export type { RunnerOptions } from "./runner-options.js";
 export {
@@ -208,9 +205,9 @@ async function runLine(
     request = { kind: "prompt", content: p.content };
   }
   const prepared = prepareRun(core, userCaller(core, runOptions.model), request);
-  if (prepared.ok) return startRun(core, prepared.spec, io);
+  if (prepared.kind === "ready") return startRun(core, prepared.spec, io);
   const ended = { runId: newRunId(), depth: 0, emit: io.emit, sessionId: io.sessionId, messages: history };
-  return prepared.refused
+  return prepared.kind === "refused"
     ? endBeforeStart(ended, "refused", "refused_by_permissions", prepared.message)
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
 }
