@@ -11,6 +11,7 @@ import {
   type TranscriptStore,
 } from "../loop/transcript.js";
 import type { MessageParam } from "../model/messages.js";
+import { isModel } from "../model/model.js";
 import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -107,8 +108,7 @@ export type Compacted =
  * configuration a user must fix (a broken agent.md, no API key).
  */
 export function createRunner(options: RunnerOptions = {}): Runner {
-  let notice: (message: string) => void = () => {};
-  const core = createCore(options, (m) => notice(m));
+  const core = createCore(options);
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   const run: Runner["run"] = (input, runOptions = {}) => {
@@ -132,7 +132,6 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
-          notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
           const result = await runLine(core, store, options, input, runOptions, { sessionId, emit });
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
@@ -165,7 +164,8 @@ async function runLine(
   runOptions: RunOptions,
   out: { sessionId: string; emit: EventSink },
 ): Promise<RunResult> {
-  if (options.model?.record && typeof input === "string") recordInput(options.model.record, input);
+  const recording = isModel(options.model) ? undefined : options.model?.record;
+  if (recording && typeof input === "string") recordInput(recording, input);
   for (const message of [...core.notices, ...core.catalog.registry.warnings])
     out.emit({ runId: "", depth: 0, type: "warning", message });
   // .mcp.json and mcpServers problems: those servers are missing, the rest of the run is not.

@@ -3,6 +3,7 @@ import type { EventSink, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
 import { type LoopConfig, runLoop } from "../loop/run-loop.js";
 import type { MessageParam } from "../model/messages.js";
+import type { Model } from "../model/model.js";
 import { ZERO_USAGE } from "../model/models.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
@@ -165,9 +166,19 @@ async function converse(
   ]
     .filter(Boolean)
     .join("\n\n");
+  // The runner's model, telling what it notices during this run's turns as this run's warnings.
+  const model: Model = {
+    turn: (request, cx) =>
+      core.model.turn(request, {
+        signal: cx.signal,
+        onText: (text) => cx.onText(text),
+        onRetry: (attempt, reason, delayMs) => cx.onRetry(attempt, reason, delayMs),
+        onNotice: (message) => call.logger.warn(message),
+      }),
+  };
   return runLoop(
     {
-      model: core.model,
+      model,
       modelId: spec.model,
       system,
       maxTokens: core.settings.maxTokens,
