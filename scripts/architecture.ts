@@ -15,7 +15,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["mcp"],
   ["loop"],
   ["invocation"],
-  ["batch"],
+  ["batch", "audit"],
   ["cli"],
   ["index.ts"],
 ];

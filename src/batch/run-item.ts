@@ -1,4 +1,4 @@
-import type { Content } from "../invocation/prepare-run.js";
+import type { Content } from "../invocation/run-types.js";
 import type { Runner } from "../invocation/runner.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
 import { SessionError, type TranscriptStore } from "../loop/transcript.js";

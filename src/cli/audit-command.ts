@@ -1,15 +1,15 @@
 import { statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
+import { type Audit, type AuditSource, auditProject, auditToolNames } from "../audit/audit.js";
+import { diffAudits } from "../audit/audit-diff.js";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Diagnostic } from "../definitions/types.js";
-import { type Audit, type AuditSource, auditProject, auditToolNames } from "../invocation/audit.js";
-import { diffAudits } from "../invocation/audit-diff.js";
 import { openProject } from "../invocation/open-project.js";
-import { type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { definitionList, UNRESTRICTED } from "../permissions/index.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";

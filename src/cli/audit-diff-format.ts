@@ -1,5 +1,5 @@
-import type { ReachedGrant } from "../invocation/audit.js";
-import type { AuditDiff, EntryDiff } from "../invocation/audit-diff.js";
+import type { ReachedGrant } from "../audit/audit.js";
+import type { AuditDiff, EntryDiff } from "../audit/audit-diff.js";
 import { type Grant, grantText, type ShownPaths } from "../permissions/capabilities.js";
 import { grantJson, reachedJson, shapedBy } from "./audit-format.js";
 

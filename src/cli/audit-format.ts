@@ -1,7 +1,7 @@
 import path from "node:path";
-import type { Audit, EntryAudit, ReachedGrant } from "../invocation/audit.js";
-import { nodesOf } from "../invocation/audit.js";
-import type { AuditNode } from "../invocation/audit-walk.js";
+import type { Audit, EntryAudit, ReachedGrant } from "../audit/audit.js";
+import { nodesOf } from "../audit/audit.js";
+import type { AuditNode } from "../audit/audit-walk.js";
 import {
   admitsNothing,
   type Grant,

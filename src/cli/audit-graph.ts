@@ -1,5 +1,5 @@
-import type { Audit } from "../invocation/audit.js";
-import type { AuditNode } from "../invocation/audit-walk.js";
+import type { Audit } from "../audit/audit.js";
+import type { AuditNode } from "../audit/audit-walk.js";
 import { admitsNothing, type Grant, grantKey, grantText } from "../permissions/capabilities.js";
 import { dangerOf } from "../permissions/dangerous-grants.js";
 import type { ToolSpecs } from "../permissions/types.js";

@@ -2,11 +2,14 @@ import type { SkillDefinition, SubagentDefinition } from "../definitions/types.j
 import type { RunResult } from "../loop/events.js";
 import { addUsage } from "../model/models.js";
 import { fail, ok, runSafely } from "../tools/define-tool.js";
-import type { Tool, ToolContext, ToolResult } from "../tools/types.js";
-import { expandBody, shownPath } from "./expand-body.js";
-import { type Caller, childCaller, prepareRun, resolveInvocable } from "./prepare-run.js";
+import type { Tool, ToolResult } from "../tools/types.js";
+import { childCaller } from "./callers.js";
+import type { Core } from "./core.js";
+import { shownPath } from "./expand-body.js";
+import type { HopCore } from "./hop-core.js";
+import { prepareRun, resolveInvocable } from "./prepare-run.js";
 import { sandboxAfter } from "./run-sandbox-of.js";
-import { type ParentRun, startRun } from "./start-run.js";
+import type { Caller, ChildCall, ParentRun, Prepared } from "./run-types.js";
 import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
 
 /**
@@ -14,7 +17,11 @@ import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
  * the parent's ∩ the subagent's (deny lists inherited). Offered only below the depth limit and when
  * some subagent is allowed; its `subagent_type` is an enum of exactly those.
  */
-export function createTaskTool(parent: ParentRun, allowed: readonly SubagentDefinition[]): Tool | undefined {
+export function createTaskTool(
+  core: HopCore,
+  parent: ParentRun,
+  allowed: readonly SubagentDefinition[],
+): Tool | undefined {
   if (allowed.length === 0) return undefined;
   const listing = allowed.map((a) => `- ${a.name}: ${a.description}`).join("\n");
   return {
@@ -36,7 +43,7 @@ export function createTaskTool(parent: ParentRun, allowed: readonly SubagentDefi
           name: String(input.subagent_type),
           content: String(input.prompt),
         };
-        return startChild(parent, prepareRun(parent.core, callerOf(parent), request), ctx);
+        return runChild(parent, prepareRun(core, callerOf(parent), request), ctx);
       }),
   };
 }
@@ -64,7 +71,11 @@ function taskSchema(names?: readonly string[]): Tool["inputSchema"] {
  * active from then on; a fork skill runs as a child, bounded by the same intersection (and by its
  * `agent:`, when it names one).
  */
-export function createSkillTool(parent: ParentRun, skills: readonly SkillDefinition[]): Tool | undefined {
+export function createSkillTool(
+  core: Core,
+  parent: ParentRun,
+  skills: readonly SkillDefinition[],
+): Tool | undefined {
   if (skills.length === 0) return undefined;
   return {
     name: "Skill",
@@ -86,32 +97,28 @@ export function createSkillTool(parent: ParentRun, skills: readonly SkillDefinit
     spawnsRuns: true,
     execute: (input, ctx) =>
       runSafely("Skill", () =>
-        invokeSkill(parent, String(input.skill), typeof input.args === "string" ? input.args : "", ctx),
+        invokeSkill(core, parent, String(input.skill), typeof input.args === "string" ? input.args : "", ctx),
       ),
   };
 }
 
-/** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */
-type ChildCall = Pick<ToolContext, "signal" | "callId">;
-
 async function invokeSkill(
+  core: Core,
   parent: ParentRun,
   name: string,
   args: string,
   call: ChildCall,
 ): Promise<ToolResult> {
-  const { core, state } = parent;
-  const { signal } = call;
+  const { state } = parent;
   const resolved = resolveInvocable(core, callerOf(parent), name, args, "model");
-  if (!resolved.ok) return fail(sentence(resolved.message));
-  if (resolved.kind === "fork") return startChild(parent, { ok: true, spec: resolved.spec }, call);
+  if (resolved.kind !== "inline") return runChild(parent, resolved, call);
   // A skill that turns the sandbox on does so for the rest of the run (never off).
   const sandbox = await sandboxAfter(core, state, resolved.sandbox);
   if (!sandbox.ok) return fail(`The skill '${name}' was not loaded: ${sentence(sandbox.message)}`);
   // Inline: the body is made ready under the narrowed list and hooks, through the run's own calls.
   const approved = resolved.approved && { approved: resolved.approved };
   const narrowed = { ...state, list: resolved.list, hooks: resolved.hooks, ...sandbox.state, ...approved };
-  const expanded = await expandBody(resolved.prompt, { ...parent.call(), state: narrowed, signal }, core.fs);
+  const expanded = await parent.expand(resolved.prompt, narrowed, call.signal);
   if (!expanded.ok) return fail(expanded.message);
   state.list = resolved.list;
   state.hooks = resolved.hooks;
@@ -124,33 +131,19 @@ async function invokeSkill(
 /** What a run started by one of this run's tools inherits. */
 function callerOf(parent: ParentRun): Caller {
   const { state } = parent;
-  return childCaller(
-    parent.spec,
-    {
-      list: state.list,
-      hooks: state.hooks,
-      ...(state.approved && { approved: state.approved }),
-      ...(state.sandbox && { sandbox: state.sandbox.setting }),
-    },
-    parent.runId,
-  );
+  const now = {
+    list: state.list,
+    hooks: state.hooks,
+    approved: state.approved,
+    sandbox: state.sandbox?.setting,
+  };
+  return childCaller(parent.spec, now, parent.runId);
 }
 
 /** Runs a prepared child and answers with its final text; what it spent is added to the parent's. */
-async function startChild(
-  parent: ParentRun,
-  prepared: ReturnType<typeof prepareRun>,
-  call: ChildCall,
-): Promise<ToolResult> {
-  if (!prepared.ok) return fail(sentence(prepared.message));
-  const { io } = parent;
-  const result = await startRun(parent.core, prepared.spec, {
-    signal: call.signal,
-    emit: io.emit,
-    sessionId: io.sessionId,
-    history: [],
-    ...(call.callId && { parentToolUseId: call.callId }),
-  });
+async function runChild(parent: ParentRun, prepared: Prepared, call: ChildCall): Promise<ToolResult> {
+  if (prepared.kind !== "ready") return fail(sentence(prepared.message));
+  const result = await parent.startChild(prepared.spec, call);
   return childResult(parent, prepared.spec.agent, result);
 }
 

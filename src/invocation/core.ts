@@ -11,7 +11,6 @@ import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../de
 import type { CallApproval } from "../loop/execute-call.js";
 import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
-import { createAnthropicModel } from "../model/anthropic.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
@@ -24,8 +23,9 @@ import { realPathOf } from "../tools/real-path.js";
 import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
+import { modelOf } from "./model-of.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { resolveSettings, type Settings } from "./settings.js";
+import { resolveSettings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
 
 /** What every run of one runner shares: definitions, tools, the pool, the model, settings. */
@@ -58,11 +58,12 @@ export interface Core extends HopCore {
 }
 
 /**
- * Loads the project, registers the tools, resolves the settings and prepares the model. Throws
+ * Loads the project, registers the tools, resolves the settings and prepares the model (the one
+ * given, or the Anthropic API's). Throws
  * `ConfigError` for what a user must fix: a broken agent.md, definitions in code that do not load,
  * no API key.
  */
-export function createCore(options: RunnerOptions, notice: (message: string) => void): Core {
+export function createCore(options: RunnerOptions): Core {
   const given = options.env ?? process.env;
   const projectDir =
     typeof options.projectDir === "string"
@@ -85,7 +86,7 @@ export function createCore(options: RunnerOptions, notice: (message: string) => 
   };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env);
-  const model = modelOf(options, main, settings, env, notice);
+  const model = modelOf(options, main, settings, env);
   const home = given.HOME ?? homedir();
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
@@ -156,29 +157,6 @@ function systemPrompt(
 ): string {
   const given = options.systemPrompt;
   return [given?.replace ?? main?.body.trim(), memory?.text, given?.append].filter(Boolean).join("\n\n");
-}
-
-/** The model API client: the options' model settings over agent.md's, with the settings' env. */
-function modelOf(
-  options: RunnerOptions,
-  main: MainAgentDefinition | undefined,
-  settings: Settings,
-  env: Readonly<Record<string, string | undefined>>,
-  notice: (message: string) => void,
-): Model {
-  const m = options.model ?? {};
-  return createAnthropicModel({
-    env,
-    ...(m.apiKey && { apiKey: m.apiKey }),
-    ...((m.baseURL ?? main?.baseUrl) && { baseURL: m.baseURL ?? main?.baseUrl }),
-    ...(m.maxRetries !== undefined && { maxRetries: m.maxRetries }),
-    ...(settings.idleTimeoutMs !== undefined && { idleTimeoutMs: settings.idleTimeoutMs }),
-    ...(m.fetch && { fetch: m.fetch }),
-    ...(m.record && { record: m.record }),
-    ...(m.replay && { replay: m.replay }),
-    ...(options.backoff && { backoff: options.backoff }),
-    onNotice: notice,
-  });
 }
 
 /**

@@ -3,11 +3,7 @@ import { type CallContext, executeCall, resultText } from "../loop/execute-call.
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { ToolFs } from "../tools/builtin/fs.js";
 import { quoteIntoCommand, substituteArguments, usesArguments } from "./arguments.js";
-import type { BodyPrompt } from "./prepare-run.js";
-
-export type Expanded =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly message: string };
+import type { BodyPrompt, Expanded } from "./run-types.js";
 
 /** `!`cmd`` at a line start or after whitespace; a ```! fenced block. */
 export const COMMAND_BLOCK = /(?<=^|\s)!`([^`\n]+)`|^```!\s*\n([\s\S]*?)\n```[ \t]*$/gm;

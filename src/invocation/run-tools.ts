@@ -1,10 +1,18 @@
+import type { RunState } from "../loop/execute-call.js";
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
-import { type OfferedTool, offeredTools, type RegisteredTool, type ToolRegistry } from "../tools/registry.js";
+import {
+  createToolRegistry,
+  type OfferedTool,
+  offeredTools,
+  type RegisteredTool,
+  type ToolRegistry,
+} from "../tools/registry.js";
 import { deferredNames } from "../tools/search/deferral.js";
 import { createToolSearchTool, TOOL_SEARCH } from "../tools/search/tool-search-tool.js";
 import type { Tool } from "../tools/types.js";
-import type { ParentRun } from "./start-run.js";
+import type { Core } from "./core.js";
+import type { RunSpec } from "./run-types.js";
 
 /**
  * The tools of one run beyond the catalog's, worked out when it starts: the tools of the MCP servers
@@ -13,58 +21,35 @@ import type { ParentRun } from "./start-run.js";
  * the list narrows or ToolSearch reveals tools.
  */
 export interface RunTools {
-  readonly registry: ToolRegistry;
-  /** What a request shows for a list: every tool it offers, deferred ones once ToolSearch found them. */
-  offer(list: PermissionList): OfferedTool[];
-  /** Every tool the list offers, deferred or not (what the run's calls can reach). */
-  offerAll(list: PermissionList): OfferedTool[];
+  /** The tools that join the catalog's for this run (MCP servers' tools, ToolSearch). */
+  readonly tools: readonly Tool[];
+  /** Deferred tools ToolSearch has not revealed yet: a request does not show them. */
+  readonly hidden: ReadonlySet<string>;
   /** Servers that did not start; deferred tools no ToolSearch can find. */
   readonly warnings: readonly string[];
 }
 
-/** `build` makes the run's registry from the tools added to the catalog's. Never rejects. */
-export async function runTools(
-  parent: ParentRun,
-  build: (extra: readonly Tool[]) => ToolRegistry,
-): Promise<RunTools> {
-  const { core, spec, state } = parent;
+/** Never rejects. */
+export async function runTools(core: Core, spec: RunSpec, state: RunState): Promise<RunTools> {
   const external = core.external;
   const servers = [
     ...external.servers.project,
     ...(spec.mcpScope ?? []).flatMap((def) => external.servers.inlineOf(def)),
   ];
   const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list) : undefined;
-  const offerAllOf = (registry: ToolRegistry) => (list: PermissionList) =>
-    offeredUnderApproval(registry.all, list, core.approval);
-  if (!mcp || mcp.tools.length === 0) {
-    const registry = build([]);
-    const offerAll = offerAllOf(registry);
-    return { registry, offer: offerAll, offerAll, warnings: mcp?.warnings ?? [] };
-  }
-  const withoutSearch = build(mcp.tools);
+  if (!mcp || mcp.tools.length === 0) return { tools: [], hidden: new Set(), warnings: mcp?.warnings ?? [] };
+  const withoutSearch = registryWith(core, mcp.tools);
+  const offerAll = (list: PermissionList) => offeredUnderApproval(withoutSearch.all, list, core.approval);
   const deferrable = new Set(mcp.tools.map((t) => t.name));
-  const deferred = deferredNames(
-    offerAllOf(withoutSearch)(spec.list),
-    deferrable,
-    mcp.deferred,
-    external.toolSearch,
-  );
+  const deferred = deferredNames(offerAll(spec.list), deferrable, mcp.deferred, external.toolSearch);
   // What registering them said (a tool renamed for the API, a schema that does not compile).
   const said = (r: ToolRegistry) => r.warnings.filter((w) => !core.catalog.registry.warnings.includes(w));
-  if (deferred.size === 0) {
-    const offerAll = offerAllOf(withoutSearch);
-    return {
-      registry: withoutSearch,
-      offer: offerAll,
-      offerAll,
-      warnings: [...mcp.warnings, ...said(withoutSearch)],
-    };
-  }
+  if (deferred.size === 0)
+    return { tools: mcp.tools, hidden: new Set(), warnings: [...mcp.warnings, ...said(withoutSearch)] };
   const hidden = new Set(deferred);
-  let registry = withoutSearch;
   const search = createToolSearchTool(
     {
-      candidates: () => offerAllOf(registry)(state.list).filter((r) => deferred.has(r.tool.name)),
+      candidates: () => offerAll(state.list).filter((r) => deferred.has(r.tool.name)),
       reveal: (names) => {
         for (const n of names) hidden.delete(n);
         state.offerVersion = (state.offerVersion ?? 0) + 1;
@@ -72,19 +57,19 @@ export async function runTools(
     },
     [...deferred].sort(),
   );
-  registry = build([...mcp.tools, search]);
-  const offerAll = offerAllOf(registry);
-  const warnings = [...mcp.warnings, ...said(registry)];
+  const tools = [...mcp.tools, search];
+  const warnings = [...mcp.warnings, ...said(registryWith(core, tools))];
   if (offered(spec.list, [TOOL_SEARCH]).length === 0)
     warnings.push(
       `${deferred.size} tool definitions are deferred (toolSearch), but this run's list does not allow ToolSearch, so the model cannot find them; allow ToolSearch, or set toolSearch: false`,
     );
-  return {
-    registry,
-    offer: (list) => offerAll(list).filter((r) => !hidden.has(r.tool.name)),
-    offerAll,
-    warnings,
-  };
+  return { tools, hidden, warnings };
+}
+
+/** The catalog's tools with `extra` beside them (the catalog's own registry when there are none). */
+export function registryWith(core: Pick<Core, "catalog">, extra: readonly Tool[]): ToolRegistry {
+  const base = core.catalog.registry;
+  return extra.length ? createToolRegistry([...base.all.map((r) => r.tool), ...extra]) : base;
 }
 
 /**

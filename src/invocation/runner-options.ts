@@ -8,10 +8,34 @@ import type {
 } from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { TranscriptStore } from "../loop/transcript.js";
+import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import type { BuiltinToolDeps } from "../tools/builtin/index.js";
 import type { SchemaValidationMode, Tool } from "../tools/types.js";
 import type { PermissionOptions } from "./approvals.js";
+
+/** Which model id runs ask for and what it costs, whoever serves it. */
+export interface ModelChoice {
+  /** A model id or alias; overrides agent.md. */
+  readonly id?: string;
+  /** Prices per million tokens by model id prefix, over the built-in table. */
+  readonly prices?: Readonly<Record<string, Price>>;
+}
+
+/** The Anthropic Messages API as the runner's model: its credential, address, retries and recording. */
+export interface ApiModelOptions extends ModelChoice {
+  readonly apiKey?: string;
+  readonly baseURL?: string;
+  /** Retries of a request that failed before any output (429, 5xx, a reset, a silence); default 2. */
+  readonly maxRetries?: number;
+  /** How long a response may stay silent before it is given up and retried; default 120 s (or ANTHROPIC_TIMEOUT_MS). */
+  readonly idleTimeoutMs?: number;
+  readonly fetch?: typeof globalThis.fetch;
+  /** Store every model exchange in this JSONL file. */
+  readonly record?: string;
+  /** Answer from this recording: no network, no key. */
+  readonly replay?: string;
+}
 
 /** How a runner is built; every group is optional. Settings given here win over agent.md's. */
 export interface RunnerOptions {
@@ -38,23 +62,11 @@ export interface RunnerOptions {
   readonly agents?: readonly SubagentInput[];
   readonly skills?: readonly SkillInput[];
   readonly commands?: readonly CommandInput[];
-  readonly model?: {
-    /** A model id or alias; overrides agent.md. */
-    readonly id?: string;
-    readonly apiKey?: string;
-    readonly baseURL?: string;
-    /** Retries of a request that failed before any output (429, 5xx, a reset, a silence); default 2. */
-    readonly maxRetries?: number;
-    /** How long a response may stay silent before it is given up and retried; default 120 s (or ANTHROPIC_TIMEOUT_MS). */
-    readonly idleTimeoutMs?: number;
-    readonly fetch?: typeof globalThis.fetch;
-    /** Store every model exchange in this JSONL file. */
-    readonly record?: string;
-    /** Answer from this recording: no network, no key. */
-    readonly replay?: string;
-    /** Prices per million tokens by model id prefix, over the built-in table. */
-    readonly prices?: Readonly<Record<string, Price>>;
-  };
+  /**
+   * The model runs use: options for the Anthropic API (the default provider), or a `Model` of your
+   * own (any object with `turn`; it may carry `id` and `prices` too), which every run then uses.
+   */
+  readonly model?: ApiModelOptions | (Model & ModelChoice);
   readonly limits?: {
     readonly maxIterations?: number;
     readonly maxTokens?: number;

@@ -11,21 +11,19 @@ import {
   type TranscriptStore,
 } from "../loop/transcript.js";
 import type { MessageParam } from "../model/messages.js";
+import { isModel } from "../model/model.js";
 import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { userCaller } from "./callers.js";
 import { type Core, createCore } from "./core.js";
+import { slashNames } from "./find-invocable.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
-import {
-  type Content,
-  parseLine,
-  prepareRun,
-  type RunRequest,
-  slashNames,
-  userCaller,
-} from "./prepare-run.js";
+import { parseLine } from "./parse-line.js";
+import { prepareRun } from "./prepare-run.js";
+import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { endBeforeStart, newRunId, type RunIo, startRun } from "./start-run.js";
+import { endBeforeStart, newRunId, startRun } from "./start-run.js";
 
 export {
   DEFAULT_MAX_CONCURRENCY,
@@ -113,8 +111,7 @@ export type Compacted =
  * configuration a user must fix (a broken agent.md, no API key).
  */
 export function createRunner(options: RunnerOptions = {}): Runner {
-  let notice: (message: string) => void = () => {};
-  const core = createCore(options, (m) => notice(m));
+  const core = createCore(options);
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   let closed: Promise<void> | undefined;
@@ -139,7 +136,6 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
-          notice = (message) => emit({ runId: "", depth: 0, type: "warning", message });
           const result = await runLine(core, store, options, input, runOptions, { sessionId, emit });
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
@@ -175,7 +171,8 @@ async function runLine(
   runOptions: RunOptions,
   out: { sessionId: string; emit: EventSink },
 ): Promise<RunResult> {
-  if (options.model?.record && typeof input === "string") recordInput(options.model.record, input);
+  const recording = isModel(options.model) ? undefined : options.model?.record;
+  if (recording && typeof input === "string") recordInput(recording, input);
   for (const message of [...core.notices, ...core.catalog.registry.warnings])
     out.emit({ runId: "", depth: 0, type: "warning", message });
   // .mcp.json and mcpServers problems: those servers are missing, the rest of the run is not.
@@ -215,9 +212,9 @@ async function runLine(
     request = { kind: "prompt", content: p.content };
   }
   const prepared = prepareRun(core, userCaller(core, runOptions.model), request);
-  if (prepared.ok) return startRun(core, prepared.spec, io);
+  if (prepared.kind === "ready") return startRun(core, prepared.spec, io);
   const ended = { runId: newRunId(), depth: 0, emit: io.emit, sessionId: io.sessionId, messages: history };
-  return prepared.refused
+  return prepared.kind === "refused"
     ? endBeforeStart(ended, "refused", "refused_by_permissions", prepared.message)
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
 }

@@ -3,51 +3,21 @@ import type { EventSink, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
 import { type LoopConfig, runLoop } from "../loop/run-loop.js";
 import type { MessageParam } from "../model/messages.js";
+import type { Model } from "../model/model.js";
 import { ZERO_USAGE } from "../model/models.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { createBackgroundShells } from "../tools/builtin/background-shells.js";
 import { createReadRecord } from "../tools/read-record.js";
-import {
-  createToolRegistry,
-  type OfferedTool,
-  type RegisteredTool,
-  unsayableServerTools,
-} from "../tools/registry.js";
+import { type OfferedTool, type RegisteredTool, unsayableServerTools } from "../tools/registry.js";
 import type { Logger, Tool } from "../tools/types.js";
 import { runStarts, skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
-import type { RunSpec } from "./prepare-run.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
-import { runTools } from "./run-tools.js";
-
-/** Where a run's events go and what it continues: given by whoever starts it. */
-export interface RunIo {
-  readonly signal: AbortSignal;
-  readonly emit: EventSink;
-  readonly sessionId: string;
-  /** The conversation so far (a resumed session's); the run's prompt is added to it. */
-  readonly history: readonly MessageParam[];
-  /** The parent's Task (or Skill) call that starts this run. */
-  readonly parentToolUseId?: string;
-  /** What the user typed, when it differs from the prompt (a `/name args` line). */
-  readonly typed?: string;
-  /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
-  readonly continues?: boolean;
-}
-
-/** A run in progress, as the tools it offers (Task, Skill) see it. */
-export interface ParentRun {
-  readonly core: Core;
-  readonly spec: RunSpec;
-  readonly state: RunState;
-  readonly runId: string;
-  readonly io: RunIo;
-  /** Every call of the run goes through this context; an inline skill's body is made ready in it. */
-  readonly call: () => CallContext;
-}
+import { offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
+import type { ParentRun, RunIo, RunSpec } from "./run-types.js";
 
 export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
 
@@ -60,12 +30,11 @@ export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
  */
 export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<RunResult> {
   const runId = newRunId();
-  const base = { runId, depth: spec.depth };
   // Loaded while the first request is on its way: the first Bash call is judged without waiting.
   if (judgesCommands(spec.list, core.catalog.specs)) void loadShellParser();
   const logger: Logger = {
     debug: () => {},
-    warn: (message) => io.emit({ ...base, type: "warning", message }),
+    warn: (message) => io.emit({ runId, depth: spec.depth, type: "warning", message }),
   };
   const state: RunState = {
     list: spec.list,
@@ -73,14 +42,68 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     meter: { usage: ZERO_USAGE, costUsd: 0 },
     ...(spec.approved && { approved: spec.approved }),
   };
-  let call: CallContext | undefined;
-  const parentRun: ParentRun = { core, spec, state, runId, io, call: () => call as CallContext };
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
-  const tools = await runTools(parentRun, (outside) => runRegistry(core, parentRun, outside));
-  const { registry, offer } = tools;
+  const outside = await runTools(core, spec, state);
+  const call = runCalls(core, spec, io, { runId, state, logger, outside });
+  // Background commands end with the run that started them, however it ends.
+  try {
+    return await opened(core, spec, io, call, outside);
+  } finally {
+    call.shells?.close();
+  }
+}
+
+/**
+ * The run's calls: every call of the run goes through this context. Its registry is the catalog's
+ * tools, those from outside, and the tools that start runs (Task, Skill) when this run may start
+ * anything with them; an inline skill's body (Bash and Read calls only) goes through the same
+ * context without those, which are built from it.
+ */
+function runCalls(
+  core: Core,
+  spec: RunSpec,
+  io: RunIo,
+  run: { runId: string; state: RunState; logger: Logger; outside: RunTools },
+): CallContext {
+  const calls = callContext(core, spec, io, { ...run, registry: registryWith(core, run.outside.tools) });
+  const parent: ParentRun = {
+    spec,
+    state: run.state,
+    runId: run.runId,
+    startChild: (child, by) =>
+      startRun(core, child, {
+        signal: by.signal,
+        emit: io.emit,
+        sessionId: io.sessionId,
+        history: [],
+        ...(by.callId && { parentToolUseId: by.callId }),
+      }),
+    expand: (prompt, state, signal) => expandBody(prompt, { ...calls, state, signal }, core.fs),
+  };
+  const starts = runStarts(core, spec);
+  const starting = [
+    createTaskTool(core, parent, starts.subagents),
+    createSkillTool(core, parent, starts.skills),
+  ];
+  const extra = starting.filter((t): t is Tool => t !== undefined);
+  return { ...calls, registry: registryWith(core, [...run.outside.tools, ...extra]) };
+}
+
+/** The run once its tools are known: `run_start`, then refused, or its sandbox opened and on. */
+async function opened(
+  core: Core,
+  spec: RunSpec,
+  io: RunIo,
+  call: CallContext,
+  outside: RunTools,
+): Promise<RunResult> {
+  const { runId, state, registry } = call;
+  const offerAll = (list: PermissionList) => offeredUnderApproval(registry.all, list, core.approval);
+  const offer = (list: PermissionList) => offerAll(list).filter((r) => !outside.hidden.has(r.tool.name));
   const shown = offer(spec.list);
   io.emit({
-    ...base,
+    runId,
+    depth: spec.depth,
     type: "run_start",
     sessionId: io.sessionId,
     agent: spec.agent,
@@ -97,28 +120,22 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     sessionId: io.sessionId,
     messages: [...io.history],
   };
-  for (const message of tools.warnings) logger.warn(message);
+  for (const message of outside.warnings) call.logger.warn(message);
   for (const name of unsayableServerTools(registry.all, spec.list))
-    logger.warn(
+    call.logger.warn(
       `${name} is allowed but not offered: the model API cannot be told exactly what its rules allow (a subdomains-only pattern, a deny inside an allowed site), and a list is never widened`,
     );
-  const refused = refusalOf(spec, tools.offerAll(spec.list));
+  const refused = refusalOf(spec, offerAll(spec.list));
   if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
   // A run that asks for the sandbox and cannot have it is refused before its first request.
   if (spec.sandbox) {
-    const opened = await runSandboxOf(core, spec.sandbox);
-    if (!opened.ok) return endBeforeStart(ended, "refused", "sandbox_unavailable", opened.message);
-    state.sandbox = opened.sandbox;
+    const sandbox = await runSandboxOf(core, spec.sandbox);
+    if (!sandbox.ok) return endBeforeStart(ended, "refused", "sandbox_unavailable", sandbox.message);
+    state.sandbox = sandbox.sandbox;
   }
-  if (spec.list.rules !== null && tools.offerAll(spec.list).length === 0)
-    logger.warn(`${spec.agent} runs with no tools: ${noToolSentence(spec.list)}`);
-  call = callContext(core, spec, io, { registry, state, runId, logger });
-  // Background commands end with the run that started them, however it ends.
-  try {
-    return await converse(core, spec, io, call, { ended, offer, shown });
-  } finally {
-    call.shells?.close();
-  }
+  if (spec.list.rules !== null && offerAll(spec.list).length === 0)
+    call.logger.warn(`${spec.agent} runs with no tools: ${noToolSentence(spec.list)}`);
+  return converse(core, spec, io, call, { ended, offer, shown });
 }
 
 /** The run from its prompt on: the prompt made ready (`!cmd`, `@file`), then the loop. */
@@ -149,9 +166,19 @@ async function converse(
   ]
     .filter(Boolean)
     .join("\n\n");
+  // The runner's model, telling what it notices during this run's turns as this run's warnings.
+  const model: Model = {
+    turn: (request, cx) =>
+      core.model.turn(request, {
+        signal: cx.signal,
+        onText: (text) => cx.onText(text),
+        onRetry: (attempt, reason, delayMs) => cx.onRetry(attempt, reason, delayMs),
+        onNotice: (message) => call.logger.warn(message),
+      }),
+  };
   return runLoop(
     {
-      model: core.model,
+      model,
       modelId: spec.model,
       system,
       maxTokens: core.settings.maxTokens,
@@ -176,7 +203,10 @@ function callContext(
   run: Pick<CallContext, "registry" | "state" | "runId" | "logger">,
 ): CallContext {
   return {
-    ...run,
+    registry: run.registry,
+    state: run.state,
+    runId: run.runId,
+    logger: run.logger,
     cwd: core.cwd,
     signal: io.signal,
     readRecord: createReadRecord(),
@@ -189,21 +219,6 @@ function callContext(
     approval: core.approval,
     shells: createBackgroundShells(),
   };
-}
-
-/**
- * The run's tools: the catalog's, those from outside (MCP, ToolSearch), and Task and Skill when this
- * run may start anything with them.
- */
-function runRegistry(core: Core, parentRun: ParentRun, outside: readonly Tool[] = []) {
-  const extra: Tool[] = [...outside];
-  const starts = runStarts(core, parentRun.spec);
-  const task = createTaskTool(parentRun, starts.subagents);
-  if (task) extra.push(task);
-  const skill = createSkillTool(parentRun, starts.skills);
-  if (skill) extra.push(skill);
-  const base = core.catalog.registry;
-  return extra.length ? createToolRegistry([...base.all.map((r) => r.tool), ...extra]) : base;
 }
 
 /** Why a run must not start: nothing is allowed, or (at the top) nothing allowed exists. */

@@ -3,6 +3,7 @@ import { ConfigError } from "../shared/errors.js";
 import { createMessageBuilder } from "./message-builder.js";
 import type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model.js";
 import { readSse } from "./read-sse.js";
+import { REPLAY_NOTICE_HEADER } from "./record-replay.js";
 import { modelTransport, type TransportOptions } from "./transport.js";
 
 const BASE_DELAY_MS = 500;
@@ -13,24 +14,24 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 const MAX_MESSAGE = 600;
 
+/** Sends one streamed Messages request; resolves with the raw response (or rejects as the SDK does). */
+type Send = (params: ModelRequest, signal: AbortSignal) => Promise<Response>;
+
 /**
- * The SDK warns on every request for a deprecated model (and a few other settings): a long run
- * would print it once a turn. Each distinct warning is printed once per process; other warnings
- * pass through as they are.
+ * The SDK's `messages.create` prints its warnings about a model (deprecated, a deprecated setting)
+ * to the console on every request: a long run would print them once a turn. A model's first request
+ * for each model id goes through it, so each warning is printed once; the later ones are the same
+ * request sent by `client.post`, which makes no such check. Nothing of the process is patched.
  */
-let warningsDeduplicated = false;
-function warnOncePerProcess(): void {
-  if (warningsDeduplicated) return;
-  warningsDeduplicated = true;
-  const warn = console.warn.bind(console);
-  const seen = new Set<string>();
-  console.warn = (...args: unknown[]) => {
-    const first = String(args[0] ?? "");
-    if (/^(The model '|Using Claude with )/.test(first)) {
-      if (seen.has(first)) return;
-      seen.add(first);
-    }
-    warn(...args);
+function sender(client: Anthropic): Send {
+  const checked = new Set<string>();
+  return (params, signal) => {
+    const body = { ...params, stream: true as const };
+    const options = { signal, maxRetries: 0, timeout: 2 ** 31 - 1 };
+    if (checked.has(params.model))
+      return client.post("/v1/messages", { body, ...options, stream: true }).asResponse();
+    checked.add(params.model);
+    return client.messages.create(body, options).asResponse();
   };
 }
 
@@ -47,8 +48,6 @@ export interface AnthropicModelOptions extends TransportOptions {
   readonly idleTimeoutMs?: number;
   /** Milliseconds before retry `attempt` (1-based) when the server says nothing; exponential with jitter unless set. */
   readonly backoff?: (attempt: number) => number;
-  /** Where a replay's notices go (tool results that differ from the recording). */
-  readonly onNotice?: (message: string) => void;
 }
 
 interface Policy {
@@ -65,8 +64,7 @@ interface Policy {
  * needed (anything but a replay).
  */
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
-  warnOncePerProcess();
-  const transport = modelTransport(options, (m) => options.onNotice?.(m));
+  const transport = modelTransport(options);
   // The credential comes from the options or the environment given (never from process.env behind
   // their back: the CLI hands the key over without putting it in its own environment).
   const apiKey = options.apiKey ?? (options.env.ANTHROPIC_API_KEY || undefined);
@@ -88,7 +86,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     baseURL: baseURL ?? DEFAULT_BASE_URL,
     backoff: options.backoff ?? defaultBackoff,
   };
-  return { turn: (request, cx) => streamTurn(client, request, cx, policy) };
+  const send = sender(client);
+  return { turn: (request, cx) => streamTurn(send, request, cx, policy) };
 }
 
 /** One try's end: a message, the run aborted, an error, or a failure worth trying again. */
@@ -110,13 +109,13 @@ type Attempt =
  * Contract: never rejects.
  */
 async function streamTurn(
-  client: Anthropic,
+  send: Send,
   params: ModelRequest,
   cx: TurnContext,
   policy: Policy,
 ): Promise<TurnOutcome> {
   for (let attempt = 0; ; attempt++) {
-    const r = await attemptTurn(client, params, cx, policy);
+    const r = await attemptTurn(send, params, cx, policy);
     if (r.kind !== "retry") return r;
     if (attempt >= policy.maxRetries) return { kind: "error", code: r.code, message: r.message };
     const delayMs = Math.min(MAX_DELAY_MS * 4, r.delayMs ?? policy.backoff(attempt + 1));
@@ -126,7 +125,7 @@ async function streamTurn(
 }
 
 async function attemptTurn(
-  client: Anthropic,
+  send: Send,
   params: ModelRequest,
   cx: TurnContext,
   policy: Policy,
@@ -147,10 +146,10 @@ async function attemptTurn(
   let output = false;
   try {
     alive();
-    const response = await client.messages
-      .create({ ...params, stream: true }, { signal: controller.signal, maxRetries: 0, timeout: 2 ** 31 - 1 })
-      .asResponse();
+    const response = await send(params, controller.signal);
     alive();
+    const notice = response.headers.get(REPLAY_NOTICE_HEADER);
+    if (notice) cx.onNotice?.(notice);
     const type = response.headers.get("content-type") ?? "";
     if (!type.includes("text/event-stream") || !response.body)
       return await notAStream(response, type, policy);

@@ -22,9 +22,23 @@ export interface TurnContext {
   onText(text: string): void;
   /** Each retry, when it is decided (before its delay). */
   onRetry(attempt: number, reason: string, delayMs: number): void;
+  /**
+   * Something the run should be told that is not a failure (a replay whose tool results differ from
+   * the recording): a warning of the run this turn belongs to. Absent: nobody listens.
+   */
+  onNotice?(message: string): void;
 }
 
+/**
+ * A model provider: the Anthropic API (`createAnthropicModel`), or any object of this shape a
+ * library user passes as `RunnerOptions.model` (a scripted model in a test, another transport).
+ */
 export interface Model {
   /** One request, streamed. Contract: never rejects; every failure is an outcome. */
   turn(request: ModelRequest, cx: TurnContext): Promise<TurnOutcome>;
+}
+
+/** Whether a value is a `Model` (it has a `turn` function), as opposed to options for one. */
+export function isModel(value: unknown): value is Model {
+  return typeof value === "object" && value !== null && typeof (value as Partial<Model>).turn === "function";
 }

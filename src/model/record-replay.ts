@@ -153,21 +153,16 @@ export function loadRecording(file: string): Exchange[] {
   return out;
 }
 
-export interface ReplayNotice {
-  readonly exchange: number;
-  readonly message: string;
-}
+/** The header of a replayed response that carries a notice for the run (ASCII text). */
+export const REPLAY_NOTICE_HEADER = "agentmd-replay-notice";
 
 /**
  * A `fetch` that answers each request with the next recorded exchange. A different model, tool set
  * or conversation shape is a departure, answered with an HTTP 400 whose message says where; tool
- * results that differ in text only (a file listing on another machine) are reported through
- * `onNotice` and replayed anyway.
+ * results that differ in text only (a file listing on another machine) are replayed anyway, with a
+ * notice in the response's `REPLAY_NOTICE_HEADER` (the model tells it to the run that sent it).
  */
-export function replayFetch(
-  exchanges: readonly Exchange[],
-  onNotice: (n: ReplayNotice) => void = () => {},
-): typeof globalThis.fetch {
+export function replayFetch(exchanges: readonly Exchange[]): typeof globalThis.fetch {
   let next = 0;
   return async (_input, init) => {
     const bodyText = typeof init?.body === "string" ? init.body : "";
@@ -192,17 +187,19 @@ export function replayFetch(
       differences.push(`a different conversation (recorded: ${want.shape}; now: ${got.shape})`);
     if (differences.length > 0)
       return departure(`the run departs from the recording at request ${n}: ${differences.join("; ")}`);
-    if (got.results !== want.results)
-      onNotice({
-        exchange: n,
-        message: `tool results before request ${n} differ from the recording; replaying it anyway`,
-      });
+    const notice: Record<string, string> =
+      got.results !== want.results
+        ? {
+            [REPLAY_NOTICE_HEADER]: `tool results before request ${n} differ from the recording; replaying it anyway`,
+          }
+        : {};
     next++;
     return new Response(recorded.response.body, {
       status: recorded.response.status,
       headers: {
         "content-type": recorded.response.contentType || "text/event-stream",
         "request-id": `replay-${n}`,
+        ...notice,
       },
     });
   };

@@ -12,12 +12,11 @@ export interface TransportOptions {
  * How requests reach the model: live (the given `fetch`, or the SDK's own), recorded, or replayed
  * from a recording. `keyless` when no API key is needed (a replay never reaches the network).
  */
-export function modelTransport(
-  options: TransportOptions,
-  notice: (message: string) => void,
-): { readonly fetch?: typeof globalThis.fetch; readonly keyless: boolean } {
-  if (options.replay)
-    return { fetch: replayFetch(loadRecording(options.replay), (n) => notice(n.message)), keyless: true };
+export function modelTransport(options: TransportOptions): {
+  readonly fetch?: typeof globalThis.fetch;
+  readonly keyless: boolean;
+} {
+  if (options.replay) return { fetch: replayFetch(loadRecording(options.replay)), keyless: true };
   if (options.record)
     return { fetch: recordingFetch(options.record, options.fetch ?? globalThis.fetch), keyless: false };
   return { ...(options.fetch && { fetch: options.fetch }), keyless: false };

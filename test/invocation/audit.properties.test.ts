@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { auditProject, auditToolNames, type EntryAudit } from "../../src/audit/audit.js";
 import { definitionFromObject } from "../../src/definitions/from-object.js";
 import { NO_SETTINGS } from "../../src/definitions/settings.js";
 import type { Definition, SkillDefinition, ToolEntry } from "../../src/definitions/types.js";
-import { auditProject, auditToolNames, type EntryAudit } from "../../src/invocation/audit.js";
 import { builtinCatalog } from "../../src/invocation/tool-catalog.js";
 import {
   allowsNothing,

@@ -1,16 +1,16 @@
 import type { ClaudeSettings, PermissionMode } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, MainAgentDefinition, ToolEntry } from "../definitions/types.js";
+import { sessionPermissions } from "../invocation/approvals.js";
+import { createHopCore } from "../invocation/hop-core.js";
+import { resolveSettings } from "../invocation/settings.js";
+import type { ToolCatalog } from "../invocation/tool-catalog.js";
 import { mergeHooks } from "../loop/hooks.js";
 import { admitsNothing, type Grant, grantsOf, widestGrants } from "../permissions/capabilities.js";
 import { type Danger, dangerOf } from "../permissions/dangerous-grants.js";
 import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import { canonicalToolName, isMcpServerName } from "../permissions/tool-matcher.js";
-import { sessionPermissions } from "./approvals.js";
 import { type AuditNode, type EntryPoint, walkEntryPoints } from "./audit-walk.js";
-import { createHopCore } from "./hop-core.js";
-import { resolveSettings } from "./settings.js";
-import type { ToolCatalog } from "./tool-catalog.js";
 
 /** A project as `agentmd audit` reads it: its definitions and settings, from the working tree or a revision. */
 export interface AuditSource {

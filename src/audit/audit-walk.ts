@@ -1,18 +1,11 @@
 import type { Definition } from "../definitions/types.js";
+import { childCaller, userCaller } from "../invocation/callers.js";
+import { allowedSubagents, runStarts } from "../invocation/catalog.js";
+import { findInvocable, slashNames } from "../invocation/find-invocable.js";
+import type { HopCore } from "../invocation/hop-core.js";
+import { prepareRun, resolveInvocable } from "../invocation/prepare-run.js";
+import type { Prepared, RunRequest, RunSpec } from "../invocation/run-types.js";
 import { admitsNothing, type Grant, grantCovers, grantsOf } from "../permissions/capabilities.js";
-import { allowedSubagents, runStarts } from "./catalog.js";
-import type { HopCore } from "./hop-core.js";
-import {
-  childCaller,
-  findInvocable,
-  type Prepared,
-  prepareRun,
-  type RunRequest,
-  type RunSpec,
-  resolveInvocable,
-  slashNames,
-  userCaller,
-} from "./prepare-run.js";
 
 /** How a hop is taken: a user's start, Task, an inline skill, or a skill that runs on its own. */
 export type HopKind = "entry" | "task" | "skill" | "fork";
@@ -141,9 +134,9 @@ function hopsFrom(core: HopCore, names: readonly string[], from: Node, run: RunS
   for (const s of skills) {
     const chain = [...from.chain, `skill:${s.name}`];
     const r = resolveInvocable(core, caller, s.name, "", "model");
-    if (!r.ok || r.kind === "fork") {
+    if (r.kind !== "inline") {
       const hop = { chain, kind: "fork" as const, runAs: `skill:${s.name}`, definition: s };
-      out.push(node(core, names, hop, r.ok ? { ok: true, spec: r.spec } : r));
+      out.push(node(core, names, hop, r));
       continue;
     }
     // Inline: the same run, narrowed as the Skill tool narrows it.
@@ -156,7 +149,7 @@ function hopsFrom(core: HopCore, names: readonly string[], from: Node, run: RunS
       ...(r.sandbox && { sandbox: r.sandbox }),
     };
     const hop = { chain, kind: "skill" as const, runAs: from.runAs, definition: s };
-    const inline = node(core, names, hop, { ok: true, spec: narrowed });
+    const inline = node(core, names, hop, { kind: "ready", spec: narrowed });
     inline.notFollowed = { kind: "inline" };
     out.push(inline);
   }
@@ -169,7 +162,7 @@ function node(core: HopCore, names: readonly string[], hop: Hop, prepared: Prepa
   const { definition, ...rest } = hop;
   const base = { ...rest, ...(definition && { definition }), children: [] };
   // The refusal a model would be told, less what it says of a tool call: no call is made here.
-  if (!prepared.ok)
+  if (prepared.kind !== "ready")
     return { ...base, grants: [], failed: prepared.message.replace(/ The tool was not executed\.$/, "") };
   return { ...base, run: prepared.spec, grants: grantsOf(prepared.spec.list, names, core.catalog.specs) };
 }

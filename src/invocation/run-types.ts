@@ -1,0 +1,150 @@
+// The data of invocation: how a run is asked for, who asks, what it is, and what a run hands the
+// tools that start runs below it. Types only, so every file of invocation can name them without
+// importing the code that makes or starts runs (this file is the leaf of the layer).
+import type { Definition } from "../definitions/types.js";
+import type { EventSink, RunResult } from "../loop/events.js";
+import type { RunState } from "../loop/execute-call.js";
+import type { Hooks } from "../loop/hooks.js";
+import type { MessageParam } from "../model/messages.js";
+import type { PermissionList } from "../permissions/types.js";
+import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
+import type { ToolContext } from "../tools/types.js";
+
+export type Content = MessageParam["content"];
+
+export type RunRequest =
+  /** A prompt for the agent the caller runs as (the main agent, for a user). */
+  | { readonly kind: "prompt"; readonly content: Content }
+  /** A subagent: `--agent NAME`, or the Task tool. */
+  | { readonly kind: "agent"; readonly name: string; readonly content: Content }
+  /** A command or skill by name: `/name args`, or the Skill tool. */
+  | {
+      readonly kind: "invocable";
+      readonly name: string;
+      readonly args: string;
+      readonly by: "user" | "model";
+    };
+
+/** Who starts a run: what the new run inherits and may never exceed. */
+export interface Caller {
+  /** The caller's effective list: the ceiling of the new run. */
+  readonly list: PermissionList;
+  /** The caller's model, for `model: inherit` (or none). */
+  readonly model: string;
+  readonly hooks: Hooks;
+  /** The depth of the run this request starts (0 for a user's). */
+  readonly depth: number;
+  readonly parentRunId?: string;
+  /** The subagents whose inline MCP servers the caller may reach (its own and its ancestors'). */
+  readonly mcpScope?: readonly Definition[];
+  /** Lists whose calls need no approval in the caller's run: the commands and skills it runs as. */
+  readonly approved?: readonly PermissionList[];
+  /** The agent the caller runs as: a prompt or an inline invocation continues as it. */
+  readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
+  /** The caller's sandbox; whatever it starts runs sandboxed too. */
+  readonly sandbox?: SandboxSetting;
+}
+
+/** A command or skill body, made ready (arguments, `!cmd`, `@file`) inside the run it starts. */
+export interface BodyPrompt {
+  readonly kind: "body";
+  readonly body: string;
+  readonly args: string;
+  /** How it was named (`/git:commit`, `the skill 'pdf'`), for messages. */
+  readonly label: string;
+  /** A skill's folder: `${SKILL_DIR}` points here. */
+  readonly skillDir?: string;
+}
+
+export type Prompt = { readonly kind: "content"; readonly content: Content } | BodyPrompt;
+
+/** One run: the main agent's, a subagent's, a command's, a forked skill's. */
+export interface RunSpec {
+  readonly agent: string;
+  readonly system: string;
+  readonly model: string;
+  /** The effective list: every hop's list intersected. */
+  readonly list: PermissionList;
+  readonly depth: number;
+  readonly parentRunId?: string;
+  readonly maxIterations: number;
+  readonly hooks: Hooks;
+  readonly prompt: Prompt;
+  /**
+   * Lists whose calls need no user's approval in this run: the allow-lists of the commands and
+   * skills it runs (as Claude Code's `allowed-tools` pre-approve), always within `list`.
+   */
+  readonly approved?: readonly PermissionList[];
+  /**
+   * The subagents whose inline MCP servers this run may reach: a subagent's run adds its own to its
+   * caller's, so they live for its runs and its children's (each still bounded by its list).
+   */
+  readonly mcpScope?: readonly Definition[];
+  /** Its commands run inside the OS sandbox: its caller's, joined with its own file's. */
+  readonly sandbox?: SandboxSetting;
+}
+
+/** The run a request starts, or why it cannot start. */
+export type Prepared =
+  | { readonly kind: "ready"; readonly spec: RunSpec }
+  /** Nothing survives the intersection of the lists (a run's end says `refused`). */
+  | { readonly kind: "refused"; readonly message: string }
+  /** It cannot be started: an unknown name, runs nested too deep, an `agent:` it may not start. */
+  | { readonly kind: "failed"; readonly message: string };
+
+export type NotStarted = Exclude<Prepared, { readonly kind: "ready" }>;
+
+/** An inline invocation narrows the run it is made in, instead of starting one. */
+export interface Inline {
+  readonly kind: "inline";
+  readonly list: PermissionList;
+  readonly hooks: Hooks;
+  readonly approved?: readonly PermissionList[];
+  readonly model: string;
+  readonly prompt: BodyPrompt;
+  readonly sandbox?: SandboxSetting;
+}
+
+/** A command or skill by name: a run of its own (`ready`: it forks), the caller's run narrowed, or why neither. */
+export type Resolved = Prepared | Inline;
+
+/** A body made ready for the model, or why it could not be (a denied or failing `!` command). */
+export type Expanded =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly message: string };
+
+/** Where a run's events go and what it continues: given by whoever starts it. */
+export interface RunIo {
+  readonly signal: AbortSignal;
+  readonly emit: EventSink;
+  readonly sessionId: string;
+  /** The conversation so far (a resumed session's); the run's prompt is added to it. */
+  readonly history: readonly MessageParam[];
+  /** The parent's Task (or Skill) call that starts this run. */
+  readonly parentToolUseId?: string;
+  /** What the user typed, when it differs from the prompt (a `/name args` line). */
+  readonly typed?: string;
+  /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
+  readonly continues?: boolean;
+}
+
+/** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */
+export type ChildCall = Pick<ToolContext, "signal" | "callId">;
+
+/**
+ * A run in progress, as the tools it offers that start runs (Task, Skill) see it: its spec and
+ * state, and what it lends them, so that they start and expand through it without knowing how a
+ * run is started.
+ */
+export interface ParentRun {
+  readonly spec: RunSpec;
+  readonly state: RunState;
+  readonly runId: string;
+  /** Starts `spec` as a child of this run for `call`. Contract: never rejects. */
+  readonly startChild: (spec: RunSpec, call: ChildCall) => Promise<RunResult>;
+  /**
+   * An inline skill's body made ready through this run's own tool-call path, under `state` (the
+   * run's, narrowed by the skill) and the Skill call's signal.
+   */
+  readonly expand: (prompt: BodyPrompt, state: RunState, signal: AbortSignal) => Promise<Expanded>;
+}
