@@ -85,12 +85,19 @@ export {
   type RunOptions,
 } from "./invocation/runner.js";
 export { resolveSettings, type Settings } from "./invocation/settings.js";
-export type { CallDecision, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
+export type { CallDecision, RunErrorCode, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
 export type { ApprovalAnswer, ApprovalRequest } from "./loop/execute-call.js";
 export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from "./loop/hooks.js";
 export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
-export type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model/model.js";
+export type {
+  ApiErrorType,
+  Model,
+  ModelErrorCode,
+  ModelRequest,
+  TurnContext,
+  TurnOutcome,
+} from "./model/model.js";
 export { costOf, MODEL_ALIASES, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
 export { ReplayFileError } from "./model/record-replay.js";
 export {
