@@ -160,7 +160,7 @@ export interface RunResult {
   readonly costUnknown?: true;
   /** The conversation, valid to send again: every tool_use has its tool_result. */
   readonly messages: readonly MessageParam[];
-  /** For `error`, `refused` and `limit`: what happened, in one sentence. */
+  /** For `error`, `refused`, `limit` and `declined`: what happened, in one sentence. */
   readonly message?: string;
   /** The transcript file, when every event of the run was written to it (a resume can rely on it). */
   readonly transcript?: string;

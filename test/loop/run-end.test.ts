@@ -287,3 +287,42 @@ describe("a call whose judging throws", () => {
     expect(answer).toMatchObject({ is_error: true, content: end?.content });
   });
 });
+
+describe("a call waiting for a user's approval", () => {
+  const write = calls(use("Write", { file_path: "b.txt", content: "x" }, "w1"));
+  const asksForWrite = () =>
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Write\n---\nx\n",
+      ".claude/settings.json": JSON.stringify({ permissions: { ask: ["Write"] } }),
+    });
+
+  it("is interrupted when the run is aborted while no one answers", async () => {
+    asksForWrite();
+    const ac = new AbortController();
+    const runner = await start([write, text("never asked")], {
+      permissions: {
+        approve: () => {
+          ac.abort();
+          return new Promise(() => {});
+        },
+      },
+    });
+    const handle = runner.run("go", { signal: ac.signal });
+    const { events, result } = await drain(handle);
+    expect(result.outcome).toBe("aborted");
+    expect(ofType(events, "tool_end").map((e) => [e.id, e.decision])).toEqual([["w1", "interrupted"]]);
+    expectValidConversation(events, result);
+  });
+
+  it("is denied when the approver fails", async () => {
+    asksForWrite();
+    const runner = await start([write, text("ok")], {
+      permissions: { approve: () => Promise.reject(new Error("no terminal")) },
+    });
+    const { events, result } = await drain(runner.run("go"));
+    expect(result.outcome).toBe("done");
+    expect(ofType(events, "tool_end").map((e) => [e.id, e.decision, e.isError])).toEqual([
+      ["w1", "denied", true],
+    ]);
+  });
+});
