@@ -249,13 +249,15 @@ function classify(e: unknown, output: boolean, policy: Policy): Attempt {
 /** An `error` event inside the stream: overloaded and api_error are retried like an HTTP 529 or 500. */
 function streamError(data: string, output: boolean, policy: Policy): Attempt {
   const body = parseEvent(data) as { error?: { type?: unknown; message?: unknown } } | undefined;
-  const type = isApiErrorType(body?.error?.type) ? body.error.type : "api_error";
+  const given = body?.error?.type;
+  const type = typeof given === "string" ? given : "api_error";
   const what = `the model API at ${policy.baseURL} sent ${type} in the response stream: ${cut(String(body?.error?.message ?? data))}`;
   if (type === "overloaded_error" || type === "api_error") {
     const r = failure(output, type, what, policy);
     return r.kind === "retry" ? { ...r, reason: `${type} in the response stream` } : r;
   }
-  return { kind: "error", code: type, message: what };
+  // A type the API has not named before is told as it came, and coded as the API's generic error.
+  return { kind: "error", code: isApiErrorType(given) ? given : "api_error", message: what };
 }
 
 async function notAStream(response: Response, type: string, policy: Policy): Promise<Attempt> {
