@@ -87,13 +87,21 @@ export {
 } from "./invocation/runner.js";
 export type { ApiModelOptions, ModelChoice } from "./invocation/runner-options.js";
 export { resolveSettings, type Settings } from "./invocation/settings.js";
-export type { CallDecision, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
+export type { CallDecision, RunErrorCode, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
 export type { ApprovalAnswer, ApprovalRequest } from "./loop/execute-call.js";
 export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from "./loop/hooks.js";
 export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
 export { type AnthropicModelOptions, createAnthropicModel } from "./model/anthropic.js";
-export { isModel, type Model, type ModelRequest, type TurnContext, type TurnOutcome } from "./model/model.js";
+export {
+  type ApiErrorType,
+  isModel,
+  type Model,
+  type ModelErrorCode,
+  type ModelRequest,
+  type TurnContext,
+  type TurnOutcome,
+} from "./model/model.js";
 export { costOf, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
 export { ReplayFileError } from "./model/record-replay.js";
 export {

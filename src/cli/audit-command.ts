@@ -9,7 +9,7 @@ import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Diagnostic } from "../definitions/types.js";
 import { openProject } from "../invocation/open-project.js";
-import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { definitionList, UNRESTRICTED } from "../permissions/index.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";

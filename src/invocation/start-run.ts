@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { EventSink, RunResult } from "../loop/events.js";
+import { endRun } from "../loop/end-run.js";
+import type { EventSink, RunErrorCode, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
 import { type LoopConfig, runLoop } from "../loop/run-loop.js";
 import type { MessageParam } from "../model/messages.js";
@@ -239,12 +240,10 @@ const noToolSentence = (list: PermissionList) =>
 export function endBeforeStart(
   run: { runId: string; depth: number; emit: EventSink; sessionId: string; messages: MessageParam[] },
   outcome: "refused" | "error",
-  code: string,
+  code: RunErrorCode,
   message: string,
 ): RunResult {
-  const base = { runId: run.runId, depth: run.depth };
-  const ended = { text: "", turns: 0, usage: ZERO_USAGE, costUsd: 0 };
-  run.emit({ ...base, type: "error", code, message });
-  run.emit({ ...base, type: "run_end", outcome, ...ended, ms: 0 });
-  return { sessionId: run.sessionId, runId: run.runId, outcome, ...ended, messages: run.messages, message };
+  run.emit({ runId: run.runId, depth: run.depth, type: "error", code, message });
+  const end = { outcome, text: "", turns: 0, usage: ZERO_USAGE, costUsd: 0, message };
+  return endRun(run, end, run.messages, 0);
 }

@@ -1,15 +1,35 @@
 import type { ContentBlockParam, MessageParam, StopReason } from "../model/messages.js";
+import type { ModelErrorCode } from "../model/model.js";
 import type { Usage } from "../model/models.js";
 import type { ToolEvent } from "../tools/types.js";
 
-/** How a tool call was settled, for renderers and transcripts. */
+/**
+ * How a tool call was settled, for renderers and transcripts. `error`: judging or preparing the
+ * call threw (a broken rule, hook or gate), so it was answered as a failure.
+ */
 export type CallDecision =
   | "allowed"
+  | "error"
   | "denied"
   | "invalid"
   | "blocked-by-hook"
   | "interrupted"
   | "not-executed";
+
+/**
+ * The `code` of a run's `error` event: why a model request failed (`ModelErrorCode`), or why the
+ * run could not go on or start.
+ */
+export type RunErrorCode =
+  | ModelErrorCode
+  /** The conversation no longer fits the model's context window, even compacted. */
+  | "context_window_exceeded"
+  /** No tool survives the run's allow-lists (or none of the tools they name exists). */
+  | "refused_by_permissions"
+  /** The run asks for the OS sandbox and it cannot be had here. */
+  | "sandbox_unavailable"
+  /** The invocation could not be made ready: an unknown `/name`, a denied `!` block, an MCP prompt that failed. */
+  | "invocation_failed";
 
 /** `refused`: the allow-lists left no tool; `declined`: the model refused to answer. */
 export type RunOutcome = "done" | "limit" | "refused" | "declined" | "error" | "aborted";
@@ -112,7 +132,7 @@ export type RunEvent =
     })
   | (Base & { readonly type: "refusal"; readonly message: string })
   | (Base & { readonly type: "warning"; readonly message: string })
-  | (Base & { readonly type: "error"; readonly code: string; readonly message: string })
+  | (Base & { readonly type: "error"; readonly code: RunErrorCode; readonly message: string })
   | (Base & { readonly type: "abort"; readonly message: string })
   | (Base & {
       readonly type: "run_end";
@@ -140,7 +160,7 @@ export interface RunResult {
   readonly costUnknown?: true;
   /** The conversation, valid to send again: every tool_use has its tool_result. */
   readonly messages: readonly MessageParam[];
-  /** For `error`, `refused` and `limit`: what happened, in one sentence. */
+  /** For `error`, `refused`, `limit` and `declined`: what happened, in one sentence. */
   readonly message?: string;
   /** The transcript file, when every event of the run was written to it (a resume can rely on it). */
   readonly transcript?: string;

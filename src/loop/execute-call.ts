@@ -6,6 +6,7 @@ import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
 import type { RunSandbox } from "../sandbox/run-sandbox.js";
+import { settleOrAbandon } from "../shared/abort.js";
 import type { BackgroundShells } from "../tools/builtin/background-shells.js";
 import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
@@ -119,13 +120,14 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
   const started = performance.now();
   const base = { runId: cx.runId, depth: cx.depth };
   cx.emit({ ...base, type: "tool_start", id: use.id, name: use.name, input: use.input });
-  let decision: CallDecision = "allowed";
+  let decision: CallDecision;
   let result: ToolResult;
   try {
     ({ decision, result } = await settle(use, cx));
   } catch (e) {
-    decision = "allowed";
-    result = { content: `${use.name} failed: ${(e as Error).message}`, isError: true };
+    // What threw is ours or a rule's, a hook's, a gate's (a tool's own throw is a result): the call
+    // is answered as failed, and recorded as such, never as allowed.
+    ({ decision, result } = refuse("error", `${use.name} could not be run: ${errorText(e)}`));
   }
   const text = resultText(result);
   cx.emit({
@@ -265,10 +267,11 @@ async function consentTo(
       : verdict.kind === "ask"
         ? verdict.reason
         : "";
-  const answer = await untilAborted(
-    approval.ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth }),
-    cx.signal,
-  );
+  // An approval no one gives never holds an aborted run; an asker that fails is no answer.
+  const asked = approval
+    .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth })
+    .catch(() => undefined);
+  const answer = await settleOrAbandon(asked, cx.signal, 0, () => undefined);
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   if (answer === undefined) return refuse("denied", approval.howToAllow(call, reason));
   if (answer.kind === "deny")
@@ -278,25 +281,6 @@ async function consentTo(
     );
   if (answer.kind === "session") approval.allowForSession(call);
   return undefined;
-}
-
-/** `p`, or undefined as soon as `signal` aborts (an approval no one gives never holds a run). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(undefined);
-      },
-    );
-  });
 }
 
 const judgeContext = (cx: CallContext) => ({ specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf });
@@ -312,6 +296,8 @@ function appendNote(r: ToolResult, note: string): ToolResult {
   if (typeof r.content === "string") return { ...r, content: `${r.content}\n${note}` };
   return { ...r, content: [...r.content, { type: "text", text: note }] };
 }
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export function resultText(r: ToolResult): string {
   if (typeof r.content === "string") return r.content;

@@ -195,7 +195,11 @@ export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
       messages.push({ role: "user", content: e.content });
     } else if (e.type === "message_end" && e.content.length > 0) {
       settlePending();
-      messages.push({ role: "assistant", content: [...e.content] });
+      // A response after a pause_turn goes on the paused message, as the loop adds it.
+      const last = messages.at(-1);
+      if (last?.role === "assistant" && Array.isArray(last.content))
+        messages[messages.length - 1] = { role: "assistant", content: [...last.content, ...e.content] };
+      else messages.push({ role: "assistant", content: [...e.content] });
       pending = e.content.filter((b) => b.type === "tool_use").map((b) => (b as { id: string }).id);
     } else if (e.type === "turn_end") {
       messages.push({ role: "user", content: [...e.toolResults] });

@@ -1,7 +1,15 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { sleep, untilAborted } from "../shared/abort.js";
 import { ConfigError } from "../shared/errors.js";
 import { createMessageBuilder } from "./message-builder.js";
-import type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model.js";
+import {
+  isApiErrorType,
+  type Model,
+  type ModelErrorCode,
+  type ModelRequest,
+  type TurnContext,
+  type TurnOutcome,
+} from "./model.js";
 import { readSse } from "./read-sse.js";
 import { REPLAY_NOTICE_HEADER } from "./record-replay.js";
 import { modelTransport, type TransportOptions } from "./transport.js";
@@ -96,7 +104,7 @@ type Attempt =
   | {
       readonly kind: "retry";
       readonly reason: string;
-      readonly code: string;
+      readonly code: ModelErrorCode;
       readonly message: string;
       readonly delayMs?: number;
     };
@@ -120,7 +128,8 @@ async function streamTurn(
     if (attempt >= policy.maxRetries) return { kind: "error", code: r.code, message: r.message };
     const delayMs = Math.min(MAX_DELAY_MS * 4, r.delayMs ?? policy.backoff(attempt + 1));
     cx.onRetry(attempt + 1, r.reason, delayMs);
-    if (!(await sleep(delayMs, cx.signal))) return { kind: "aborted" };
+    await sleep(delayMs, cx.signal);
+    if (cx.signal.aborted) return { kind: "aborted" };
   }
 }
 
@@ -131,8 +140,8 @@ async function attemptTurn(
   policy: Policy,
 ): Promise<Attempt> {
   const controller = new AbortController();
-  const abort = () => controller.abort();
-  cx.signal.addEventListener("abort", abort, { once: true });
+  const aborted = untilAborted(cx.signal);
+  aborted.promise.then(() => controller.abort());
   let silent = false;
   let timer: NodeJS.Timeout | undefined;
   const alive = () => {
@@ -181,12 +190,18 @@ async function attemptTurn(
     return classify(e, output, policy);
   } finally {
     clearTimeout(timer);
-    cx.signal.removeEventListener("abort", abort);
+    aborted.dispose();
   }
 }
 
 /** A failure of one try: retried when nothing was output yet, else the end of the turn. */
-function failure(output: boolean, code: string, what: string, policy: Policy, delayMs?: number): Attempt {
+function failure(
+  output: boolean,
+  code: ModelErrorCode,
+  what: string,
+  policy: Policy,
+  delayMs?: number,
+): Attempt {
   if (output)
     return {
       kind: "error",
@@ -233,13 +248,15 @@ function classify(e: unknown, output: boolean, policy: Policy): Attempt {
 /** An `error` event inside the stream: overloaded and api_error are retried like an HTTP 529 or 500. */
 function streamError(data: string, output: boolean, policy: Policy): Attempt {
   const body = parseEvent(data) as { error?: { type?: unknown; message?: unknown } } | undefined;
-  const type = typeof body?.error?.type === "string" ? body.error.type : "api_error";
+  const given = body?.error?.type;
+  const type = typeof given === "string" ? given : "api_error";
   const what = `the model API at ${policy.baseURL} sent ${type} in the response stream: ${cut(String(body?.error?.message ?? data))}`;
   if (type === "overloaded_error" || type === "api_error") {
     const r = failure(output, type, what, policy);
     return r.kind === "retry" ? { ...r, reason: `${type} in the response stream` } : r;
   }
-  return { kind: "error", code: type, message: what };
+  // A type the API has not named before is told as it came, and coded as the API's generic error.
+  return { kind: "error", code: isApiErrorType(given) ? given : "api_error", message: what };
 }
 
 async function notAStream(response: Response, type: string, policy: Policy): Promise<Attempt> {
@@ -300,27 +317,13 @@ function defaultBackoff(attempt: number): number {
   );
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** `overloaded_error`, `rate_limit_error`, `http_500`, …: what an API error was, for events. */
-export function errorCode(e: unknown): string {
+export function errorCode(e: unknown): ModelErrorCode {
   if (e instanceof Anthropic.APIError) {
     const body = e.error as { error?: { type?: unknown }; type?: unknown } | undefined;
     const t = e.type ?? body?.error?.type ?? body?.type;
-    if (typeof t === "string" && t !== "error") return t;
+    if (t === "replay_departure") return t;
+    if (isApiErrorType(t)) return t;
     return e.status ? `http_${e.status}` : "api_error";
   }
   return "connection_error";

@@ -14,7 +14,41 @@ export type TurnOutcome =
       readonly invalidInputs?: ReadonlyMap<string, string>;
     }
   | { readonly kind: "aborted" }
-  | { readonly kind: "error"; readonly code: string; readonly message: string };
+  | { readonly kind: "error"; readonly code: ModelErrorCode; readonly message: string };
+
+/** The error types the Messages API names in its error bodies and streams. */
+export const API_ERROR_TYPES = [
+  "invalid_request_error",
+  "authentication_error",
+  "billing_error",
+  "permission_error",
+  "not_found_error",
+  "request_too_large",
+  "rate_limit_error",
+  "timeout_error",
+  "api_error",
+  "overloaded_error",
+  "conflict_error",
+] as const;
+
+export type ApiErrorType = (typeof API_ERROR_TYPES)[number];
+
+/**
+ * Why a model request failed: the API's error type, the HTTP status of an error it gave no known
+ * type for (`http_404`), or what the transport saw on the way.
+ */
+export type ModelErrorCode =
+  | ApiErrorType
+  | `http_${number}`
+  | "connection_error"
+  | "timeout"
+  | "malformed_stream"
+  | "not_a_stream"
+  | "replay_departure";
+
+export function isApiErrorType(t: unknown): t is ApiErrorType {
+  return typeof t === "string" && (API_ERROR_TYPES as readonly string[]).includes(t);
+}
 
 export interface TurnContext {
   readonly signal: AbortSignal;

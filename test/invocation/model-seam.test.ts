@@ -54,7 +54,7 @@ function scripted(steps: ((request: ModelRequest, cx: TurnContext) => Promise<Tu
     turn: async (request, cx) => {
       requests.push(structuredClone(request));
       const step = steps[requests.length - 1];
-      return step ? step(request, cx) : { kind: "error", code: "script_ended", message: "no more steps" };
+      return step ? step(request, cx) : { kind: "error", code: "api_error", message: "no more steps" };
     },
   };
   return { model, requests };
