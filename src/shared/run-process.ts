@@ -1,11 +1,9 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { type CollectedOutput, collectOutput } from "./collect-output.js";
+import { OWN_SECRETS } from "./own-secrets.js";
 
 /** How a process is started (`child_process.spawn`'s shape; the sandbox wraps it). */
 export type SpawnProcess = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
-
-/** Variables no process agentmd starts ever sees: the model's own credentials. */
-export const HIDDEN_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"];
 
 /** After SIGTERM, how long a process group gets before SIGKILL. */
 export const KILL_GRACE_MS = 500;
@@ -14,7 +12,7 @@ const DRAIN_CAP_MS = 250;
 
 export interface ProcessOptions {
   readonly cwd?: string;
-  /** Default: this process's environment. `HIDDEN_ENV` is taken out either way. */
+  /** Default: this process's environment. agentmd's own credentials are taken out either way. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The run's signal: its abort ends the process group. */
   readonly signal?: AbortSignal;
@@ -89,7 +87,7 @@ export function runProcess(file: string, args: readonly string[], o: ProcessOpti
 
 function visibleEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = { ...env };
-  for (const k of HIDDEN_ENV) delete out[k];
+  for (const k of OWN_SECRETS) delete out[k];
   return out;
 }
 
