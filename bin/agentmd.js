@@ -88,4 +88,7 @@ process.exitCode = await main(process.argv.slice(2), {
   },
 });
 finished = true;
+// An interrupted command ends once it has said so: a call it abandoned (a tool that ignored the
+// abort) must not hold the process.
 if (signalled !== undefined) process.exit(signalled);
+if (process.exitCode === 130) process.exit(130);

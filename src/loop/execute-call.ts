@@ -161,18 +161,19 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
     session_id: cx.sessionId,
     cwd: cx.cwd,
   };
-  const hookCtx = { logger: cx.logger, ...(cx.env && { env: cx.env }) };
+  const hookCtx = { logger: cx.logger, signal: cx.signal, ...(cx.env && { env: cx.env }) };
   const pre = await runHooks(
     cx.state.hooks.PreToolUse,
     { ...payload, hook_event_name: "PreToolUse" },
     hookCtx,
   );
+  if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   if (pre.kind === "block") return refuse("blocked-by-hook", `Blocked by a PreToolUse hook: ${pre.message}`);
   const consent = await consentTo(tool, input, cx, pre);
   if (consent) return consent;
   // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
-  const result = await executeTool(tool, input, {
+  const running = executeTool(tool, input, {
     cwd: cx.cwd,
     signal: cx.signal,
     logger: cx.logger,
@@ -184,6 +185,8 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
     callId: use.id,
     report: (event) => cx.emit({ runId: cx.runId, depth: cx.depth, ...event }),
   });
+  const result = await abandonAfterAbort(tool, running, cx.signal);
+  if (result === ABANDONED) return { decision: "interrupted", result };
   const post = await runHooks(
     cx.state.hooks.PostToolUse,
     {
@@ -196,6 +199,26 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
   if (post.kind === "block")
     return { decision: "allowed", result: appendNote(result, `PostToolUse hook: ${post.message}`) };
   return { decision: cx.signal.aborted && result.isError ? "interrupted" : "allowed", result };
+}
+
+export const ABANDON_GRACE_MS = 1_000;
+const ABANDONED: ToolResult = {
+  content: `Interrupted: the run was aborted and this call did not stop within ${ABANDON_GRACE_MS / 1000} s, so it was abandoned; what it did before is unknown.`,
+  isError: true,
+};
+
+/**
+ * A call that has not settled `ABANDON_GRACE_MS` after the run's abort (a tool that ignores its
+ * signal) is answered without it: a Ctrl-C is never held by a tool. A call that runs child runs is
+ * waited for: those runs end themselves on the abort, their own calls abandoned in turn.
+ */
+function abandonAfterAbort(
+  tool: Tool,
+  running: Promise<ToolResult>,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  if (tool.spawnsRuns) return running;
+  return settleOrAbandon(running, signal, ABANDON_GRACE_MS, () => ABANDONED);
 }
 
 /** The tool and its checked input, or why the call goes no further: unknown, denied, or invalid input. */

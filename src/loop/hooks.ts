@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
 import { TOOL_ALIASES } from "../permissions/tool-matcher.js";
+import { settleOrAbandon } from "../shared/abort.js";
 import { HOOK_TIMEOUT_S } from "../shared/defaults.js";
+import { runProcess } from "../shared/run-process.js";
 import type { Logger } from "../tools/types.js";
 
 export type HookEvent = "PreToolUse" | "PostToolUse";
@@ -53,8 +54,8 @@ export type HookOutcome =
 
 const CONTINUE: HookOutcome = { kind: "continue" };
 const MAX_OUTPUT = 64 * 1024;
-/** Variables a hook never sees: the model's own credentials. */
-const HIDDEN_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"];
+/** After the run's abort, how long a function hook that ignores it is waited for. */
+const ABANDON_GRACE_MS = 500;
 
 const ALIASES_OF = new Map<string, string[]>();
 for (const [alias, tool] of Object.entries(TOOL_ALIASES))
@@ -78,19 +79,25 @@ function matches(matcher: string | undefined, tool: string): boolean {
  * `permissionDecisionReason`, or the older `decision` block/approve with `reason`). An `allow` never
  * widens a list: hooks run after the permission decision. A PreToolUse hook fails closed: one that
  * times out, cannot start, exits with another code, throws, or prints JSON that cannot be read
- * blocks the call and says why. A PostToolUse hook that fails is a warning. Contract: never rejects.
+ * blocks the call and says why. A PostToolUse hook that fails is a warning. The run's abort stops
+ * a command hook's process group at once (a function hook is abandoned shortly after) and ends the
+ * hooks: a PreToolUse call is then blocked as interrupted, a PostToolUse one goes on without a
+ * word. Contract: never rejects.
  */
 export async function runHooks(
   hooks: readonly Hook[] | undefined,
   payload: HookPayload,
-  ctx: { readonly logger: Logger; readonly env?: Readonly<Record<string, string | undefined>> },
+  ctx: HookContext,
 ): Promise<HookOutcome> {
   const pre = payload.hook_event_name === "PreToolUse";
   let allowed = false;
   for (const hook of hooks ?? []) {
     if (!matches(hook.matcher, payload.tool_name)) continue;
     const outcome =
-      "run" in hook ? await runFunctionHook(hook, payload) : await commandOutcome(hook, payload, ctx.env);
+      "run" in hook
+        ? await runFunctionHook(hook, payload, ctx.signal)
+        : await commandOutcome(hook, payload, ctx);
+    if (ctx.signal.aborted) return pre ? INTERRUPTED : CONTINUE;
     if (outcome.kind === "continue") continue;
     // An approval does not stop the hooks after it: any of them may still block.
     if (outcome.kind === "allow") {
@@ -108,11 +115,29 @@ export async function runHooks(
   return allowed && pre ? { kind: "allow" } : CONTINUE;
 }
 
+export interface HookContext {
+  readonly logger: Logger;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The run's signal. */
+  readonly signal: AbortSignal;
+}
+
 type Outcome = HookOutcome | { readonly kind: "failed"; readonly message: string };
 
-async function runFunctionHook(hook: FunctionHook, payload: HookPayload): Promise<Outcome> {
+const INTERRUPTED: HookOutcome = { kind: "block", message: "interrupted: the run was aborted" };
+
+async function runFunctionHook(
+  hook: FunctionHook,
+  payload: HookPayload,
+  signal: AbortSignal,
+): Promise<Outcome> {
   try {
-    const r = await hook.run(payload);
+    const r = await settleOrAbandon(
+      Promise.resolve(hook.run(payload)),
+      signal,
+      ABANDON_GRACE_MS,
+      () => undefined,
+    );
     if (r && typeof r.block === "string") return { kind: "block", message: r.block };
     if (r && typeof r.ask === "string") return { kind: "ask", message: r.ask };
     if (r?.allow === true) return { kind: "allow" };
@@ -122,24 +147,35 @@ async function runFunctionHook(hook: FunctionHook, payload: HookPayload): Promis
   }
 }
 
-async function commandOutcome(
-  hook: CommandHook,
-  payload: HookPayload,
-  env: Readonly<Record<string, string | undefined>> | undefined,
-): Promise<Outcome> {
+// stdin is a pipe (a socket to bash), which makes bash think a remote shell started it and read
+// ~/.bashrc; --norc keeps a hook's output its own.
+async function commandOutcome(hook: CommandHook, payload: HookPayload, ctx: HookContext): Promise<Outcome> {
   const timeout = hook.timeout ?? HOOK_TIMEOUT_S;
-  const r = await runCommandHook(hook.command, payload, env, timeout * 1000);
+  const r = await runProcess("bash", ["--norc", "--noprofile", "-c", hook.command], {
+    cwd: payload.cwd,
+    env: ctx.env ?? process.env,
+    signal: ctx.signal,
+    timeoutMs: timeout * 1000,
+    input: JSON.stringify(payload),
+    maxChars: MAX_OUTPUT,
+  });
   const name = `hook '${hook.command}'`;
-  if (r.timedOut) return { kind: "failed", message: `${name} did not finish within ${timeout} s` };
-  if (r.code === null) return { kind: "failed", message: `${name} could not run: ${r.stderr.trim()}` };
+  const stderr = r.stderr.text().trim();
+  switch (r.kind) {
+    case "timed-out":
+      return { kind: "failed", message: `${name} did not finish within ${timeout} s` };
+    case "aborted":
+      return { kind: "failed", message: `${name} was stopped: the run was aborted` };
+    case "not-started":
+      return { kind: "failed", message: `${name} could not run: ${r.message}` };
+    case "signalled":
+      return { kind: "failed", message: `${name} was killed by ${r.signal}` };
+  }
   if (r.code === 2)
-    return { kind: "block", message: r.stderr.trim() || `blocked by the ${payload.hook_event_name} ${name}` };
+    return { kind: "block", message: stderr || `blocked by the ${payload.hook_event_name} ${name}` };
   if (r.code !== 0)
-    return {
-      kind: "failed",
-      message: `${name} failed (exit ${r.code})${r.stderr.trim() ? `: ${r.stderr.trim()}` : ""}`,
-    };
-  return jsonOutcome(r.stdout, name);
+    return { kind: "failed", message: `${name} failed (exit ${r.code})${stderr ? `: ${stderr}` : ""}` };
+  return jsonOutcome(r.stdout.text(), name);
 }
 
 /** Claude Code's JSON answer on stdout, if the hook printed one. Plain text is not an answer. */
@@ -165,55 +201,6 @@ function jsonOutcome(stdout: string, name: string): Outcome {
   if (reply.continue === false) return { kind: "block", message: reason || `${name} stopped the call` };
   if (decision === "allow" || decision === "approve") return { kind: "allow" };
   return CONTINUE;
-}
-
-// stdin is a pipe (a socket to bash), which makes bash think a remote shell started it and read
-// ~/.bashrc; --norc keeps a hook's output its own.
-function runCommandHook(
-  command: string,
-  payload: HookPayload,
-  env: Readonly<Record<string, string | undefined>> | undefined,
-  timeoutMs: number,
-): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
-  return new Promise((resolve) => {
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    const childEnv: Record<string, string | undefined> = { ...(env ?? process.env) };
-    for (const k of HIDDEN_ENV) delete childEnv[k];
-    const child = spawn("bash", ["--norc", "--noprofile", "-c", command], {
-      cwd: payload.cwd,
-      env: childEnv,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeoutMs);
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (d: string) => {
-      if (stdout.length < MAX_OUTPUT) stdout += d;
-    });
-    child.stderr?.setEncoding("utf8");
-    child.stderr?.on("data", (d: string) => {
-      if (stderr.length < 10_000) stderr += d;
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      resolve({ code: null, stdout, stderr: e.message, timedOut });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut });
-    });
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(JSON.stringify(payload));
-  });
 }
 
 /** Several sets of hooks as one: each event's hooks in the order of the sets. */

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { runProcess } from "../shared/run-process.js";
 
 /** Whether commands can be sandboxed here, and with which bubblewrap. */
 export type SandboxSupport =
@@ -71,21 +71,21 @@ export function findExecutable(name: string, searchPath: string): string | undef
   return undefined;
 }
 
-function run(file: string, args: string[]): Promise<{ ok: true } | { ok: false; why: string }> {
-  return new Promise((resolve) => {
-    let stderr = "";
-    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"], timeout: PROBE_TIMEOUT_MS });
-    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-      if (stderr.length < 2000) stderr += d;
-    });
-    child.once("error", (e) => resolve({ ok: false, why: e.message }));
-    child.once("close", (code, signal) => {
-      if (code === 0) resolve({ ok: true });
-      else
-        resolve({
-          ok: false,
-          why: stderr.trim().split("\n").at(-1) || (signal ? `killed by ${signal}` : `exit code ${code}`),
-        });
-    });
-  });
+async function run(file: string, args: string[]): Promise<{ ok: true } | { ok: false; why: string }> {
+  const r = await runProcess(file, args, { timeoutMs: PROBE_TIMEOUT_MS, maxChars: 2000 });
+  if (r.kind === "exited" && r.code === 0) return { ok: true };
+  const said = r.stderr.text().trim().split("\n").at(-1);
+  if (said) return { ok: false, why: said };
+  switch (r.kind) {
+    case "exited":
+      return { ok: false, why: `exit code ${r.code}` };
+    case "signalled":
+      return { ok: false, why: `killed by ${r.signal}` };
+    case "timed-out":
+      return { ok: false, why: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
+    case "aborted":
+      return { ok: false, why: "stopped" };
+    case "not-started":
+      return { ok: false, why: r.message };
+  }
 }

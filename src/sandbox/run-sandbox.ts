@@ -77,7 +77,9 @@ export function createRunSandbox(
 
 /**
  * Starts a command under bubblewrap in a profile; with a network, through the proxy and its bridge.
- * Throws, starting nothing, when the profile cannot be honoured.
+ * Throws, starting nothing, when the profile cannot be honoured. Called by the process runner
+ * (`shared/run-process.ts`) as its spawn: bubblewrap leads the group the runner stops, and
+ * `--die-with-parent` takes everything inside with it.
  */
 function launch(
   profile: SandboxProfile,

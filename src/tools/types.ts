@@ -1,5 +1,5 @@
-import type { ChildProcess, SpawnOptions } from "node:child_process";
 import type { PermissionList, ToolPermissionSpec } from "../permissions/types.js";
+import type { SpawnProcess } from "../shared/run-process.js";
 import type { BackgroundShells } from "./builtin/background-shells.js";
 
 export interface TextBlock {
@@ -90,7 +90,7 @@ export type ToolEvent =
   | { readonly type: "tool_output"; readonly id: string; readonly text: string };
 
 /** How a tool starts a process (`child_process.spawn`'s shape, or a test's stand-in). */
-export type SpawnProcess = (command: string, args: string[], options: SpawnOptions) => ChildProcess;
+export type { SpawnProcess };
 
 /** The OS sandbox of one call (see `src/sandbox/`). */
 export interface CommandSandbox {

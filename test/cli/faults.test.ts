@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolFs } from "../../src/tools/builtin/fs.js";
 import { createReadTool } from "../../src/tools/builtin/index.js";
-import { runBinAsync } from "../support/cli.js";
+import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { REPO_ROOT, tempDir } from "../support/fixtures.js";
 import { jsonLines, ofType } from "../support/runs.js";
@@ -210,6 +211,84 @@ describe("a run whose work can never finish is not a silent exit", () => {
   });
 });
 
+describe("Ctrl-C is never held by a hook or a tool", () => {
+  /**
+   * The run, through the built CLI, with a SIGINT as soon as `ready.fifo` says the slow part has
+   * started (its process group, or "tool", written there). Timed from the signal to the exit.
+   */
+  async function interruptWhenReady(): Promise<{ r: CliRun; ms: number; ready: string }> {
+    await new Promise((resolve) => spawn("mkfifo", [path.join(dir, "ready.fifo")]).on("close", resolve));
+    fake = await startFakeAnthropic([call("Slow", {}), text("never")]);
+    let signalled = 0;
+    let ready = "";
+    const r = await runBinAsync(["run", "--output", "stream-json", "go"], {
+      cwd: dir,
+      env: env(),
+      onStart: (child) =>
+        void readFile(path.join(dir, "ready.fifo"), "utf8").then((said) => {
+          ready = said.trim();
+          signalled = performance.now();
+          child.kill("SIGINT");
+        }),
+    });
+    return { r, ms: performance.now() - signalled, ready };
+  }
+
+  /** The run ended as an abort: in its output and in the transcript it wrote. */
+  function expectAbortRecorded(r: CliRun): void {
+    expect(jsonLines(r.stdout).at(-1)).toMatchObject({ type: "run_end", outcome: "aborted" });
+    const sessions = path.join(dir, ".agentmd/sessions");
+    const file = readdirSync(sessions).find((f) => f.endsWith(".jsonl")) as string;
+    const written = readFileSync(path.join(sessions, file), "utf8").trim().split("\n");
+    expect(JSON.parse(written.at(-1) as string)).toMatchObject({ type: "run_end", outcome: "aborted" });
+  }
+
+  // The issue asks for 2 s; the bound is generous because the machine running the suite is shared.
+  it("during a slow PreToolUse hook: exit 130 at once, the hook's whole process group ended", async () => {
+    writeFiles(dir, {
+      "agent.md": [
+        "---",
+        "allowed-tools: Slow",
+        "hooks:",
+        "  PreToolUse:",
+        "    - command: echo $$ > ready.fifo; sleep 30; touch hook-finished",
+        "---",
+        "Main.",
+      ].join("\n"),
+      "tools/slow.mjs": slowTool("async () => ({ content: 'ran', isError: false })"),
+    });
+    const { r, ms, ready } = await interruptWhenReady();
+    expect(r.code).toBe(130);
+    expect(ms).toBeLessThan(5_000);
+    const ended = jsonLines(r.stdout).find((e) => e.type === "tool_end");
+    expect(ended).toMatchObject({ name: "Slow", decision: "interrupted" });
+    expectAbortRecorded(r);
+    expect(await groupGone(Number(ready))).toBe(true);
+    expect(existsSync(path.join(dir, "hook-finished"))).toBe(false);
+  });
+
+  it("during a custom tool that ignores its signal: the call is abandoned, exit 130 at once", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Slow\n---\nMain.\n",
+      "tools/slow.mjs": slowTool(
+        `async () => { await writeFile(${JSON.stringify(path.join(dir, "ready.fifo"))}, "tool"); await new Promise((r) => setTimeout(r, 30000)); return { content: "late", isError: false }; }`,
+      ),
+    });
+    const { r, ms, ready } = await interruptWhenReady();
+    expect([r.code, ready]).toEqual([130, "tool"]);
+    expect(ms).toBeLessThan(5_000);
+    const ended = jsonLines(r.stdout).find((e) => e.type === "tool_end");
+    expect(ended).toMatchObject({ name: "Slow", decision: "interrupted", isError: true });
+    expect(ended && "content" in ended && ended.content).toContain("it was abandoned");
+    expectAbortRecorded(r);
+  });
+});
+
+/** A custom tool module whose `execute` is the source given; it claims to stop on its signal. */
+function slowTool(execute: string): string {
+  return `import { writeFile } from "node:fs/promises";\nexport default { name: "Slow", description: "Takes its time.", inputSchema: { type: "object" }, concurrency: "sequential", interrupt: "cooperative", ownsSchema: true, execute: ${execute} };\n`;
+}
+
 describe("resume tells the truth", () => {
   const session = (lines: string[]) => {
     writeFiles(dir, { ".agentmd/sessions/s1.jsonl": `${lines.join("\n")}\n` });
@@ -300,6 +379,11 @@ describe("Read streams", () => {
     expect(chunks).toBe(50);
   });
 });
+
+/** Whether every process of a group has ended, within a bound (the kill is seen a moment later). */
+async function groupGone(pgid: number): Promise<boolean> {
+  return gone(-pgid);
+}
 
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 200; i++) {

@@ -97,6 +97,35 @@ describe("hooks", () => {
   });
 });
 
+describe("hooks and the run's abort", () => {
+  it("a function hook that never settles is abandoned on abort: the call is interrupted, the run ends", async () => {
+    writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\n---\nx", "a.txt": "alpha" });
+    fake = await startFakeAnthropic(readTwice);
+    const ac = new AbortController();
+    const runner = createRunner({
+      projectDir: dir,
+      env: {},
+      model: { apiKey: "k", baseURL: fake.url },
+      hooks: {
+        PreToolUse: [
+          {
+            run: () => {
+              ac.abort();
+              return new Promise<undefined>(() => {});
+            },
+          },
+        ],
+      },
+    });
+    const { events, result } = await drain(runner.run("go", { signal: ac.signal }));
+    expect(result.outcome).toBe("aborted");
+    expect(events.find((e) => e.type === "tool_end")).toMatchObject({
+      name: "Read",
+      decision: "interrupted",
+    });
+  });
+});
+
 describe("hooks see the commands and files of skill and command bodies too", () => {
   it("a PreToolUse hook blocks a !`cmd` of a model-invoked skill, as it blocks the same Bash call", async () => {
     writeFiles(dir, {

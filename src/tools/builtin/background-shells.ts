@@ -1,4 +1,5 @@
-import { collectOutput, runShell, type ShellOptions, type ShellOutcome } from "./shell-process.js";
+import type { ProcessResult } from "../../shared/run-process.js";
+import { collectOutput, runShell, type ShellOptions } from "./shell-process.js";
 
 /** How a background command is started: Bash's shell options, without what the registry owns. */
 export type BackgroundStart = Omit<ShellOptions, "signal" | "output">;
@@ -35,8 +36,8 @@ interface Shell {
   readonly command: string;
   readonly output: ReturnType<typeof collectOutput>;
   readonly stop: AbortController;
-  readonly done: Promise<ShellOutcome>;
-  outcome?: ShellOutcome;
+  readonly done: Promise<ProcessResult>;
+  outcome?: ProcessResult;
 }
 
 export function createBackgroundShells(): BackgroundShells {
@@ -56,7 +57,7 @@ export function createBackgroundShells(): BackgroundShells {
       shells.set(id, shell);
       // A spawn that throws (bash missing, a sandbox that cannot be set up) has settled already.
       const early = await Promise.race([done, Promise.resolve(undefined)]);
-      if (early?.error) return { ok: false, message: early.error.message };
+      if (early?.kind === "not-started") return { ok: false, message: early.message };
       return { ok: true, id };
     },
     read(id) {
@@ -83,11 +84,19 @@ export function createBackgroundShells(): BackgroundShells {
   };
 }
 
-function statusOf(o: ShellOutcome | undefined): string {
-  if (o === undefined) return "running";
-  if (o.error) return `failed to start: ${o.error.message}`;
-  if (o.stopped === "aborted") return "killed";
-  if (o.stopped === "timeout") return "killed: timed out";
-  if (o.code !== null) return `exited with code ${o.code}`;
-  return o.signal ? `killed by ${o.signal}` : "ended";
+function statusOf(o: ProcessResult | undefined): string {
+  switch (o?.kind) {
+    case undefined:
+      return "running";
+    case "not-started":
+      return `failed to start: ${o.message}`;
+    case "aborted":
+      return "killed";
+    case "timed-out":
+      return "killed: timed out";
+    case "exited":
+      return `exited with code ${o.code}`;
+    case "signalled":
+      return `killed by ${o.signal}`;
+  }
 }

@@ -73,14 +73,19 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
         signal: ctx.signal,
         ...(ctx.report && ctx.callId && { onOutput: lastLineReporter(ctx.report, ctx.callId) }),
       });
-      const text = r.output.text();
-      if (r.error) return fail(`Cannot run bash: ${r.error.message}.`);
-      if (r.stopped === "timeout")
-        return fail(`${text}${text ? "\n" : ""}[killed after ${timeout} ms: timed out]`);
-      if (r.stopped === "aborted")
-        return fail(`${text}${text ? "\n" : ""}[interrupted: the run was aborted]`);
-      const status = r.code ?? (r.signal ? `killed by ${r.signal}` : "unknown");
-      const body = `${text}${text && !text.endsWith("\n") ? "\n" : ""}[exit code ${status}]`;
+      const text = r.stdout.text();
+      const before = `${text}${text && !text.endsWith("\n") ? "\n" : ""}`;
+      switch (r.kind) {
+        case "not-started":
+          return fail(`Cannot run bash: ${r.message}.`);
+        case "timed-out":
+          return fail(`${text}${text ? "\n" : ""}[killed after ${timeout} ms: timed out]`);
+        case "aborted":
+          return fail(`${text}${text ? "\n" : ""}[interrupted: the run was aborted]`);
+        case "signalled":
+          return fail(`${before}[killed by ${r.signal}]`);
+      }
+      const body = `${before}[exit code ${r.code}]`;
       return r.code === 0 ? ok(body) : fail(body);
     },
   });
