@@ -8,6 +8,7 @@ import { type Hooks, mergeHooks } from "../loop/hooks.js";
 import type { MessageParam } from "../model/messages.js";
 import { resolveModel } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
+import { denialText } from "../permissions/denial-text.js";
 import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox, type SandboxSetting } from "../sandbox/sandbox-setting.js";
@@ -315,7 +316,7 @@ function forkAsAgent(
   if (d.kind === "denied")
     return {
       ok: false,
-      message: `${fork.label} runs as the subagent '${agent.name}', which this run may not start: ${d.message}`,
+      message: `${fork.label} runs as the subagent '${agent.name}', which this run may not start: ${denialText(d)}`,
     };
   return agentRun(core, caller, agent, fork.list, fork.prompt, fork.run, fork.ownModel);
 }

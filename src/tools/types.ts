@@ -1,4 +1,5 @@
 import type { ChildProcess, SpawnOptions } from "node:child_process";
+import type { ShellParser } from "../permissions/shell/parse-shell.js";
 import type { PermissionList, ToolPermissionSpec } from "../permissions/types.js";
 import type { BackgroundShells } from "./builtin/background-shells.js";
 
@@ -121,9 +122,10 @@ export interface Tool {
   readonly concurrency: Concurrency;
   /**
    * The concurrency of one call, when it depends on the input (a Bash call that only reads may run
-   * beside others). Asked with the input as the model sent it; overrides `concurrency` for that call.
+   * beside others). Asked with the input as the model sent it, and the shell parser a command line
+   * is read with; overrides `concurrency` for that call.
    */
-  readonly concurrencyFor?: (input: unknown) => Concurrency;
+  readonly concurrencyFor?: (input: unknown, shell: ShellParser) => Concurrency;
   readonly interrupt: InterruptBehavior;
   readonly ownsSchema: boolean;
   /**

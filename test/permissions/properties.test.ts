@@ -1,18 +1,17 @@
 import path from "node:path";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   compileList,
   decide,
   type EntryInput,
   intersect,
-  loadShellParser,
   mayOfferPrefix,
   offered,
   type PermissionList,
   pathSubject,
 } from "../../src/permissions/index.js";
-import { CTX, list, SPECS } from "../support/permissions.js";
+import { CTX, JUDGED, list, SPECS } from "../support/permissions.js";
 
 const TOOLS = [
   "Read",
@@ -155,11 +154,9 @@ const callArb = fc.constantFrom(...TOOLS).chain((tool) => {
 });
 
 const allowed = (l: PermissionList, call: { tool: string; input: unknown }) =>
-  decide(l, call, { specs: SPECS, cwd: "/proj" }).kind === "allowed";
+  decide(l, call, JUDGED).kind === "allowed";
 
 const RUNS = { numRuns: 3000 };
-
-beforeAll(loadShellParser);
 
 describe("intersection properties over random lists and calls", () => {
   it("never widens: allowed(A∩B, c) ⇒ allowed(A, c) ∧ allowed(B, c)", () => {
