@@ -266,18 +266,42 @@ describe("compound commands over random lists", () => {
   });
 
   it("a redirection never writes where a Write would not be allowed", () => {
-    const target = fc.constantFrom("/tmp/a", "/proj/a", "/etc/passwd", "out.txt");
+    // The premise is generated, not filtered: Bash admits the command, and the redirection aims
+    // at a path one of the list's own Write rules speaks of (allowed or denied), or at none.
+    const areas: readonly (readonly [pattern: string, inside: (name: string) => string])[] = [
+      ["/tmp/**", (n) => `/tmp/${n}`],
+      ["/proj/**", (n) => n],
+      ["/proj/out/*.json", (n) => `out/${n}.json`],
+      ["/etc/passwd", () => "/etc/passwd"],
+    ];
+    const area = fc.constantFrom(...areas);
+    const scenario = fc
+      .record({
+        part: simple,
+        allows: fc.array(area, { maxLength: 2 }),
+        denies: fc.array(area, { maxLength: 1 }),
+        name: fc.constantFrom("a", "b.txt", "x.log"),
+      })
+      .chain((c) =>
+        fc
+          .constantFrom(...c.allows, ...c.denies, ["(none)", (n: string) => `/var/${n}`] as const)
+          .map(([, inside]) => ({ ...c, file: inside(c.name) })),
+      );
+    const seen = { allowed: 0, denied: 0 };
     fc.assert(
-      fc.property(listArb, simple, target, (l, part, file) => {
-        if (
-          allowed(l, bash(`${part} > ${file}`)) &&
-          l.rules !== null &&
-          !allowed(l, bash("a-command-no-list-names"))
-        )
-          expect(allowed(l, { tool: "Write", input: { file_path: file } })).toBe(true);
+      fc.property(scenario, ({ part, allows, denies, file }) => {
+        const program = part.split(" ")[0];
+        const allow = [`Bash(${program}:*)`, ...allows.map(([p]) => `Write(${p})`)].join(", ");
+        const l = list(allow, denies.map(([p]) => `Write(${p})`).join(", ") || undefined);
+        const write = allowed(l, { tool: "Write", input: { file_path: file } });
+        seen[write ? "allowed" : "denied"]++;
+        expect([file, allowed(l, bash(`${part} > ${file}`))]).toEqual([file, write]);
       }),
       RUNS,
     );
+    // Both sides of the law are exercised, each in a good share of the runs.
+    expect(seen.allowed).toBeGreaterThan(RUNS.numRuns / 5);
+    expect(seen.denied).toBeGreaterThan(RUNS.numRuns / 5);
   });
 });
 
