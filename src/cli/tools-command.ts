@@ -125,15 +125,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
     const known = [...new Set([...names, ...catalog.names])];
     const gateMode = main?.schemaValidation ?? "enforce";
-    const run = {
-      list: effective,
-      approval,
-      names: known,
-      specs: catalog.specs,
-      registry: catalog.registry,
-      gateMode,
-    };
-    return tryCall(options, run, io);
+    return tryCall(options, { list: effective, approval, names: known, catalog, gateMode }, io);
   }
   const approvals = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
   const report = withoutUnaskedServerTools(describeChain(chain.hops, names), catalog, approvals, effective);
@@ -216,8 +208,7 @@ interface TryRun {
   readonly list: PermissionList;
   readonly approval: CallApproval;
   readonly names: readonly string[];
-  readonly specs: ToolSpecs;
-  readonly registry: ToolRegistry;
+  readonly catalog: ToolCatalog;
   readonly gateMode: SchemaValidationMode;
 }
 
@@ -238,7 +229,12 @@ async function tryCall(options: ToolsOptions, run: TryRun, io: CliIo): Promise<n
     io.stderr.write(`agentmd tools: the input after --try ${tool} is not JSON: ${(e as Error).message}\n`);
     return 2;
   }
-  const judged = { specs: run.specs, cwd: io.cwd, realPath: realPathOf, shell: await loadShellParser() };
+  const judged = {
+    specs: run.catalog.specs,
+    cwd: io.cwd,
+    realPath: realPathOf,
+    shell: await loadShellParser(),
+  };
   const verdict = await judgedAsInRun({ tool, input }, run, judged);
   if (verdict.kind === "invalid") {
     if (options.json) io.stdout.write(`${JSON.stringify(verdict)}\n`);
@@ -273,9 +269,10 @@ async function judgedAsInRun(
   | { readonly kind: "judged"; readonly decision: Decision; readonly call: ToolCall }
   | { readonly kind: "invalid"; readonly message: string }
 > {
-  if (!run.registry.get(call.tool)) return { kind: "judged", decision: decide(run.list, call, judged), call };
+  if (!run.catalog.registry.get(call.tool))
+    return { kind: "judged", decision: decide(run.list, call, judged), call };
   const cx = {
-    registry: run.registry,
+    registry: run.catalog.registry,
     state: { list: run.list },
     cwd: judged.cwd,
     logger: QUIET,

@@ -7,9 +7,7 @@ import type {
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
 import type { MessageParam } from "../model/messages.js";
 import { resolveModel } from "../model/models.js";
-import { decide } from "../permissions/decide.js";
-import { denialText } from "../permissions/denial-text.js";
-import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";
+import { allowsNothing, decide, denialText, intersect, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox, type SandboxSetting } from "../sandbox/sandbox-setting.js";
 import { didYouMean } from "../shared/did-you-mean.js";

@@ -134,7 +134,7 @@ describe("read-only commands (these run in parallel in a batch)", () => {
               ? `--${w.long.slice(0, 1 + (cut % w.long.length))}=v`
               : `-${[...before].filter((c) => w.flags.includes(c)).join("")}${w.short}`;
           const line = after ? `${w.program} in.txt ${option} v` : `${w.program} ${option} v in.txt`;
-          expect(isReadOnlyCommand(line)).toBe(false);
+          expect(isReadOnlyCommand(line, shell)).toBe(false);
         },
       ),
       { numRuns: 500 },
