@@ -46,7 +46,8 @@ for (let i = 0; i < 1000; i++) {
   else if (k === 2) CALLS.push({ tool: "Bash", input: { command: simpleCommand(i) } });
   else CALLS.push({ tool: "Write", input: { file_path: `/proj/outa${i % 8}/r${i}.json` } });
 }
-const decideCtx = { specs: SPECS, cwd: "/proj" };
+// A run judges command lines with the bash parser it was handed.
+const decideCtx = { specs: SPECS, cwd: "/proj", shell: await loadShellParser() };
 
 // The floor: the least any engine must do per call — find the tool's matcher, run it once.
 const floorMatchers = new Map([
@@ -56,7 +57,6 @@ const floorMatchers = new Map([
 ]);
 const SUBJECT = { Read: "file_path", Write: "file_path", Bash: "command" };
 
-await loadShellParser();
 // Simple commands alone (the common case: no parser), and compound lines that the parser reads.
 const SIMPLE = Array.from({ length: 1000 }, (_, i) => ({
   tool: "Bash",

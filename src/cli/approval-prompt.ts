@@ -1,6 +1,7 @@
 import type { Approver } from "../invocation/approvals.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../loop/execute-call.js";
 import { sessionRuleFor } from "../permissions/approval.js";
+import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { Style } from "./io.js";
 import type { LineQueue } from "./line-queue.js";
 import { printable } from "./render.js";
@@ -19,7 +20,7 @@ export function createApprovalPrompt(
   let queue: Promise<unknown> = Promise.resolve();
   const askOne = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
     turn.before();
-    const rule = sessionRuleFor(request.call);
+    const rule = sessionRuleFor(request.call, await loadShellParser());
     out.write(`${describeRequest(request, style)}\n`);
     out.write(style.dim(`  allow? [y] yes  [a] always: ${rule} for this session  [n] no, and why › `));
     const line = await lines.next(turn.signal());

@@ -6,8 +6,9 @@ import { ATTACHMENT, COMMAND_BLOCK } from "../invocation/expand-body.js";
 import { serverPrefix } from "../mcp/server-spec.js";
 import { decide } from "../permissions/decide.js";
 import { type DefinitionListContext, definitionList } from "../permissions/definition-list.js";
+import { denialText } from "../permissions/denial-text.js";
 import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
-import { loadShellParser } from "../permissions/shell/parse-shell.js";
+import { loadShellParser, type ShellParser } from "../permissions/shell/parse-shell.js";
 import type { PermissionList } from "../permissions/types.js";
 import { MODEL_ALIASES } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
@@ -30,8 +31,8 @@ export interface ProjectFacts {
  * entries that name nothing loaded, and models agentmd does not know (warnings).
  */
 export async function projectChecks(facts: ProjectFacts): Promise<Diagnostic[]> {
-  await loadShellParser();
-  return [...bodyCalls(facts), ...unmatchedNames(facts), ...unknownModels(facts.definitions)];
+  const shell = await loadShellParser();
+  return [...bodyCalls(facts, shell), ...unmatchedNames(facts), ...unknownModels(facts.definitions)];
 }
 
 function diagnostic(
@@ -45,7 +46,7 @@ function diagnostic(
 }
 
 /** The `!cmd` and `@file` of command and skill bodies, judged as a user's `/name` would run them. */
-function bodyCalls(facts: ProjectFacts): Diagnostic[] {
+function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
   const { definitions, ctx, projectDir } = facts;
   const main = definitions.find((d) => d.surface === "main");
   const top = intersect(facts.denied ?? UNRESTRICTED, main ? definitionList(main, ctx) : UNRESTRICTED);
@@ -62,7 +63,7 @@ function bodyCalls(facts: ProjectFacts): Diagnostic[] {
     });
     for (const m of body.matchAll(COMMAND_BLOCK)) {
       const written = (m[1] ?? m[2] ?? "").trim();
-      const quoted = quoteIntoCommand(written, "ARG");
+      const quoted = quoteIntoCommand(written, "ARG", shell);
       if (!quoted.ok) continue;
       const d = decide(list, { tool: "Bash", input: { command: quoted.command } }, judged);
       if (d.kind === "denied")
@@ -72,7 +73,7 @@ function bodyCalls(facts: ProjectFacts): Diagnostic[] {
             lineOf(m.index),
             "error",
             "body-command-refused",
-            `the command !\`${written}\` would be refused when /${def.name} runs, so every invocation would fail: ${d.message}`,
+            `the command !\`${written}\` would be refused when /${def.name} runs, so every invocation would fail: ${denialText(d)}`,
           ),
         );
     }
@@ -88,7 +89,7 @@ function bodyCalls(facts: ProjectFacts): Diagnostic[] {
             lineOf(m.index),
             "error",
             "body-file-refused",
-            `@${rel} would not be attached when /${def.name} runs, so every invocation would fail: ${d.message}`,
+            `@${rel} would not be attached when /${def.name} runs, so every invocation would fail: ${denialText(d)}`,
           ),
         );
     }

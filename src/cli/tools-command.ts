@@ -8,24 +8,27 @@ import type { Definition, Diagnostic } from "../definitions/types.js";
 import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
 import { offeredUnderApproval } from "../invocation/run-tools.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
-import type { CallApproval } from "../loop/execute-call.js";
+import { admitCall, type CallApproval, resultText } from "../loop/execute-call.js";
 import {
   type ChainReport,
   canonicalToolName,
   decide,
+  denialText,
   describeChain,
   formatChainReport,
   resolveChain,
   UNRESTRICTED,
 } from "../permissions/index.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
-import type { PermissionList, ToolSpecs } from "../permissions/types.js";
+import type { DecideContext, Decision, PermissionList, ToolCall, ToolSpecs } from "../permissions/types.js";
 import { describeSandbox, formatSandboxReport, sandboxOfChain } from "../sandbox/describe-sandbox.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { ConfigError } from "../shared/errors.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { realPathOf } from "../tools/real-path.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { SchemaValidationMode } from "../tools/types.js";
 import { formatDiagnostic } from "./check-command.js";
 import { describeApproval } from "./describe-approval.js";
 import { type CliIo, styleFor } from "./io.js";
@@ -121,7 +124,8 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   if (options.tryTool !== undefined) {
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
     const known = [...new Set([...names, ...catalog.names])];
-    return tryCall(options, { list: effective, approval, names: known, specs: catalog.specs }, io);
+    const gateMode = main?.schemaValidation ?? "enforce";
+    return tryCall(options, { list: effective, approval, names: known, catalog, gateMode }, io);
   }
   const approvals = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
   const report = withoutUnaskedServerTools(describeChain(chain.hops, names), catalog, approvals, effective);
@@ -199,12 +203,17 @@ function sessionOf(
   }
 }
 
-/** `--try TOOL 'JSON'`: the lists' verdict, then the approval tier's. */
-async function tryCall(
-  options: ToolsOptions,
-  run: { list: PermissionList; approval: CallApproval; names: readonly string[]; specs: ToolSpecs },
-  io: CliIo,
-): Promise<number> {
+/** What `--try` judges a call in: the run's tools and list, as the chain's last hop would have them. */
+interface TryRun {
+  readonly list: PermissionList;
+  readonly approval: CallApproval;
+  readonly names: readonly string[];
+  readonly catalog: ToolCatalog;
+  readonly gateMode: SchemaValidationMode;
+}
+
+/** `--try TOOL 'JSON'`: the executor's verdict (lists and schema gate), then the approval tier's. */
+async function tryCall(options: ToolsOptions, run: TryRun, io: CliIo): Promise<number> {
   const tool = options.tryTool ?? "";
   if (!run.names.includes(tool) && !tool.startsWith("mcp__")) {
     const near = didYouMean(tool, run.names);
@@ -220,13 +229,23 @@ async function tryCall(
     io.stderr.write(`agentmd tools: the input after --try ${tool} is not JSON: ${(e as Error).message}\n`);
     return 2;
   }
-  await loadShellParser();
-  const call = { tool, input };
-  const judged = { specs: run.specs, cwd: io.cwd, realPath: realPathOf };
-  const d = decide(run.list, call, judged);
+  const judged = {
+    specs: run.catalog.specs,
+    cwd: io.cwd,
+    realPath: realPathOf,
+    shell: await loadShellParser(),
+  };
+  const verdict = await judgedAsInRun({ tool, input }, run, judged);
+  if (verdict.kind === "invalid") {
+    if (options.json) io.stdout.write(`${JSON.stringify(verdict)}\n`);
+    else io.stdout.write(`invalid input: ${printable(verdict.message, false)}\n`);
+    return 3;
+  }
+  const { decision: d, call } = verdict;
   const a = d.kind === "allowed" ? run.approval.check(call, judged) : undefined;
-  if (options.json) io.stdout.write(`${JSON.stringify(a ? { ...d, approval: a } : d)}\n`);
-  else if (d.kind === "denied") io.stdout.write(`denied (${d.reason}): ${printable(d.message, false)}\n`);
+  if (options.json)
+    io.stdout.write(`${JSON.stringify(a ? { ...shownDecision(d), approval: a } : shownDecision(d))}\n`);
+  else if (d.kind === "denied") io.stdout.write(`denied (${d.reason}): ${printable(denialText(d), false)}\n`);
   else if (a?.kind === "denied") io.stdout.write(`denied (mode): ${printable(a.message, false)}\n`);
   else if (a?.kind === "ask")
     io.stdout.write(
@@ -235,6 +254,41 @@ async function tryCall(
   else io.stdout.write("allowed\n");
   if (d.kind === "denied" || a?.kind === "denied") return 3;
   return a?.kind === "ask" ? 4 : 0;
+}
+
+/**
+ * The call judged as a run's executor judges it (input normalised, keys restored, the lists, then
+ * the schema gate) when the tool is one of the project's; Task, Skill and MCP tools are made per
+ * run, so their calls are judged by the lists on the input as given.
+ */
+async function judgedAsInRun(
+  call: ToolCall,
+  run: TryRun,
+  judged: DecideContext,
+): Promise<
+  | { readonly kind: "judged"; readonly decision: Decision; readonly call: ToolCall }
+  | { readonly kind: "invalid"; readonly message: string }
+> {
+  if (!run.catalog.registry.get(call.tool))
+    return { kind: "judged", decision: decide(run.list, call, judged), call };
+  const cx = {
+    registry: run.catalog.registry,
+    state: { list: run.list },
+    cwd: judged.cwd,
+    logger: QUIET,
+    gateMode: run.gateMode,
+  };
+  const a = await admitCall({ id: "try", name: call.tool, input: call.input }, cx);
+  if (a.kind === "invalid") return { kind: "invalid", message: resultText(a.result) };
+  if (a.kind === "denied") return { kind: "judged", decision: a.denial, call };
+  return { kind: "judged", decision: { kind: "allowed" }, call: { tool: a.tool.name, input: a.input } };
+}
+
+const QUIET = { debug: () => {}, warn: () => {} };
+
+/** A decision as `--json` prints it: its reason and its sentence. */
+function shownDecision(d: Decision) {
+  return d.kind === "denied" ? { kind: d.kind, reason: d.reason, message: denialText(d) } : d;
 }
 
 /** agentmd's own tools, and any other names the project's lists mention (MCP tools, …). */

@@ -14,6 +14,7 @@ import {
   sessionRuleFor,
 } from "../permissions/approval.js";
 import { compileList, intersect } from "../permissions/permission-list.js";
+import { NO_PARSER, type ShellParser } from "../permissions/shell/parse-shell.js";
 import { canonicalToolName } from "../permissions/tool-matcher.js";
 import type { CompileContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
@@ -116,13 +117,19 @@ export function createApprovals(
   approver: Approver | undefined,
 ): CallApproval {
   const session: PermissionList[] = [];
+  // The parser the executor judged with: a call is checked before it is asked about or allowed
+  // for the session, and its rule for the session is read with the same parser.
+  let shell: ShellParser = NO_PARSER;
   return {
-    check: (call, judged, approved = []) =>
-      approve(policy, call, judged, [...session, ...approved], (input) =>
+    check: (call, judged, approved = []) => {
+      shell = judged.shell ?? shell;
+      return approve(policy, call, judged, [...session, ...approved], (input) =>
         isReadOnlyCommand(
           typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined,
+          shell,
         ),
-      ),
+      );
+    },
     ask: (request) =>
       approver
         ? approver(request).catch(
@@ -133,10 +140,10 @@ export function createApprovals(
           )
         : Promise.resolve(undefined),
     allowForSession(call) {
-      const { entries } = ruleEntries([sessionRuleFor(call)], "the session");
+      const { entries } = ruleEntries([sessionRuleFor(call, shell)], "the session");
       session.push(compileList(entries, undefined, ctx));
     },
-    howToAllow,
+    howToAllow: (call, reason) => howToAllow(call, reason, shell),
     unasked: (list) => {
       if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
       const pre = policy.preApproved;
@@ -148,10 +155,10 @@ export function createApprovals(
 }
 
 /** The refusal of a call that needed approval in a run no one can answer. */
-function howToAllow(call: ToolCall, reason: string): string {
+function howToAllow(call: ToolCall, reason: string, shell: ShellParser): string {
   if (reason === ASK_RULE || reason.startsWith("a PreToolUse hook asks"))
     return `${canonicalToolName(call.tool)} needs approval each time (${reason}), and this run cannot ask: run it where a user can answer (agentmd chat). The tool was not executed.`;
-  const rule = sessionRuleFor(call);
+  const rule = sessionRuleFor(call, shell);
   return `${canonicalToolName(call.tool)} needs approval (${reason}), and this run cannot ask: allow it with --allowedTools '${rule}', or add "${rule}" to permissions.allow in .claude/settings.json. The tool was not executed.`;
 }
 

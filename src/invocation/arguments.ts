@@ -6,7 +6,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { type QuoteContext, quotingAt } from "../permissions/shell/parse-shell.js";
+import type { QuoteContext, ShellParser } from "../permissions/shell/parse-shell.js";
 import { shellQuote, splitArgs } from "../shared/shell-words.js";
 
 export { shellQuote, splitArgs };
@@ -39,6 +39,7 @@ export function usesArguments(body: string): boolean {
 export function quoteIntoCommand(
   command: string,
   args: string,
+  shell: ShellParser,
 ): { readonly ok: true; readonly command: string } | { readonly ok: false; readonly why: string } {
   const words = splitArgs(args);
   const values: { all: boolean; value: string }[] = [];
@@ -58,7 +59,7 @@ export function quoteIntoCommand(
   const spans: [number, number][] = [];
   const found = new RegExp(`${marker}(\\d+)X`, "g");
   for (const m of template.matchAll(found)) spans.push([m.index, m.index + m[0].length]);
-  const contexts = quotingAt(template, spans);
+  const contexts = shell.quoting(template, spans);
   if (!contexts)
     return {
       ok: false,

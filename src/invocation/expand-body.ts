@@ -29,9 +29,9 @@ export async function expandBody(prompt: BodyPrompt, call: CallContext, fs: Tool
   let last = 0;
   for (const m of source.matchAll(COMMAND_BLOCK)) {
     parts.push(substituteArguments(source.slice(last, m.index), prompt.args));
-    await loadShellParser();
+    const shell = await loadShellParser();
     const written = (m[1] ?? m[2] ?? "").trim();
-    const quoted = quoteIntoCommand(written, prompt.args);
+    const quoted = quoteIntoCommand(written, prompt.args, shell);
     if (!quoted.ok)
       return {
         ok: false,

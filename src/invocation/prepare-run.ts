@@ -1,7 +1,6 @@
 import type { SubagentDefinition } from "../definitions/types.js";
 import { mergeHooks } from "../loop/hooks.js";
-import { decide } from "../permissions/decide.js";
-import { allowsNothing, intersect, ruleTexts } from "../permissions/index.js";
+import { allowsNothing, decide, denialText, intersect, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox } from "../sandbox/sandbox-setting.js";
 import { findInvocable, type Invocable, loadedNames } from "./find-invocable.js";
@@ -143,7 +142,7 @@ function forkAsAgent(
   );
   if (d.kind === "denied")
     return failed(
-      `${fork.label} runs as the subagent '${sub.name}', which this run may not start: ${d.message}`,
+      `${fork.label} runs as the subagent '${sub.name}', which this run may not start: ${denialText(d)}`,
     );
   return agentRun(core, caller, {
     sub,

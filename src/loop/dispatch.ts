@@ -1,6 +1,6 @@
 import PQueue from "p-queue";
 import type { ToolResultBlockParam } from "../model/messages.js";
-import { loadShellParser } from "../permissions/shell/parse-shell.js";
+import { loadShellParser, NO_PARSER } from "../permissions/shell/parse-shell.js";
 import type { CallContext, ToolUse } from "./execute-call.js";
 import { executeCall, INTERRUPTED } from "./execute-call.js";
 
@@ -74,11 +74,11 @@ async function parallelSafe(
   if (!settings.enabled || uses.length < 2) return false;
   const tools = uses.map((u) => cx.registry.get(u.name)?.tool);
   // Whether a command line only reads is a question for the shell parser (loaded once).
-  if (tools.some((t) => t?.concurrencyFor)) await loadShellParser();
+  const shell = tools.some((t) => t?.concurrencyFor) ? await loadShellParser() : NO_PARSER;
   return uses.every((u, i) => {
     const tool = tools[i];
     if (tool === undefined || tool.interrupt === "not-interruptible" || u.invalidInput !== undefined)
       return false;
-    return (tool.concurrencyFor?.(u.input) ?? tool.concurrency) === "concurrent-safe";
+    return (tool.concurrencyFor?.(u.input, shell) ?? tool.concurrency) === "concurrent-safe";
   });
 }

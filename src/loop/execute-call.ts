@@ -2,9 +2,10 @@ import type { ContentBlockParam, ToolResultBlockParam } from "../model/messages.
 import type { Usage } from "../model/models.js";
 import type { Approval } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
+import { denialText } from "../permissions/denial-text.js";
 import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
-import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
+import type { DecideContext, Denial, PermissionList, ToolCall } from "../permissions/types.js";
 import type { RunSandbox } from "../sandbox/run-sandbox.js";
 import { settleOrAbandon } from "../shared/abort.js";
 import type { BackgroundShells } from "../tools/builtin/background-shells.js";
@@ -226,42 +227,67 @@ async function admit(
   use: ToolUse,
   cx: CallContext,
 ): Promise<Settled | { tool: Tool; input: Readonly<Record<string, unknown>> }> {
+  const a = await admitCall(use, cx);
+  if (a.kind === "denied") return refuse("denied", denialText(a.denial));
+  if (a.kind === "invalid") return { decision: "invalid", result: a.result };
+  return a;
+}
+
+/** The executor's judgement of a call before it runs (hooks and approval aside). */
+export type Admission =
+  | { readonly kind: "admitted"; readonly tool: Tool; readonly input: Readonly<Record<string, unknown>> }
+  | { readonly kind: "denied"; readonly denial: Denial }
+  | { readonly kind: "invalid"; readonly result: ToolResult };
+
+/** What `admitCall` reads of a run: its tools, its list, its working folder and gate. */
+export type AdmitContext = Pick<CallContext, "registry" | "cwd" | "logger" | "gateMode"> & {
+  readonly state: Pick<RunState, "list">;
+};
+
+/**
+ * A call judged as the executor judges it, without running it: look up the tool → normalise its
+ * input (keys restored) → permission decision → schema gate. `agentmd tools --try` asks this too,
+ * so that it can never disagree with a run. Contract: never rejects.
+ */
+export async function admitCall(use: ToolUse, cx: AdmitContext): Promise<Admission> {
   if (use.invalidInput !== undefined) {
     const shown = use.invalidInput === "" ? "nothing" : `'${use.invalidInput}'`;
-    return refuse(
-      "invalid",
+    return invalid(
       `The input of this ${use.name} call is not complete JSON (got ${shown}), so it was not executed. Send the call again with its input as one JSON object.`,
     );
   }
   const registered = cx.registry.get(use.name);
-  const judged = judgeContext(cx);
   if (!registered) {
-    const d = decide(cx.state.list, { tool: use.name, input: use.input }, judged);
-    return refuse(
-      "denied",
-      d.kind === "denied" ? d.message : `${use.name} is not allowed in this run. The tool was not executed.`,
-    );
+    const d = decide(cx.state.list, { tool: use.name, input: use.input }, judgeContext(cx));
+    return {
+      kind: "denied",
+      denial: d.kind === "denied" ? d : { kind: "denied", reason: "not-offered", tool: use.name },
+    };
   }
   const tool = registered.tool;
   // A command line is judged by the shell parser, loaded once (its first use waits for it).
-  if (tool.permission?.kind === "command" && judgesCommands(cx.state.list, cx.registry.specs))
-    await loadShellParser();
+  const shell =
+    tool.permission?.kind === "command" && judgesCommands(cx.state.list, cx.registry.specs)
+      ? await loadShellParser()
+      : undefined;
   const prepared = prepareInput(registered, use.input);
-  if (!prepared.ok) return { decision: "invalid", result: prepared.result };
-  const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, judged);
+  if (!prepared.ok) return { kind: "invalid", result: prepared.result };
+  const d = decide(cx.state.list, { tool: tool.name, input: prepared.input }, { ...judgeContext(cx), shell });
   if (d.kind === "denied") {
     // An input the schema refuses (a misspelled key, say) is told as such: neither runs, and the
     // model learns what to fix rather than that the call could not be judged.
     if (d.reason === "cannot-judge") {
       const gate = checkInput(tool, prepared.input, "enforce", cx.logger);
-      if (!gate.ok) return refuse("invalid", gate.message);
+      if (!gate.ok) return invalid(gate.message);
     }
-    return refuse("denied", d.message);
+    return { kind: "denied", denial: d };
   }
   const gate = checkInput(tool, prepared.input, cx.gateMode, cx.logger);
-  if (!gate.ok) return refuse("invalid", gate.message);
-  return { tool, input: gate.input };
+  if (!gate.ok) return invalid(gate.message);
+  return { kind: "admitted", tool, input: gate.input };
 }
+
+const invalid = (content: string): Admission => ({ kind: "invalid", result: { content, isError: true } });
 
 /**
  * A user's consent, where the call needs it: the approval tier asks (not pre-approved, or a rule
@@ -277,9 +303,9 @@ async function consentTo(
   const approval = cx.approval;
   if (!approval) return undefined;
   // The approval rules judge a command line as the lists do: with the parser.
-  if (tool.permission?.kind === "command") await loadShellParser();
+  const shell = tool.permission?.kind === "command" ? await loadShellParser() : undefined;
   const call = { tool: tool.name, input };
-  const verdict = approval.check(call, judgeContext(cx), cx.state.approved);
+  const verdict = approval.check(call, { ...judgeContext(cx), shell }, cx.state.approved);
   // A mode's refusal (plan) stands whatever a hook says; a hook's `allow` is a user's approval.
   if (verdict.kind === "denied") return refuse("denied", verdict.message);
   if (pre.kind === "allow") return undefined;
@@ -306,7 +332,11 @@ async function consentTo(
   return undefined;
 }
 
-const judgeContext = (cx: CallContext) => ({ specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf });
+const judgeContext = (cx: Pick<CallContext, "registry" | "cwd">): DecideContext => ({
+  specs: cx.registry.specs,
+  cwd: cx.cwd,
+  realPath: realPathOf,
+});
 
 /** The paths a call may touch beyond the one it names: judged as that tool's call on each, as it stands now. */
 function accessJudge(cx: CallContext, tool: string, field: string): (file: string) => boolean {

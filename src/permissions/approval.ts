@@ -2,7 +2,7 @@ import type { PermissionMode } from "../definitions/settings.js";
 import { isInside } from "../shared/is-inside.js";
 import { decide } from "./decide.js";
 import { pathSubject } from "./path-pattern.js";
-import { parseShell, shellParserLoaded } from "./shell/parse-shell.js";
+import { NO_PARSER, type ShellParser } from "./shell/parse-shell.js";
 import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
 import type { DecideContext, PermissionList, ToolCall } from "./types.js";
@@ -122,9 +122,10 @@ function insideWorkingDirs(policy: ApprovalPolicy, call: ToolCall, ctx: DecideCo
 
 /**
  * The rule a user allows for the rest of a session when they answer "always": the command's
- * program (and subcommand) for Bash, the whole tool otherwise.
+ * program (and subcommand) for Bash, the whole tool otherwise. Without `shell`, a line is taken
+ * for one command.
  */
-export function sessionRuleFor(call: ToolCall): string {
+export function sessionRuleFor(call: ToolCall, shell: ShellParser = NO_PARSER): string {
   const tool = canonicalToolName(call.tool);
   if (tool !== "Bash") return tool;
   const command =
@@ -132,9 +133,9 @@ export function sessionRuleFor(call: ToolCall): string {
       ? String((call.input as { command?: unknown }).command ?? "")
       : "";
   // A compound line needs a rule for each of its commands: one for the first alone would not help.
-  const script = shellParserLoaded() ? parseShell(command) : undefined;
+  const script = shell.parse(command);
   const commands =
-    script && !script.unreadable && script.parts.length > 1
+    !script.unreadable && script.parts.length > 1
       ? script.parts.map((p) => p.words.slice(p.assignments))
       : [command.trim().split(/\s+/).filter(Boolean)];
   const rules = [...new Set(commands.map(ruleOfWords))];

@@ -1,5 +1,5 @@
 import { intersectConstraints } from "./constraint.js";
-import { escapeGlob, type PathPattern } from "./path-pattern.js";
+import { escapeGlob } from "./path-pattern.js";
 import { offered } from "./permission-list.js";
 import { canonicalToolName, covers, matcherText } from "./tool-matcher.js";
 import type { Constraint, DenyRule, Origin, PermissionList, Rule, ToolSpecs } from "./types.js";
@@ -62,7 +62,7 @@ const oneToolOf = (g: Grant, d: DenyRule) =>
 
 /** A constraint as comparable text: its kind and its anchored pattern. */
 export function constraintKey(c: Constraint): string {
-  return `${c.kind}:${c.kind === "path" ? (c.compiled as PathPattern).text : c.text}`;
+  return `${c.kind}:${c.kind === "path" ? c.compiled.text : c.text}`;
 }
 
 const denyKey = (d: DenyRule) => `${matcherText(d.tool)}(${d.constraint ? constraintKey(d.constraint) : ""})`;
@@ -180,7 +180,7 @@ export function grantText(g: Grant, at: ShownPaths): string {
 function constraintText(c: Constraint, at: ShownPaths): string {
   if (c.kind === "bad") return `${c.text} [cannot be interpreted]`;
   if (c.kind !== "path") return c.text;
-  const p = c.compiled as PathPattern;
+  const p = c.compiled;
   for (const [dir, shown] of [
     [at.projectDir, ""],
     [at.home, "~/"],

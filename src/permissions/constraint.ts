@@ -1,16 +1,9 @@
-import {
-  type CommandPattern,
-  compileCommandPattern,
-  intersectCommandPatterns,
-  normaliseCommand,
-} from "./command-pattern.js";
+import { compileCommandPattern, intersectCommandPatterns, normaliseCommand } from "./command-pattern.js";
 import {
   compileNamePattern,
   compilePathPattern,
   intersectNamePatterns,
   intersectPathPatterns,
-  type NamePattern,
-  type PathPattern,
 } from "./path-pattern.js";
 import type { CompileContext, Constraint, ToolMatcher } from "./types.js";
 
@@ -50,14 +43,17 @@ export function compileConstraint(tool: ToolMatcher, pattern: string, ctx: Compi
  * `undefined` when both must be kept.
  */
 export function intersectConstraints(a: Constraint, b: Constraint): Constraint | null | undefined {
-  if (a.kind !== b.kind || a.kind === "bad" || a.kind === "custom") {
-    return a.kind === b.kind && a.text === b.text && a.kind !== "bad" ? a : undefined;
-  }
-  let r: unknown;
-  if (a.kind === "command")
-    r = intersectCommandPatterns(a.compiled as CommandPattern, b.compiled as CommandPattern);
-  else if (a.kind === "path") r = intersectPathPatterns(a.compiled as PathPattern, b.compiled as PathPattern);
-  else r = intersectNamePatterns(a.compiled as NamePattern, b.compiled as NamePattern);
+  if (a.kind === "command" && b.kind === "command")
+    return kept(a, b, intersectCommandPatterns(a.compiled, b.compiled));
+  if (a.kind === "path" && b.kind === "path")
+    return kept(a, b, intersectPathPatterns(a.compiled, b.compiled));
+  if (a.kind === "name" && b.kind === "name")
+    return kept(a, b, intersectNamePatterns(a.compiled, b.compiled));
+  return a.kind === b.kind && a.text === b.text && a.kind !== "bad" ? a : undefined;
+}
+
+/** The constraint whose compiled form the intersection kept, or what the intersection said. */
+function kept(a: Constraint, b: Constraint, r: unknown): Constraint | null | undefined {
   if (r === null || r === undefined) return r;
   return r === a.compiled ? a : b;
 }

@@ -1,6 +1,4 @@
 import type { Grant } from "./capabilities.js";
-import type { CommandPattern } from "./command-pattern.js";
-import type { PathPattern } from "./path-pattern.js";
 import { domainRule } from "./subject-specs.js";
 import type { ToolSpecs } from "./types.js";
 
@@ -24,13 +22,11 @@ export function dangerOf(g: Grant, specs: ToolSpecs, projectDir: string): Danger
   if (spec?.kind === "command") {
     const any =
       constraints.length === 0 ||
-      constraints.every((c) => c.kind === "command" && (c.compiled as CommandPattern).words.length === 0);
+      constraints.every((c) => c.kind === "command" && c.compiled.words.length === 0);
     return any ? { kind: "any-command", tool: g.tool, text: `${g.tool} runs any command` } : undefined;
   }
   if (spec?.kind === "path" && (g.tool === "Edit" || spec.family === "Edit")) {
-    const inside = constraints.some(
-      (c) => c.kind === "path" && within((c.compiled as PathPattern).base, projectDir),
-    );
+    const inside = constraints.some((c) => c.kind === "path" && within(c.compiled.base, projectDir));
     if (inside || constraints.some((c) => c.kind === "bad")) return undefined;
     return {
       kind: "write-outside-project",

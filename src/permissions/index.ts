@@ -10,6 +10,7 @@ export {
 export { compileCommandPattern } from "./command-pattern.js";
 export { decide } from "./decide.js";
 export { type DefinitionListContext, definitionList, patternDiagnostics } from "./definition-list.js";
+export { denialText } from "./denial-text.js";
 export { compileNamePattern, compilePathPattern, pathSubject } from "./path-pattern.js";
 export {
   allowsNothing,
@@ -23,7 +24,7 @@ export {
 } from "./permission-list.js";
 export { mayOfferPrefix } from "./prefix-reach.js";
 export { type SearchDomains, searchDomains } from "./search-domains.js";
-export { loadShellParser, parseShell, shellParserLoaded } from "./shell/parse-shell.js";
+export { loadShellParser, NO_PARSER, parseShell, type ShellParser } from "./shell/parse-shell.js";
 export type { ShellPart, ShellScript } from "./shell/shell-script.js";
 export {
   domainRule,
@@ -36,4 +37,5 @@ export {
   subjectValue,
 } from "./subject-specs.js";
 export { canonicalToolName, covers, isMcpServerName, matcherText, toolMatcher } from "./tool-matcher.js";
+export type { IndexedList } from "./tool-view.js";
 export type * from "./types.js";

@@ -1,5 +1,6 @@
 import { compileConstraint, intersectConstraints } from "./constraint.js";
 import { canonicalToolName, covers, intersectMatchers, toolMatcher } from "./tool-matcher.js";
+import { type IndexedList, indexed } from "./tool-view.js";
 import type {
   CompileContext,
   Constraint,
@@ -19,7 +20,7 @@ export interface EntryInput {
 }
 
 /** No restriction: what a chain starts from. */
-export const UNRESTRICTED: PermissionList = { rules: null, deny: [] };
+export const UNRESTRICTED: PermissionList = indexed(null, []);
 
 const originOf = (e: EntryInput): Origin => ({
   file: e.at.file,
@@ -37,7 +38,7 @@ export function compileList(
   allow: readonly EntryInput[] | undefined,
   deny: readonly EntryInput[] | undefined,
   ctx: CompileContext,
-): PermissionList {
+): IndexedList {
   const denyRules: DenyRule[] = (deny ?? []).flatMap((e) => {
     const tool = toolMatcher(e.name);
     const origin = originOf(e);
@@ -47,7 +48,7 @@ export function compileList(
     const members = familiesOf(ctx).get(e.name) ?? [];
     return [{ tool, origin }, ...members.map((m) => ({ tool: toolMatcher(m), origin }))];
   });
-  if (!allow) return { rules: null, deny: denyRules };
+  if (!allow) return indexed(null, denyRules);
   const patterned: Rule[] = [];
   const plain: Rule[] = [];
   for (const e of allow) {
@@ -64,7 +65,7 @@ export function compileList(
     const narrowed = intersectMatchers(r.tool, { kind: "any", value: "", except });
     if (narrowed) rules.push({ ...r, tool: narrowed });
   }
-  return { rules: dedupe(bindFamilies(rules, ctx)), deny: denyRules };
+  return indexed(dedupe(bindFamilies(rules, ctx)), denyRules);
 }
 
 /**
@@ -123,10 +124,10 @@ function matcherName(m: Rule["tool"]): string {
  * Deny lists are unioned. A list with no surviving rule allows nothing (it never turns into
  * "unrestricted").
  */
-export function intersect(a: PermissionList, b: PermissionList): PermissionList {
+export function intersect(a: PermissionList, b: PermissionList): IndexedList {
   const deny = [...a.deny, ...b.deny.filter((d) => !a.deny.includes(d))];
-  if (a.rules === null) return { rules: b.rules, deny };
-  if (b.rules === null) return { rules: a.rules, deny };
+  if (a.rules === null) return indexed(b.rules, deny);
+  if (b.rules === null) return indexed(a.rules, deny);
   const rules: Rule[] = [];
   for (const r1 of a.rules) {
     for (const r2 of b.rules) {
@@ -137,7 +138,7 @@ export function intersect(a: PermissionList, b: PermissionList): PermissionList 
       rules.push({ tool, constraints, origins: [...r1.origins, ...r2.origins] });
     }
   }
-  return { rules: dedupe(rules), deny };
+  return indexed(dedupe(rules), deny);
 }
 
 /** Intersects any number of lists, left to right: main → subagent → skill → … */

@@ -1,3 +1,7 @@
+import type { CommandPattern } from "./command-pattern.js";
+import type { NamePattern, PathPattern } from "./path-pattern.js";
+import type { ShellParser } from "./shell/parse-shell.js";
+
 /**
  * The permission engine's data. Everything here is plain data: lists are compiled from the
  * loader's entries once, intersected at every hop, and judged by one pure function, `decide`.
@@ -52,16 +56,18 @@ export interface ToolMatcher {
   readonly except: readonly string[];
 }
 
-/** One compiled pattern of one tool; `matches` is the only thing `decide` asks of it. */
-export interface Constraint {
-  readonly kind: SubjectKind | "bad";
-  /** The pattern as written (after `${…}` substitution, before anchoring). */
-  readonly text: string;
-  /** For `bad`: why the pattern cannot be interpreted. */
-  readonly problem?: string;
-  /** Matcher-specific compiled form. */
-  readonly compiled: unknown;
-}
+/**
+ * One compiled pattern of one tool, by the kind of its subject; `bad` when it cannot be
+ * interpreted. `text` is the pattern as written (after `${…}` substitution, before anchoring).
+ */
+export type Constraint =
+  | { readonly kind: "command"; readonly text: string; readonly compiled: CommandPattern }
+  | { readonly kind: "path"; readonly text: string; readonly compiled: PathPattern }
+  | { readonly kind: "name"; readonly text: string; readonly compiled: NamePattern }
+  /** A tool's own rule: `compiled` is the pattern its `CustomRule` is asked about. */
+  | { readonly kind: "custom"; readonly text: string; readonly compiled: string }
+  /** `problem`: why the pattern cannot be interpreted. */
+  | { readonly kind: "bad"; readonly text: string; readonly problem: string; readonly compiled: null };
 
 /** A rule allows the calls of the tools its matcher covers that satisfy every constraint. */
 export interface Rule {
@@ -94,9 +100,68 @@ export type DenyReason =
   | "no-pattern-matched"
   | "bad-pattern";
 
-export type Decision =
-  | { readonly kind: "allowed" }
-  | { readonly kind: "denied"; readonly reason: DenyReason; readonly message: string };
+/**
+ * A decision is data: what was judged and which rule or pattern set decided it. `denialText`
+ * turns a denial into the sentence the model and the user read, where it is shown.
+ */
+export type Decision = { readonly kind: "allowed" } | Denial;
+
+export type Denial =
+  | DenialOf<"not-offered">
+  /** A deny rule caught the call; a rule without a pattern and no subject: the tool is removed. */
+  | (DenialOf<"denied-by-rule"> & {
+      readonly rule: DenyRule;
+      readonly subject?: string;
+      readonly part?: string;
+    })
+  | (DenialOf<"no-pattern-matched"> & {
+      readonly subject?: string;
+      readonly part?: string;
+      readonly scope: Scope;
+    })
+  | (DenialOf<"bad-pattern"> & { readonly scope: Scope })
+  | (DenialOf<"cannot-judge"> & {
+      readonly subject?: string;
+      readonly why: Unjudged;
+      readonly part?: string;
+      readonly scope?: Scope;
+    });
+
+interface DenialOf<R extends DenyReason> {
+  readonly kind: "denied";
+  readonly reason: R;
+  /** The tool whose rules decided (Read's, for a Grep call its deny rules caught). */
+  readonly tool: string;
+  /**
+   * The calls the judgement went through before it reached this one, outermost first: a command
+   * line's redirection judged as a Write, a path followed through a symlink, a family's rules.
+   * `part` above is the command of a compound line (its source as written).
+   */
+  readonly through?: readonly Hop[];
+}
+
+/** The rules that applied to a call none of them admitted. */
+export type Scope =
+  /** The allow patterns of `tool` (as written, joined by ∧ within a rule). */
+  | { readonly kind: "patterns"; readonly tool: string; readonly patterns: readonly string[] }
+  | { readonly kind: "deny-rule"; readonly rule: DenyRule }
+  /** Bash is unrestricted, but deny rules guard Write and Edit, and a redirection writes. */
+  | { readonly kind: "writes-guarded" };
+
+/** Why a call cannot be judged. `detail`: the shell reader's or the pattern's own account. */
+export type Unjudged =
+  /** The subject field is missing, empty or not text (`custom`: or not valid for the tool's rule). */
+  | { readonly kind: "no-value"; readonly field?: string; readonly custom?: boolean }
+  | { readonly kind: "unreadable"; readonly detail: string }
+  | { readonly kind: "deny-unsure"; readonly rule: DenyRule; readonly detail: string }
+  | { readonly kind: "redirect-not-plain" }
+  | { readonly kind: "redirect-after-cd"; readonly target: string };
+
+/** One step from the call made to the call judged. */
+export type Hop =
+  | { readonly via: "redirection"; readonly tool: string; readonly line: string; readonly file: string }
+  | { readonly via: "symlink"; readonly tool: string; readonly subject: string; readonly real: string }
+  | { readonly via: "family"; readonly tool: string; readonly subject: string; readonly family: string };
 
 /** Values patterns are anchored with when a list is compiled. */
 export interface CompileContext {
@@ -120,6 +185,11 @@ export interface DecideContext {
    * up. Given, a PATH call is judged on both: both must be allowed and neither denied.
    */
   readonly realPath?: (absolutePath: string) => string;
+  /**
+   * The bash parser command lines are read with (`loadShellParser()`). Absent: only a line of
+   * plain words can be read; any other is "cannot be judged" wherever a pattern applies.
+   */
+  readonly shell?: ShellParser;
 }
 
 export interface ToolCall {

@@ -27,7 +27,7 @@ export function areaOfPattern(p: PathPattern): Area | null {
 
 /** The compiled path pattern of a constraint, or undefined for any other kind (or a bad one). */
 export function pathPatternOf(c: Constraint): PathPattern | undefined {
-  return c.kind === "path" ? (c.compiled as PathPattern) : undefined;
+  return c.kind === "path" ? c.compiled : undefined;
 }
 
 /** What both areas cover, as one area; null when they share nothing a mount could hold. */

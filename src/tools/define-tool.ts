@@ -1,4 +1,5 @@
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
+import type { ShellParser } from "../permissions/shell/parse-shell.js";
 import type { ToolPermissionSpec } from "../permissions/types.js";
 import { AgentmdError } from "../shared/errors.js";
 import { setOwn } from "../shared/own.js";
@@ -23,7 +24,7 @@ export interface ToolDefinition<S extends JSONSchema> {
   readonly permission?: ToolPermissionSpec;
   readonly concurrency?: Concurrency;
   /** The concurrency of one call, when it depends on its input (see `Tool.concurrencyFor`). */
-  readonly concurrencyFor?: (input: unknown) => Concurrency;
+  readonly concurrencyFor?: (input: unknown, shell: ShellParser) => Concurrency;
   readonly interrupt?: InterruptBehavior;
   /** For a tool the API runs on its side (see `Tool.server`). */
   readonly server?: ServerTool;

@@ -1,3 +1,4 @@
+import type { ShellParser } from "../permissions/shell/parse-shell.js";
 import type { PermissionList, ToolPermissionSpec } from "../permissions/types.js";
 import type { SpawnProcess } from "../shared/run-process.js";
 import type { BackgroundShells } from "./builtin/background-shells.js";
@@ -121,9 +122,10 @@ export interface Tool {
   readonly concurrency: Concurrency;
   /**
    * The concurrency of one call, when it depends on the input (a Bash call that only reads may run
-   * beside others). Asked with the input as the model sent it; overrides `concurrency` for that call.
+   * beside others). Asked with the input as the model sent it, and the shell parser a command line
+   * is read with; overrides `concurrency` for that call.
    */
-  readonly concurrencyFor?: (input: unknown) => Concurrency;
+  readonly concurrencyFor?: (input: unknown, shell: ShellParser) => Concurrency;
   readonly interrupt: InterruptBehavior;
   readonly ownsSchema: boolean;
   /**

@@ -59,6 +59,20 @@ describe("agentmd tools", () => {
     expect(push.stdout).toContain("denied (denied-by-rule)");
   });
 
+  it("judges --try as a run's executor does: input normalised first, then the lists, then the schema gate", async () => {
+    const tryBash = (input: string) =>
+      runCli(["tools", "--chain", "main,agent:reviewer", "--try", "Bash", input], { cwd: REPO_ROOT });
+    // A model's input may arrive as a JSON string: a run reads the object inside it.
+    const asText = await tryBash(JSON.stringify(JSON.stringify({ command: "git diff HEAD" })));
+    expect([asText.code, asText.stdout]).toEqual([0, "allowed\n"]);
+    // A run refuses an input its schema does not know, even where the lists allow the command.
+    const misspelled = await tryBash('{"command":"git diff HEAD","comand":"x"}');
+    expect([misspelled.code, misspelled.stdout]).toEqual([
+      3,
+      "invalid input: Invalid input for Bash: unknown parameter 'comand'. The tool was not executed.\n",
+    ]);
+  });
+
   it("rejects bad usage and unknown hops", async () => {
     expect((await runCli(["tools", "--try", "Bash", "{not json"], { cwd: REPO_ROOT })).code).toBe(2);
     const unknown = await runCli(["tools", "--chain", "main,agent:nobody"], { cwd: CHAIN });

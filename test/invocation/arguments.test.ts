@@ -1,8 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { quoteIntoCommand, splitArgs, substituteArguments } from "../../src/invocation/arguments.js";
 import { loadShellParser } from "../../src/permissions/index.js";
 
-beforeAll(loadShellParser);
+const shell = await loadShellParser();
 
 describe("arguments of /name invocations", () => {
   it.each<[string, string, string]>([
@@ -30,12 +30,12 @@ describe("arguments of /name invocations", () => {
     ["echo `git log -- $1`", "'; id'", "echo `git log -- '; id'`"],
     ["cat <<EOF\n$1\nEOF", "'$(id)'", "cat <<EOF\n\\$(id)\nEOF"],
   ])("in a command line, %s with %s is quoted for where it stands", (command, args, expected) => {
-    expect(quoteIntoCommand(command, args)).toEqual({ ok: true, command: expected });
+    expect(quoteIntoCommand(command, args, shell)).toEqual({ ok: true, command: expected });
   });
 
   it("refuses what it cannot quote safely", () => {
-    expect(quoteIntoCommand("echo $1 )", "x").ok).toBe(false);
-    expect(quoteIntoCommand("cat <<EOF\n$1\nEOF", "'a\nEOF\nrm -rf ~'").ok).toBe(false);
+    expect(quoteIntoCommand("echo $1 )", "x", shell).ok).toBe(false);
+    expect(quoteIntoCommand("cat <<EOF\n$1\nEOF", "'a\nEOF\nrm -rf ~'", shell).ok).toBe(false);
   });
 
   it("splits as a shell does", () => {

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../src/definitions/settings.js";
 import { NO_SETTINGS } from "../../src/definitions/settings.js";
 import { approvalPolicy } from "../../src/invocation/approvals.js";
@@ -8,11 +8,8 @@ import { loadShellParser } from "../../src/permissions/index.js";
 import { isReadOnlyCommand } from "../../src/tools/builtin/read-only-commands.js";
 import { CTX, entries, list, SPECS } from "../support/permissions.js";
 
-beforeAll(async () => {
-  await loadShellParser();
-});
-
-const ctx = { specs: SPECS, cwd: "/proj" };
+const shell = await loadShellParser();
+const ctx = { specs: SPECS, cwd: "/proj", shell };
 /** `permissions.ask` rules as the policy holds them: as written, and compiled as a deny list. */
 const asking = (rules: string) => ({ ask: list(rules), askGuard: list(null, rules) });
 const policy = (over: Partial<ApprovalPolicy> = {}): ApprovalPolicy => ({
@@ -22,7 +19,8 @@ const policy = (over: Partial<ApprovalPolicy> = {}): ApprovalPolicy => ({
   workingDirs: ["/proj"],
   ...over,
 });
-const readOnly = (input: unknown) => isReadOnlyCommand((input as { command?: unknown } | undefined)?.command);
+const readOnly = (input: unknown) =>
+  isReadOnlyCommand((input as { command?: unknown } | undefined)?.command, shell);
 const verdict = (p: ApprovalPolicy, tool: string, input: Record<string, unknown>) => {
   const a = approve(p, { tool, input }, ctx, [], readOnly);
   return a.kind === "ask" ? `ask: ${a.reason}` : a.kind;
@@ -73,7 +71,7 @@ describe("the approval tier of a call the lists allow", () => {
   });
 
   it("what a user allowed for the session runs without asking again", () => {
-    const session = list(sessionRuleFor({ tool: "Bash", input: { command: "pytest -x tests" } }));
+    const session = list(sessionRuleFor({ tool: "Bash", input: { command: "pytest -x tests" } }, shell));
     expect(
       approve(policy(), { tool: "Bash", input: { command: "pytest tests/a.py" } }, ctx, [session]).kind,
     ).toBe("allowed");
@@ -104,10 +102,10 @@ describe("the rule a session answer allows", () => {
     ["git status --short && npm install", "Bash(git status:*), Bash(npm install:*)"],
     ["cat a | grep x | grep y", "Bash(cat:*), Bash(grep:*)"],
   ])("Bash %j → %s", (command, rule) => {
-    expect(sessionRuleFor({ tool: "Bash", input: { command } })).toBe(rule);
+    expect(sessionRuleFor({ tool: "Bash", input: { command } }, shell)).toBe(rule);
   });
   it("another tool: the tool", () => {
-    expect(sessionRuleFor({ tool: "Write", input: { file_path: "/x" } })).toBe("Write");
+    expect(sessionRuleFor({ tool: "Write", input: { file_path: "/x" } }, shell)).toBe("Write");
   });
 });
 

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   admitsNothing,
   type Grant,
@@ -13,11 +13,10 @@ import {
   compileList,
   decide,
   type EntryInput,
-  loadShellParser,
   type PermissionList,
   toolMatcher,
 } from "../../src/permissions/index.js";
-import { CTX, list, SPECS } from "../support/permissions.js";
+import { CTX, JUDGED, list, SPECS } from "../support/permissions.js";
 
 const NAMES = [
   "Read",
@@ -193,9 +192,7 @@ const callArb = fc
   .constantFrom(...CALLS)
   .chain(([tool, field, values]) => fc.constantFrom(...values).map((v) => ({ tool, input: { [field]: v } })));
 const allows = (l: PermissionList, call: { tool: string; input: unknown }) =>
-  decide(l, call, { specs: SPECS, cwd: "/proj" }).kind === "allowed";
-
-beforeAll(loadShellParser);
+  decide(l, call, JUDGED).kind === "allowed";
 
 describe("the cover relation never misses a widening", () => {
   it("nothing gained ⇒ every call the new list allows, the old one allowed", () => {

@@ -1,6 +1,6 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { decide, intersect, loadShellParser, offered } from "../../src/permissions/index.js";
-import { CWD, inputFor, judge, list, SPECS } from "../support/permissions.js";
+import { describe, expect, it } from "vitest";
+import { decide, denialText, intersect, offered } from "../../src/permissions/index.js";
+import { CWD, inputFor, JUDGED, judge, list, SPECS } from "../support/permissions.js";
 
 // One line per case: [allow list, deny list, tool, subject value, expected].
 // `null` allow means no allow list at that level; "" deny means none.
@@ -466,8 +466,6 @@ const LISTS: Case[] = [
 
 const ALL: Case[] = [...BASH, ...HIDDEN, ...PATHS, ...NAMES, ...WEB, ...LISTS];
 
-beforeAll(loadShellParser);
-
 describe("decide: one line per case", () => {
   it.each(ALL)("%s | deny %s | %s(%j) → %s", (allow, deny, tool, value, expected) => {
     expect(judge(list(allow, deny || undefined), tool, inputFor(tool, value))).toBe(expected);
@@ -547,8 +545,8 @@ describe("intersect: caller ∩ callee, one line per case", () => {
 
 describe("denial sentences", () => {
   const sentence = (allow: string, deny: string | undefined, tool: string, value: unknown) => {
-    const d = decide(list(allow, deny), { tool, input: inputFor(tool, value) }, { specs: SPECS, cwd: CWD });
-    return d.kind === "denied" ? d.message : "allowed";
+    const d = decide(list(allow, deny), { tool, input: inputFor(tool, value) }, JUDGED);
+    return d.kind === "denied" ? denialText(d) : "allowed";
   };
 
   it("explains each reason to the model and the user", () => {

@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { intersect, loadShellParser } from "../../src/permissions/index.js";
+import { describe, expect, it } from "vitest";
+import { intersect } from "../../src/permissions/index.js";
 import { judge, list } from "../support/permissions.js";
 
 // [allow, deny, tool, input, expected]: the tools Claude Code projects name, judged like their kin.
@@ -87,8 +87,6 @@ const CASES: Case[] = [
     "denied: denied-by-rule",
   ],
 ];
-
-beforeAll(loadShellParser);
 
 describe("the new tools under the allow-lists: one line per case", () => {
   it.each(CASES)("%s | deny %s | %s(%j) → %s", (allow, deny, tool, input, expected) => {

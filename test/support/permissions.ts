@@ -6,6 +6,7 @@ import {
   type Decision,
   decide,
   type EntryInput,
+  loadShellParser,
   type PermissionList,
 } from "../../src/permissions/index.js";
 
@@ -13,6 +14,10 @@ import {
 export const SPECS = builtinCatalog().specs;
 export const CTX: CompileContext = { specs: SPECS, projectDir: "/proj", home: "/home/u" };
 export const CWD = "/proj";
+/** The bash parser a run judges command lines with. */
+export const SHELL = await loadShellParser();
+/** What a call is judged in, as a run judges it (no file system: no real paths). */
+export const JUDGED = { specs: SPECS, cwd: CWD, shell: SHELL };
 
 /** Entries from a tool-list string, as the loader parses it. */
 export function entries(text: string, file = "agent.md"): EntryInput[] {
@@ -34,7 +39,7 @@ export function verdict(d: Decision): string {
 }
 
 export function judge(l: PermissionList, tool: string, input: unknown, cwd = CWD): string {
-  return verdict(decide(l, { tool, input }, { specs: SPECS, cwd }));
+  return verdict(decide(l, { tool, input }, { ...JUDGED, cwd }));
 }
 
 /** The input a tool's subject is read from, for one-line table cases. */

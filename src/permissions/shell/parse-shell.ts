@@ -5,43 +5,75 @@ import { plainScript, type ShellPart, type ShellScript, UNKNOWN_VALUE } from "./
 
 /**
  * Command lines read by a real bash parser: tree-sitter's bash grammar, compiled to WebAssembly.
- * Loading it is asynchronous (~20–40 ms, once per process); reading a line after that is
- * synchronous, so the permission engine stays a pure, synchronous function. Until it is loaded,
- * a line that is not plain words cannot be read, and is judged as such (denied where patterns apply).
+ * Loading it is asynchronous (~20–40 ms); reading a line after that is synchronous, so the
+ * permission engine stays a pure, synchronous function that is handed the parser it reads with.
+ * Without one, a line that is not plain words cannot be read, and is judged as such (denied where
+ * patterns apply).
  */
-let parser: Parser | undefined;
-let loading: Promise<void> | undefined;
+export interface ShellParser {
+  /** The simple commands and written files of a line. Contract: never throws. */
+  parse(line: string): ShellScript;
+  /**
+   * The quoting context at each offset of a line (UTF-16 offsets, as JavaScript counts): in `'…'`,
+   * in `"…"`, in `$'…'`, in a here-document, or plain — which `$( … )` restores, even inside `"…"`.
+   * Null when the line cannot be parsed.
+   */
+  quoting(line: string, spans: readonly (readonly [number, number])[]): QuoteContext[] | null;
+}
 
-/** Loads the parser once; every caller awaits the same load. Contract: never rejects. */
-export function loadShellParser(): Promise<void> {
-  loading ??= (async () => {
+// The grammar is loaded once per process: the loader keeps its promise, and every caller gets the
+// same instance to pass on. Nothing reads it from here but `loadShellParser`.
+let loading: Promise<ShellParser> | undefined;
+
+/** The bash parser, loaded on first call; every caller awaits the same load. Contract: never rejects. */
+export function loadShellParser(): Promise<ShellParser> {
+  loading ??= (async (): Promise<ShellParser> => {
     try {
       const require = createRequire(import.meta.url);
       await Parser.init();
       const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
       const p = new Parser();
       p.setLanguage(bash);
-      parser = p;
+      return treeSitterShell(p);
     } catch {
       // Without the parser every line that is not plain words is "cannot be judged": safe, and said.
+      return NO_PARSER;
     }
   })();
   return loading;
 }
 
-export function shellParserLoaded(): boolean {
-  return parser !== undefined;
+const NOT_LOADED = { parts: [], writes: [], unreadable: "the shell parser is not loaded" };
+const CONTROL = {
+  parts: [],
+  writes: [],
+  unreadable: "it holds a control character (such as a carriage return)",
+};
+
+/** What a line is read as with no parser: its plain words, or unreadable. */
+export const NO_PARSER: ShellParser = {
+  parse: (line) => plainScript(line) ?? (hasControlCharacter(line) ? CONTROL : NOT_LOADED),
+  quoting: () => null,
+};
+
+/** A line read by `shell`, or (none given) by its plain words alone. Contract: never throws. */
+export function parseShell(line: string, shell: ShellParser = NO_PARSER): ShellScript {
+  return shell.parse(line);
 }
 
-/** The simple commands and written files of a line. Contract: never throws. */
-export function parseShell(line: string): ShellScript {
+function treeSitterShell(parser: Parser): ShellParser {
+  return {
+    parse: (line) => parseWith(parser, line),
+    quoting: (line, spans) => quotingWith(parser, line, spans),
+  };
+}
+
+function parseWith(parser: Parser, line: string): ShellScript {
   const plain = plainScript(line);
   if (plain) return plain;
   // Bash splits words on spaces, tabs and newlines only; a parser that took a carriage return or a
   // form feed for a space would see other words than bash runs.
-  if (hasControlCharacter(line))
-    return { parts: [], writes: [], unreadable: "it holds a control character (such as a carriage return)" };
-  if (!parser) return { parts: [], writes: [], unreadable: "the shell parser is not loaded" };
+  if (hasControlCharacter(line)) return CONTROL;
   const tree = parser.parse(line);
   if (!tree) return { parts: [], writes: [], unreadable: "the line could not be parsed" };
   try {
@@ -236,16 +268,11 @@ function unquotedWord(text: string): string | null {
 /** Where a word stands in a command line, for quoting a value put there. */
 export type QuoteContext = "plain" | "double" | "single" | "ansi" | "heredoc" | "literal-heredoc";
 
-/**
- * The quoting context at each offset of a line (UTF-16 offsets, as JavaScript counts): in `'…'`,
- * in `"…"`, in `$'…'`, in a here-document, or plain — which `$( … )` restores, even inside `"…"`.
- * Null when the line cannot be parsed (or the parser is not loaded).
- */
-export function quotingAt(
+function quotingWith(
+  parser: Parser,
   line: string,
   spans: readonly (readonly [number, number])[],
 ): QuoteContext[] | null {
-  if (!parser) return null;
   const tree = parser.parse(line);
   if (!tree) return null;
   try {

@@ -45,9 +45,10 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
     permission: judgesCommand("command"),
     concurrency: "sequential",
     interrupt: "terminates-process",
-    concurrencyFor: (input) =>
+    concurrencyFor: (input, shell) =>
       isReadOnlyCommand(
         typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined,
+        shell,
       )
         ? "concurrent-safe"
         : "sequential",

@@ -1,5 +1,5 @@
 import { type OptionRule, usesNamedOption } from "../../permissions/shell/option-rule.js";
-import { parseShell } from "../../permissions/shell/parse-shell.js";
+import type { ShellParser } from "../../permissions/shell/parse-shell.js";
 import { literalText, type ShellPart } from "../../permissions/shell/shell-script.js";
 
 /**
@@ -134,9 +134,9 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyRule> = new Map<str
  * program of READ_ONLY_PROGRAMS with nothing that writes, no redirection writes a file, no
  * assignment, and every word is plain text. Such calls may run beside each other in a batch.
  */
-export function isReadOnlyCommand(line: unknown): boolean {
+export function isReadOnlyCommand(line: unknown, shell: ShellParser): boolean {
   if (typeof line !== "string" || line.trim() === "") return false;
-  const script = parseShell(line);
+  const script = shell.parse(line);
   if (script.unreadable || script.unjudgeable || script.parts.length === 0 || script.writes.length > 0)
     return false;
   return script.parts.every(readOnlyPart);
