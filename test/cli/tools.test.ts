@@ -1,9 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { runBin, runCli } from "../support/cli.js";
 import { REPO_ROOT, tempDir } from "../support/fixtures.js";
 import { writeFiles } from "../support/tools.js";
 
-const CHAIN = `${REPO_ROOT}/test/fixtures/permissions/chain`;
+// Copied out of this repository: inside it, the repository's own agent.md above would be the root.
+const CHAIN = path.join(mkdtempSync(path.join(tmpdir(), "agentmd-chain-")), "chain");
+cpSync(`${REPO_ROOT}/test/fixtures/permissions/chain`, CHAIN, { recursive: true });
+afterAll(() => rmSync(path.dirname(CHAIN), { recursive: true, force: true }));
 
 describe("agentmd tools", () => {
   it("shows the main agent's effective tools with their origins by default", async () => {
