@@ -2,20 +2,23 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
-import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
+import { type ClaudeSettings, loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
+import { runnerDenies } from "../invocation/core.js";
 import { offeredUnderApproval } from "../invocation/run-tools.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { admitCall, type CallApproval, resultText } from "../loop/execute-call.js";
 import {
   type ChainReport,
   canonicalToolName,
+  compileList,
   decide,
   denialText,
   describeChain,
   formatChainReport,
+  intersect,
   resolveChain,
   UNRESTRICTED,
 } from "../permissions/index.js";
@@ -125,7 +128,13 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
     const known = [...new Set([...names, ...catalog.names])];
     const gateMode = main?.schemaValidation ?? "enforce";
-    return tryCall(options, { list: effective, approval, names: known, catalog, gateMode }, io);
+    // A run is also bound by the runner's own denies (its sessions, the protected paths).
+    const own = compileList(undefined, runnerDenies(main, session.claude, {}, { projectDir: root, home }), {
+      ...ctx,
+      projectDir: root,
+    });
+    const list = intersect(effective, own);
+    return tryCall(options, { list, approval, names: known, catalog, gateMode }, io);
   }
   const approvals = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
   const report = withoutUnaskedServerTools(describeChain(chain.hops, names), catalog, approvals, effective);
@@ -162,6 +171,7 @@ type Session =
       ok: true;
       files: readonly string[];
       mcpJsonServers: ReturnType<typeof mcpJsonFilter>;
+      claude: ClaudeSettings;
     } & ReturnType<typeof sessionPermissions>)
   | { ok: false; code: number; message: string; diagnostics: readonly Diagnostic[] };
 
@@ -195,6 +205,7 @@ function sessionOf(
       ok: true,
       files: loaded.settings.files,
       mcpJsonServers: mcpJsonFilter(loaded.settings),
+      claude: loaded.settings,
       ...permissions,
     };
   } catch (e) {

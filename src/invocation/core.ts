@@ -7,7 +7,13 @@ import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
-import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
+import type {
+  Definition,
+  Diagnostic,
+  MainAgentDefinition,
+  Surface,
+  ToolEntry,
+} from "../definitions/types.js";
 import type { CallApproval } from "../loop/execute-call.js";
 import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
@@ -24,6 +30,7 @@ import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import { modelOf } from "./model-of.js";
+import { protectedPaths, protectedWriteDenies } from "./protected-paths.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { resolveSettings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
@@ -119,8 +126,11 @@ export function createCore(options: RunnerOptions): Core {
     catalog,
     settings,
     hooks: sessionHooks(main, claude.settings, options),
-    // The runner's own state (its sessions) binds every run too; reports (tools, audit) leave it out.
-    denied: intersect(permissions.denied, compileList(undefined, RUNNER_DENY, ctx)),
+    // The runner's own state (its sessions) and the files that define runs bind every run too.
+    denied: intersect(
+      permissions.denied,
+      compileList(undefined, runnerDenies(main, claude.settings, options, ctx), ctx),
+    ),
   });
   const memory =
     main?.memory === false || options.projectDir === false
@@ -142,6 +152,19 @@ export function createCore(options: RunnerOptions): Core {
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
   };
+}
+
+/** The runner's own deny rules: its sessions, and the protected paths no main list names. */
+export function runnerDenies(
+  main: MainAgentDefinition | undefined,
+  claude: ClaudeSettings,
+  options: RunnerOptions,
+  ctx: { readonly projectDir: string; readonly home: string },
+): ToolEntry[] {
+  if (options.projectDir === false) return [...RUNNER_DENY];
+  const explicit = [...(main?.allowedTools?.entries ?? []), ...claude.allow];
+  const paths = protectedPaths(ctx.projectDir, sessionHooks(main, claude, options));
+  return [...RUNNER_DENY, ...protectedWriteDenies(paths, explicit, ctx)];
 }
 
 /** agent.md's hooks, then the settings' (unless they turn all hooks off), then those given in code. */

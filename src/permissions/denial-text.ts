@@ -82,7 +82,13 @@ function scopeText(s: Scope): string {
 }
 
 const inPart = (part: string | undefined) => (part === undefined ? "" : ` (in '${clip(part)}')`);
-const ruleName = (d: DenyRule) => `'${d.origin.raw}' in ${path.basename(d.origin.file)}:${d.origin.line}`;
+const ruleName = (d: DenyRule) =>
+  d.origin.file === PROTECTED_PATHS
+    ? `'${d.origin.raw}', a protected path (the files that define runs are written only where an allow entry names them, as ${d.origin.raw} does)`
+    : `'${d.origin.raw}' in ${path.basename(d.origin.file)}:${d.origin.line}`;
+
+/** The origin of the runner's deny rules on the files that define runs (see invocation/protected-paths.ts). */
+export const PROTECTED_PATHS = "the protected paths";
 
 function described(tool: string, value: string | undefined): string {
   return value === undefined ? `${tool} call` : `${tool}(${shown(value)})`;
