@@ -6,14 +6,13 @@ import { type ClaudeSettings, loadSettings, mcpJsonFilter } from "../definitions
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
-import { runnerDenies } from "../invocation/core.js";
+import { runnerDenyList } from "../invocation/core.js";
 import { offeredUnderApproval } from "../invocation/run-tools.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { admitCall, type CallApproval, resultText } from "../loop/execute-call.js";
 import {
   type ChainReport,
   canonicalToolName,
-  compileList,
   decide,
   denialText,
   describeChain,
@@ -129,10 +128,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     const known = [...new Set([...names, ...catalog.names])];
     const gateMode = main?.schemaValidation ?? "enforce";
     // A run is also bound by the runner's own denies (its sessions, the protected paths).
-    const own = compileList(undefined, runnerDenies(main, session.claude, {}, { projectDir: root, home }), {
-      ...ctx,
-      projectDir: root,
-    });
+    const own = runnerDenyList(main, session.claude, {}, { ...ctx, projectDir: root });
     const list = intersect(effective, own);
     return tryCall(options, { list, approval, names: known, catalog, gateMode }, io);
   }

@@ -21,7 +21,7 @@ import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
 import { compileList, intersect } from "../permissions/index.js";
-import type { PermissionList } from "../permissions/types.js";
+import type { CompileContext, PermissionList } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
@@ -127,10 +127,7 @@ export function createCore(options: RunnerOptions): Core {
     settings,
     hooks: sessionHooks(main, claude.settings, options),
     // The runner's own state (its sessions) and the files that define runs bind every run too.
-    denied: intersect(
-      permissions.denied,
-      compileList(undefined, runnerDenies(main, claude.settings, options, ctx), ctx),
-    ),
+    denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const memory =
     main?.memory === false || options.projectDir === false
@@ -155,16 +152,16 @@ export function createCore(options: RunnerOptions): Core {
 }
 
 /** The runner's own deny rules: its sessions, and the protected paths no main list names. */
-export function runnerDenies(
+export function runnerDenyList(
   main: MainAgentDefinition | undefined,
   claude: ClaudeSettings,
   options: RunnerOptions,
-  ctx: { readonly projectDir: string; readonly home: string },
-): ToolEntry[] {
-  if (options.projectDir === false) return [...RUNNER_DENY];
+  ctx: CompileContext,
+): PermissionList {
+  if (options.projectDir === false) return compileList(undefined, RUNNER_DENY, ctx);
   const explicit = [...(main?.allowedTools?.entries ?? []), ...claude.allow];
   const paths = protectedPaths(ctx.projectDir, sessionHooks(main, claude, options));
-  return [...RUNNER_DENY, ...protectedWriteDenies(paths, explicit, ctx)];
+  return compileList(undefined, [...RUNNER_DENY, ...protectedWriteDenies(paths, explicit, ctx)], ctx);
 }
 
 /** agent.md's hooks, then the settings' (unless they turn all hooks off), then those given in code. */

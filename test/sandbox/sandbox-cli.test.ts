@@ -274,7 +274,8 @@ if (mode === "get") {
   }).on("error", fail).end();
 }
 `;
-    const direct = () => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
+    // A read redirection from /dev/tcp opens a connection as `exec 3<>` would, and the parser reads it.
+    const direct = () => `: < /dev/tcp/127.0.0.1/${port} && echo connected`;
 
     it("reaches nothing without WebFetch, not even the machine's own loopback", async () => {
       writeFiles(dir, {
