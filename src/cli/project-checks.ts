@@ -50,7 +50,7 @@ function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
   const { definitions, ctx, projectDir } = facts;
   const main = definitions.find((d) => d.surface === "main");
   const top = intersect(facts.denied ?? UNRESTRICTED, main ? definitionList(main, ctx) : UNRESTRICTED);
-  const judged = { specs: ctx.specs, cwd: projectDir, realPath: realPathOf };
+  const judged = { specs: ctx.specs, cwd: projectDir, realPath: realPathOf, shell };
   const out: Diagnostic[] = [];
   for (const def of definitions) {
     if (def.surface !== "command" && def.surface !== "skill") continue;

@@ -22,14 +22,13 @@ import {
   UNRESTRICTED,
 } from "../permissions/index.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
-import type { DecideContext, Decision, PermissionList, ToolCall, ToolSpecs } from "../permissions/types.js";
+import type { DecideContext, Decision, PermissionList, ToolCall } from "../permissions/types.js";
 import { describeSandbox, formatSandboxReport, sandboxOfChain } from "../sandbox/describe-sandbox.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { ConfigError } from "../shared/errors.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
 import { realPathOf } from "../tools/real-path.js";
-import type { ToolRegistry } from "../tools/registry.js";
 import type { SchemaValidationMode } from "../tools/types.js";
 import { formatDiagnostic } from "./check-command.js";
 import { describeApproval } from "./describe-approval.js";
@@ -126,11 +125,10 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   if (options.tryTool !== undefined) {
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
     const known = [...new Set([...names, ...catalog.names])];
-    const gateMode = main?.schemaValidation ?? "enforce";
     // A run is also bound by the runner's own denies (its sessions, the protected paths).
     const own = runnerDenyList(main, session.claude, {}, { ...ctx, projectDir: root });
     const list = intersect(effective, own);
-    return tryCall(options, { list, approval, names: known, catalog, gateMode }, io);
+    return tryCall(options, { list, approval, names: known, catalog, main }, io);
   }
   const approvals = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
   const report = withoutUnaskedServerTools(describeChain(chain.hops, names), catalog, approvals, effective);
@@ -216,7 +214,8 @@ interface TryRun {
   readonly approval: CallApproval;
   readonly names: readonly string[];
   readonly catalog: ToolCatalog;
-  readonly gateMode: SchemaValidationMode;
+  /** The main agent, whose `schemaValidation` a run's gate follows. */
+  readonly main: { readonly schemaValidation?: SchemaValidationMode } | undefined;
 }
 
 /** `--try TOOL 'JSON'`: the executor's verdict (lists and schema gate), then the approval tier's. */
@@ -283,7 +282,7 @@ async function judgedAsInRun(
     state: { list: run.list },
     cwd: judged.cwd,
     logger: QUIET,
-    gateMode: run.gateMode,
+    gateMode: run.main?.schemaValidation ?? "enforce",
   };
   const a = await admitCall({ id: "try", name: call.tool, input: call.input }, cx);
   if (a.kind === "invalid") return { kind: "invalid", message: resultText(a.result) };

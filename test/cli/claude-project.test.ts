@@ -484,7 +484,9 @@ describe("check knows what a run would meet", () => {
   }) => {
     writeFiles(dir, {
       ".claude/commands/ship.md": "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git push`\nShip.\n",
-      ".claude/commands/ok.md": "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git status`\n",
+      // A compound line is read by the shell parser, as the run would read it.
+      ".claude/commands/ok.md":
+        "---\nallowed-tools: Bash(git status:*)\n---\nState: !`git status && git status -s`\n",
       ".claude/agents/lead.md":
         "---\nname: lead\ndescription: Leads.\nmodel: gpt-5\ntools: Task(reviewr), Skill(nothing-here), mcp__github__get_issue\n---\nLead.\n",
     });
