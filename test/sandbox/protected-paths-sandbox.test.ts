@@ -67,12 +67,14 @@ describe("protected paths through the CLI", () => {
   });
 
   it("lets a Write through where an allow entry names the path", async () => {
-    project("Write(.claude/settings.json)");
+    project("Read, Write(.claude/settings.json)");
     fake = await startFakeAnthropic([
+      call("Read", { file_path: ".claude/settings.json" }),
       call("Write", { file_path: ".claude/settings.json", content: "{}" }),
       text("done"),
     ]);
     expect((await run(["go"])).code).toBe(0);
+    expect(told(2)).not.toContain("protected");
     expect(readFileSync(path.join(dir, ".claude/settings.json"), "utf8")).toBe("{}");
   });
 
