@@ -13,6 +13,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropi
 import { tempDir } from "../support/fixtures.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
 import { writeFiles } from "../support/tools.js";
+import { until as untilShared } from "../support/until.js";
 
 let redis: RedisServer;
 let dir: string;
@@ -63,11 +64,7 @@ function startWorkerProcess(cwd: string, concurrency = 4) {
 
 /** Polls Redis (another process's state) until `check` holds, or fails after `ms`. */
 async function until(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await untilShared(check, { what, timeoutMs: ms });
 }
 
 const transcriptOf = async (batch: string, id: string) =>

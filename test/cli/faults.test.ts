@@ -11,6 +11,7 @@ import { REPO_ROOT, tempDir } from "../support/fixtures.js";
 import { jsonLines, ofType } from "../support/runs.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { toolContext, writeFiles } from "../support/tools.js";
+import { until } from "../support/until.js";
 
 /**
  * Faults, each through the built CLI as a user meets them: no silent death, no hang, a message
@@ -386,13 +387,13 @@ async function groupGone(pgid: number): Promise<boolean> {
 }
 
 async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200; i++) {
+  const ended = () => {
     try {
       process.kill(pid, 0);
+      return false;
     } catch {
       return true;
     }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return false;
+  };
+  return until(ended, { what: `process ${pid} to end`, timeoutMs: 5000, everyMs: 25 });
 }

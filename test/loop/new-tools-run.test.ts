@@ -8,6 +8,7 @@ import { tempDir } from "../support/fixtures.js";
 import { drain, ofType } from "../support/runs.js";
 import { call, resultsSent, resultText, text, toolsOf } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { until } from "../support/until.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -43,10 +44,9 @@ function processWith(token: string): boolean {
 }
 
 /** Polls /proc (another process's state cannot be awaited), at most 5 s. */
-async function until(check: () => boolean): Promise<boolean> {
-  for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 25)))
-    if (check()) return true;
-  return check();
+async function seen(check: () => boolean): Promise<boolean> {
+  await until(check, { what: "the marker process's state", timeoutMs: 5000, everyMs: 25 });
+  return true;
 }
 
 /** A test tool: waits until a process with the token is (or is no longer) running. */
@@ -59,7 +59,7 @@ const waitProcess = defineTool({
     required: ["token", "running"],
   } as const,
   execute: async ({ token, running }) =>
-    (await until(() => processWith(token) === running))
+    (await seen(() => processWith(token) === running))
       ? ok(running ? "running" : "gone")
       : fail(running ? "never started" : "still running"),
 });
@@ -142,7 +142,7 @@ describe("background commands end with their run", () => {
       /^Started in the background as bash_1/,
     );
     expect(resultText(resultsSent(fake as FakeAnthropic, 2)[0])).toBe("running");
-    expect(await until(() => !processWith(m.token))).toBe(true);
+    expect(await seen(() => !processWith(m.token))).toBe(true);
   });
 
   it("when the run is aborted", async () => {
@@ -157,7 +157,7 @@ describe("background commands end with their run", () => {
     for await (const e of handle) if (e.type === "tool_start" && e.name === "Hang") ac.abort();
     expect((await handle.result()).outcome).toBe("aborted");
     expect(resultText(resultsSent(fake as FakeAnthropic, 2)[0])).toBe("running");
-    expect(await until(() => !processWith(m.token))).toBe(true);
+    expect(await seen(() => !processWith(m.token))).toBe(true);
   });
 
   it("when a subagent's run ends, while its parent goes on; the parent cannot read its shells", async () => {

@@ -13,6 +13,7 @@ import { jsonLines, ofType } from "../support/runs.js";
 import { runSandboxTests, sandboxSupport } from "../support/sandbox.js";
 import { call, promptOf, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { until } from "../support/until.js";
 
 /**
  * The sandbox through the CLI as a user runs it, against a scripted model: each attack fails inside
@@ -65,13 +66,8 @@ function running(marker: string): number[] {
 
 /** Waits, within a bound, for no process to hold `marker` (a kill is seen a moment later). */
 async function noneRunning(marker: string): Promise<number[]> {
-  const deadline = Date.now() + 5_000;
-  let left = running(marker);
-  while (left.length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = running(marker);
-  }
-  return left;
+  await until(() => running(marker).length === 0, { what: `no process holding ${marker}`, timeoutMs: 5000 });
+  return [];
 }
 
 /** Whether bubblewrap, found on PATH, starts `true` in the namespaces the sandbox uses: asked directly. */

@@ -12,6 +12,7 @@ import {
 import type { ToolContext } from "../../../src/tools/types.js";
 import { tempDir } from "../../support/fixtures.js";
 import { run, text, toolContext } from "../../support/tools.js";
+import { until } from "../../support/until.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -42,12 +43,8 @@ function alive(pid: number): boolean {
 
 /** Polls a condition about another process, which nothing here can await; bounded. */
 async function waitFor(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
+  await until(check, { what: "the other process's state", timeoutMs: ms, everyMs: 25 });
+  return true;
 }
 
 const pidIn = (file: string) => Number(readFileSync(file, "utf8"));

@@ -5,6 +5,7 @@ import { BASH_MAX_TIMEOUT, effectiveTimeout } from "../../../src/tools/builtin/b
 import { createBashTool } from "../../../src/tools/index.js";
 import { tempDir } from "../../support/fixtures.js";
 import { run, text, toolContext } from "../../support/tools.js";
+import { until } from "../../support/until.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -22,12 +23,8 @@ function alive(pid: number): boolean {
 }
 
 async function waitFor(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
+  await until(check, { what: "the other process's state", timeoutMs: ms, everyMs: 25 });
+  return true;
 }
 
 describe("Bash", () => {
