@@ -1,5 +1,6 @@
 import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../shared/is-inside.js";
 import { AGENT_MD } from "./project-inputs.js";
 import type { Diagnostic, Surface } from "./types.js";
 import { walkTree } from "./walk-tree.js";
@@ -51,17 +52,11 @@ export function findProjectRoot(start: string, home?: string): string {
 function highestAgentAbove(dir: string, home: string | undefined): string | undefined {
   let highest: string | undefined;
   for (let d = path.dirname(dir); ; d = path.dirname(d)) {
-    if (home !== undefined && (d === home || isInside(home, d))) break;
+    if (home !== undefined && isInside(home, d)) break;
     if (isFile(path.join(d, "agent.md"))) highest = d;
     if (path.dirname(d) === d) break;
   }
   return highest;
-}
-
-/** Whether `inner` lies strictly below `outer`. */
-function isInside(inner: string, outer: string): boolean {
-  const rel = path.relative(outer, inner);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
 function upwards(from: string, holds: (dir: string) => boolean): string | undefined {
