@@ -8,11 +8,11 @@ import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Diagnostic } from "../definitions/types.js";
-import { openProject } from "../invocation/open-project.js";
-import { type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { definitionList, UNRESTRICTED } from "../permissions/index.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
+import { inspectedTools } from "../tools/custom/inspected-tools.js";
 import { diffJson, diffText } from "./audit-diff-format.js";
 import { type AuditHeader, auditJson, auditText } from "./audit-format.js";
 import { auditHtml, auditSvg } from "./audit-graph.js";
@@ -77,8 +77,10 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     return 2;
   }
   const root = findProjectRoot(start, io.env.HOME);
-  const project = await openProject(root);
-  const catalog = toolCatalog([...createBuiltinTools(), ...project.tools]);
+  // The audit runs none of the project's code: custom tools are known by the names their source
+  // writes, MCP servers by name (unless --mcp starts them), and no hook runs.
+  const custom = inspectedTools(root, { reserved: builtinCatalog().names });
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const at = { root, cwd: io.cwd, home, catalog, ...userDirOf(io.env.HOME) };
   const current = readProject(root, at);
   if (current.errors.length > 0) {
@@ -96,6 +98,7 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     settings: current.settingsFiles,
     mcp: mcp?.lines ?? current.source.servers,
     mcpStarted: mcp !== undefined,
+    unreadTools: custom.modules.filter((m) => m.unknown).map((m) => path.relative(root, m.file)),
   };
   if (options.diff !== undefined)
     return diff(options, options.diff, { current, at, mcp: mcp?.names ?? [], header }, io);
