@@ -3,6 +3,8 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { type Audit, type AuditSource, auditProject, auditToolNames } from "../audit/audit.js";
 import { diffAudits } from "../audit/audit-diff.js";
+import { diffCodeInputs } from "../audit/code-diff.js";
+import { type CodeInput, codeInputs } from "../audit/code-inputs.js";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
@@ -64,6 +66,8 @@ export interface AuditOptions {
 /** What the audit reads of one project, and where: the working tree, or a revision's copy. */
 interface Read {
   readonly source: AuditSource;
+  /** The code and settings a run depends on beyond its lists, read as text. */
+  readonly code: readonly CodeInput[];
   readonly settingsFiles: readonly string[];
   readonly errors: readonly Diagnostic[];
 }
@@ -140,16 +144,17 @@ async function diff(
     const next = auditProject(run.current.source, names);
     const before = prior.errors.length > 0 ? nothingRuns(next) : auditProject(prior.source, names);
     const d = diffAudits(before, next);
+    const code = diffCodeInputs(prior.code, run.current.code);
     if (options.graph !== undefined && !writeGraph(options.graph, next, run.at.catalog, io)) return 1;
     const compared = { revision: rev, commit: files.commit, notes };
     io.stdout.write(
       options.json
-        ? `${JSON.stringify(diffJson(d, compared, next), null, 2)}\n`
-        : `${diffText(d, compared, next)
+        ? `${JSON.stringify(diffJson(d, compared, next, code), null, 2)}\n`
+        : `${diffText(d, compared, next, code)
             .map((l) => printable(l, false))
             .join("\n")}\n`,
     );
-    return d.widened ? 1 : 0;
+    return d.widened || code.length > 0 ? 1 : 0;
   } finally {
     files.cleanup();
   }
@@ -196,7 +201,12 @@ function readProject(dir: string, at: ReadAt): Read {
       ]),
     ],
   };
-  return { source, settingsFiles: source.settings.files, errors: rebasePaths(errors, dir, at.root) };
+  return {
+    source,
+    code: rebasePaths(codeInputs(dir, loaded.definitions), dir, at.root),
+    settingsFiles: source.settings.files,
+    errors: rebasePaths(errors, dir, at.root),
+  };
 }
 
 /** A revision where nothing could run: every entry point of the other side is new. */
