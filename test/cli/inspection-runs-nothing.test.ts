@@ -17,7 +17,7 @@ afterEach(() => {
 });
 
 const hostile = (marker: string) =>
-  `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nconsole.log("nothing gained");\nprocess.exit(0);\nexport const zz = { name: "Zz" };\n`;
+  `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nconsole.log("nothing gained");\nprocess.exit(0);\nexport const zz = make("Zz");\n`;
 
 function git(dir: string, env: Record<string, string>, ...args: string[]): void {
   execFileSync(

@@ -36,21 +36,8 @@ export function inspectedTools(
       diagnostics.push({ file: m.file, line, column: 1, severity, code, message });
     if (m.unknown) report(1, "info", "custom-tool-name-unknown", unknownNameMessage(rel));
     for (const { name, line } of m.names) {
-      const earlier = owner.get(name);
-      if (reserved.has(name) || name.startsWith("mcp__"))
-        report(
-          line,
-          "error",
-          "custom-tool-name",
-          `tool '${name}' clashes with a built-in tool or MCP's names; rename it`,
-        );
-      else if (earlier)
-        report(
-          line,
-          "error",
-          "custom-tool-name",
-          `tool '${name}' is also defined in ${earlier}; names must be unique`,
-        );
+      const problem = nameProblem(name, reserved, owner.get(name));
+      if (problem) report(line, "error", "custom-tool-name", problem);
       else {
         owner.set(name, rel);
         tools.push(standIn(name, rel));
@@ -58,6 +45,13 @@ export function inspectedTools(
     }
   }
   return { tools, modules, diagnostics };
+}
+
+function nameProblem(name: string, reserved: ReadonlySet<string>, earlier: string | undefined) {
+  if (name.startsWith("mcp__")) return `tool '${name}': names starting with 'mcp__' belong to MCP servers`;
+  if (reserved.has(name)) return `tool '${name}' clashes with the built-in tool of that name; rename it`;
+  if (earlier) return `tool '${name}' is also defined in ${earlier}; names must be unique`;
+  return undefined;
 }
 
 /** A tool named as the module names it, which does nothing (inspection runs no project code). */

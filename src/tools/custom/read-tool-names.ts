@@ -49,16 +49,21 @@ export function readToolModules(projectDir: string): ToolModuleSource[] {
 }
 
 const CALL = /\bdefine(?:Foreign)?Tool\s*\(/g;
+/** An object a module exports as it is written: `export const read = {`, `export default {`. */
+const EXPORTED_OBJECT = /\bexport\s+(?:default\s*|(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=\s*)\{/g;
 const NAME_LITERAL =
   /(?:^|[{,\s])["']?name["']?\s*:\s*(?:"([A-Za-z0-9_-]{1,64})"|'([A-Za-z0-9_-]{1,64})'|`([A-Za-z0-9_-]{1,64})`)/;
 const NAME_KEY = /(?:^|[{,\s])["']?name["']?\s*:/;
 
 /**
  * The tool names a module's source writes: for each `defineTool(` (or `defineForeignTool(`) call,
- * the `name:` property literal that follows it before the next call. Pure.
+ * the `name:` property literal that follows it before the next call; in a module with no such
+ * call, the `name:` of each object it exports as written. Pure.
  */
 export function toolNamesInSource(text: string): Omit<ToolModuleSource, "file"> {
-  const starts = [...text.matchAll(CALL)].map((m) => (m.index ?? 0) + m[0].length);
+  const calls = [...text.matchAll(CALL)];
+  const found = calls.length > 0 ? calls : [...text.matchAll(EXPORTED_OBJECT)];
+  const starts = found.map((m) => (m.index ?? 0) + m[0].length);
   if (starts.length === 0) return { names: [], unknown: true };
   const names: { name: string; line: number }[] = [];
   let unknown = false;
