@@ -41,9 +41,16 @@ the lists (--mcp lists them).
                 what they narrowed, dangerous capabilities in red
   --diff REV    compare with the definitions and settings at git revision REV
                 (read from git, not the working tree): per entry point, what
-                was gained (+) and lost (−)
-  --mcp         start the MCP servers to list their tools (then stop them)
+                was gained (+) and lost (−); and every hook, hook script, MCP
+                server, tools/ file, settings env key, additionalDirectories,
+                defaultMode, sandbox and baseUrl added or changed (a gain)
+  --mcp         start the MCP servers to list their tools (then stop them);
+                the only flag that runs project code, refused with --diff
   -h, --help    this help
+
+Nothing of the project runs: no tools/ module is imported (a custom tool is
+known by the name its source writes), no hook runs, no server starts (but with
+--mcp) and the settings' env is not applied.
 
 Examples:
   agentmd audit --graph audit.html
@@ -51,7 +58,8 @@ Examples:
                                        an entry point can do
 
 Exit status: 0 (with --diff: nothing was gained), 1 with --diff when an entry
-point gained a capability (or a looser approval or sandbox), or when the project
+point gained a capability (or a looser approval or sandbox, or any code or
+setting listed under --diff was added or changed), or when the project
 cannot be audited (agent.md or the settings do not load), 2 on bad usage (no
 such folder, an unknown revision, a folder outside a git repository).`;
 

@@ -35,6 +35,9 @@ current folder) with its agents/, skills/, commands/ and .claude/ folders. A PAT
 may be any file or folder; a folder holding agent.md is checked as a project,
 any other folder is searched for definition files.
 
+Nothing of the project runs: tools/ modules are read as text (a custom tool is
+known by the name its source writes), no MCP server starts, no hook runs.
+
 Options:
   --json     print a machine-readable report instead
   --strict   exit 1 on warnings too
