@@ -3,16 +3,18 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { type Audit, type AuditSource, auditProject, auditToolNames } from "../audit/audit.js";
 import { diffAudits } from "../audit/audit-diff.js";
+import { diffCodeInputs } from "../audit/code-diff.js";
+import { type CodeInput, codeInputs } from "../audit/code-inputs.js";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Diagnostic } from "../definitions/types.js";
-import { openProject } from "../invocation/open-project.js";
-import { type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
+import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { definitionList, UNRESTRICTED } from "../permissions/index.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
+import { inspectedTools } from "../tools/custom/inspected-tools.js";
 import { diffJson, diffText } from "./audit-diff-format.js";
 import { type AuditHeader, auditJson, auditText } from "./audit-format.js";
 import { auditHtml, auditSvg } from "./audit-graph.js";
@@ -39,9 +41,16 @@ the lists (--mcp lists them).
                 what they narrowed, dangerous capabilities in red
   --diff REV    compare with the definitions and settings at git revision REV
                 (read from git, not the working tree): per entry point, what
-                was gained (+) and lost (−)
-  --mcp         start the MCP servers to list their tools (then stop them)
+                was gained (+) and lost (−); and every hook, hook script, MCP
+                server, tools/ file, settings env key, additionalDirectories,
+                defaultMode, sandbox and baseUrl added or changed (a gain)
+  --mcp         start the MCP servers to list their tools (then stop them);
+                the only flag that runs project code, refused with --diff
   -h, --help    this help
+
+Nothing of the project runs: no tools/ module is imported (a custom tool is
+known by the name its source writes), no hook runs, no server starts (but with
+--mcp) and the settings' env is not applied.
 
 Examples:
   agentmd audit --graph audit.html
@@ -49,7 +58,8 @@ Examples:
                                        an entry point can do
 
 Exit status: 0 (with --diff: nothing was gained), 1 with --diff when an entry
-point gained a capability (or a looser approval or sandbox), or when the project
+point gained a capability (or a looser approval or sandbox, or any code or
+setting listed under --diff was added or changed), or when the project
 cannot be audited (agent.md or the settings do not load), 2 on bad usage (no
 such folder, an unknown revision, a folder outside a git repository).`;
 
@@ -64,6 +74,8 @@ export interface AuditOptions {
 /** What the audit reads of one project, and where: the working tree, or a revision's copy. */
 interface Read {
   readonly source: AuditSource;
+  /** The code and settings a run depends on beyond its lists, read as text. */
+  readonly code: readonly CodeInput[];
   readonly settingsFiles: readonly string[];
   readonly errors: readonly Diagnostic[];
 }
@@ -77,8 +89,10 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     return 2;
   }
   const root = findProjectRoot(start, io.env.HOME);
-  const project = await openProject(root);
-  const catalog = toolCatalog([...createBuiltinTools(), ...project.tools]);
+  // The audit runs none of the project's code: custom tools are known by the names their source
+  // writes, MCP servers by name (unless --mcp starts them), and no hook runs.
+  const custom = inspectedTools(root, { reserved: builtinCatalog().names });
+  const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const at = { root, cwd: io.cwd, home, catalog, ...userDirOf(io.env.HOME) };
   const current = readProject(root, at);
   if (current.errors.length > 0) {
@@ -96,6 +110,7 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     settings: current.settingsFiles,
     mcp: mcp?.lines ?? current.source.servers,
     mcpStarted: mcp !== undefined,
+    unreadTools: custom.modules.filter((m) => m.unknown).map((m) => path.relative(root, m.file)),
   };
   if (options.diff !== undefined)
     return diff(options, options.diff, { current, at, mcp: mcp?.names ?? [], header }, io);
@@ -137,16 +152,17 @@ async function diff(
     const next = auditProject(run.current.source, names);
     const before = prior.errors.length > 0 ? nothingRuns(next) : auditProject(prior.source, names);
     const d = diffAudits(before, next);
+    const code = diffCodeInputs(prior.code, run.current.code);
     if (options.graph !== undefined && !writeGraph(options.graph, next, run.at.catalog, io)) return 1;
     const compared = { revision: rev, commit: files.commit, notes };
     io.stdout.write(
       options.json
-        ? `${JSON.stringify(diffJson(d, compared, next), null, 2)}\n`
-        : `${diffText(d, compared, next)
+        ? `${JSON.stringify(diffJson(d, compared, next, code), null, 2)}\n`
+        : `${diffText(d, compared, next, code)
             .map((l) => printable(l, false))
             .join("\n")}\n`,
     );
-    return d.widened ? 1 : 0;
+    return d.widened || code.length > 0 ? 1 : 0;
   } finally {
     files.cleanup();
   }
@@ -193,7 +209,12 @@ function readProject(dir: string, at: ReadAt): Read {
       ]),
     ],
   };
-  return { source, settingsFiles: source.settings.files, errors: rebasePaths(errors, dir, at.root) };
+  return {
+    source,
+    code: rebasePaths(codeInputs(dir, loaded.definitions), dir, at.root),
+    settingsFiles: source.settings.files,
+    errors: rebasePaths(errors, dir, at.root),
+  };
 }
 
 /** A revision where nothing could run: every entry point of the other side is new. */

@@ -1,7 +1,8 @@
 import type { ReachedGrant } from "../audit/audit.js";
 import type { AuditDiff, EntryDiff } from "../audit/audit-diff.js";
+import type { CodeGain } from "../audit/code-diff.js";
 import { type Grant, grantText, type ShownPaths } from "../permissions/capabilities.js";
-import { grantJson, reachedJson, shapedBy } from "./audit-format.js";
+import { grantJson, reachedJson, shapedBy, shownFile } from "./audit-format.js";
 
 /** Which revision the working tree was compared with. */
 export interface Compared {
@@ -12,13 +13,21 @@ export interface Compared {
 }
 
 /** `agentmd audit --diff REV --json`. Origins of what was lost name the files as they were at REV. */
-export function diffJson(d: AuditDiff, c: Compared, at: ShownPaths) {
+export function diffJson(d: AuditDiff, c: Compared, at: ShownPaths, code: readonly CodeGain[] = []) {
   return {
     version: 1,
     revision: c.revision,
     commit: c.commit,
-    widened: d.widened,
+    widened: d.widened || code.length > 0,
     notes: c.notes,
+    code: code.map((g) => ({
+      kind: g.input.kind,
+      change: g.change,
+      text: g.input.text,
+      file: shownFile(g.input.file, at),
+      line: g.input.line,
+      ...(g.change === "removed" && { at: c.revision }),
+    })),
     entryPoints: d.entryPoints.map((e) => ({
       name: e.name,
       status: e.status,
@@ -42,17 +51,30 @@ export function diffJson(d: AuditDiff, c: Compared, at: ShownPaths) {
 }
 
 /** The comparison as text: `+` gained, `−` lost, per entry point, then the approval tier. */
-export function diffText(d: AuditDiff, c: Compared, at: ShownPaths): string[] {
+export function diffText(
+  d: AuditDiff,
+  c: Compared,
+  at: ShownPaths,
+  code: readonly CodeGain[] = [],
+): string[] {
   const short = c.commit.slice(0, 12);
   const widened = d.entryPoints.filter((e) => e.widened).length;
+  const codeNote =
+    code.length > 0
+      ? `; ${code.length} change${code.length === 1 ? "" : "s"} to the code and settings a run depends on`
+      : "";
   const lines = [
     `compared with ${c.revision} (${short}): ${
       d.widened
-        ? `widened — ${widened} entry point${widened === 1 ? "" : "s"} can do what ${widened === 1 ? "it" : "they"} could not${widened === 0 ? " (see approval below)" : ""}`
-        : "nothing gained"
+        ? `widened — ${widened} entry point${widened === 1 ? "" : "s"} can do what ${widened === 1 ? "it" : "they"} could not${widened === 0 ? " (see approval below)" : ""}${codeNote}`
+        : code.length > 0
+          ? `widened — ${code.length} change${code.length === 1 ? "" : "s"} to the code and settings a run depends on`
+          : "nothing gained"
     }`,
     ...c.notes.map((n) => `note: ${n}`),
   ];
+  if (code.length > 0)
+    lines.push("", "code and settings (read, not run):", ...code.map((g) => codeLine(g, c, at)));
   for (const e of d.entryPoints) lines.push("", ...entryLines(e, c, at));
   const approval = approvalLines(d, c, at);
   if (approval.length > 0) lines.push("", ...approval);
@@ -75,6 +97,13 @@ function entryLines(e: EntryDiff, c: Compared, at: ShownPaths): string[] {
     lines.push(`  ${e.sandbox.widened ? "+" : "−"} commands sandboxed: ${e.sandbox.from} → ${e.sandbox.to}`);
   if (e.status === "added" && rows.length === 0) lines.push("  nothing its runs could not do before");
   return lines;
+}
+
+const CHANGE_WORDS = { added: "added", changed: "changed", removed: "removed (no longer runs)" } as const;
+
+function codeLine(g: CodeGain, c: Compared, at: ShownPaths): string {
+  const where = `${shownFile(g.input.file, at)}:${g.input.line}${g.change === "removed" ? ` at ${c.revision}` : ""}`;
+  return `  + ${g.input.text}: ${CHANGE_WORDS[g.change]}  [${where}]`;
 }
 
 const via = (r: ReachedGrant, sign: string, c: Compared, at: ShownPaths) =>

@@ -10,6 +10,7 @@ import {
   type ShownPaths,
 } from "../permissions/capabilities.js";
 import type { Origin } from "../permissions/types.js";
+import { unknownNameMessage } from "../tools/custom/read-tool-names.js";
 
 /** Where the audit's project is, for relative file names. */
 export interface AuditHeader {
@@ -20,6 +21,8 @@ export interface AuditHeader {
   /** MCP servers configured, or one line a server when they were started (`--mcp`). */
   readonly mcp: readonly string[];
   readonly mcpStarted: boolean;
+  /** Tool modules whose tool names cannot be read without running them (relative). */
+  readonly unreadTools?: readonly string[];
 }
 
 /** A file as a reader finds it: relative to the project, `~/…` at home, else absolute. */
@@ -89,6 +92,7 @@ export function auditJson(a: Audit, h: AuditHeader) {
     },
     maxDepth: a.maxDepth,
     mcpServers: { started: h.mcpStarted, servers: h.mcp },
+    unreadToolModules: h.unreadTools ?? [],
     entryPoints: a.entryPoints.map((e) => ({
       name: e.name,
       kind: e.kind,
@@ -124,6 +128,8 @@ export function auditText(a: Audit, h: AuditHeader): string[] {
         ? `MCP servers (started to list their tools, then stopped): ${h.mcp.join("; ")}`
         : `MCP servers: ${h.mcp.join(", ")} (tools by name; --mcp starts them to list their tools)`,
     );
+  for (const rel of h.unreadTools ?? [])
+    lines.push(`custom tools: ${unknownNameMessage(rel)} (counted as any tool: it may do anything)`);
   for (const e of a.entryPoints) lines.push("", ...entryText(e, a));
   return lines;
 }

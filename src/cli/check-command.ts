@@ -13,7 +13,7 @@ import { toolSearchDiagnostics } from "../mcp/tool-search-check.js";
 import { compileList, patternDiagnostics } from "../permissions/index.js";
 import { formatSandboxReport, projectSandboxReport } from "../sandbox/describe-sandbox.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
-import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
+import { inspectedTools } from "../tools/custom/inspected-tools.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
 import { projectChecks } from "./project-checks.js";
 import { printable } from "./render.js";
@@ -35,6 +35,9 @@ current folder) with its agents/, skills/, commands/ and .claude/ folders. A PAT
 may be any file or folder; a folder holding agent.md is checked as a project,
 any other folder is searched for definition files.
 
+Nothing of the project runs: tools/ modules are read as text (a custom tool is
+known by the name its source writes), no MCP server starts, no hook runs.
+
 Options:
   --json     print a machine-readable report instead
   --strict   exit 1 on warnings too
@@ -47,10 +50,11 @@ Example:
 
 /** Runs `agentmd check`; returns the exit code. */
 export async function runCheck(options: CheckOptions, io: CliIo): Promise<number> {
-  // A project also has its custom tools (tools/), which lists may name, and its .mcp.json.
+  // A project also has its custom tools (tools/), which lists may name, and its .mcp.json. Check
+  // runs none of the project's code: the tools' names are read from their source.
   const project = projectRootOf(options.paths, io.cwd, io.env.HOME);
   const custom = project
-    ? await loadCustomTools(project, { reserved: builtinCatalog().names })
+    ? inspectedTools(project, { reserved: builtinCatalog().names })
     : { tools: [], diagnostics: [] };
   const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const loaded = load(options.paths, io.cwd, catalog.names, io.env.HOME);

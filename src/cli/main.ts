@@ -142,6 +142,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
     json: { type: "boolean", default: false },
     try: { type: "string" },
     sandbox: { type: "boolean", default: false },
+    mcp: { type: "boolean", default: false },
     ...PERMISSION_FLAGS,
     help: { type: "boolean", short: "h", default: false },
   });
@@ -157,6 +158,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
       chain: values.chain,
       json: values.json,
       ...(values.sandbox && { sandbox: true }),
+      ...(values.mcp && { mcp: true }),
       permissions: permissionFlags(values),
       ...(values.try !== undefined && { tryTool: values.try, tryInput: positionals[0] ?? "{}" }),
     },
@@ -180,6 +182,10 @@ async function audit(args: readonly string[], io: CliIo): Promise<number> {
   if (positionals.length > 1) throw new UsageError("audit takes one project folder at most");
   if (values.diff === "") throw new UsageError("--diff needs a git revision, e.g. --diff origin/main");
   if (values.graph === "") throw new UsageError("--graph needs a file name, e.g. --graph audit.html");
+  if (values.diff !== undefined && values.mcp)
+    throw new UsageError(
+      "--diff runs none of the project's code, and --mcp would start the working tree's MCP servers; use one or the other",
+    );
   return runAudit(
     {
       json: values.json,

@@ -3,9 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-/** What `agentmd audit` reads of a project: its definitions, its settings and `.mcp.json`. */
-const AUDITED =
-  /^(?:agent\.md|\.mcp\.json|\.claude\/settings(?:\.local)?\.json|(?:\.claude\/)?(?:agents|skills|commands)\/.+\.md)$/;
+/**
+ * What `agentmd audit` reads of a project: its definitions, its settings, `.mcp.json`, and, read as
+ * text to compare (never run), everything under `tools/` and `.claude/` (hook scripts live there).
+ */
+const AUDITED = /^(?:agent\.md|\.mcp\.json|\.claude\/.+|tools\/.+|(?:agents|skills|commands)\/.+\.md)$/;
 
 export type RevisionFiles =
   | {
@@ -84,7 +86,7 @@ function ignoredFiles(
   projectDir: string,
   git: (args: string[], cwd?: string) => ReturnType<typeof spawnSync>,
 ): string[] {
-  const where = ["agent.md", ".mcp.json", ".claude", "agents", "skills", "commands"];
+  const where = ["agent.md", ".mcp.json", ".claude", "agents", "skills", "commands", "tools"];
   const r = git(
     ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ...where],
     projectDir,

@@ -10,6 +10,7 @@ import { runnerDenyList } from "../invocation/core.js";
 import { offeredUnderApproval } from "../invocation/run-tools.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { admitCall, type CallApproval, resultText } from "../loop/execute-call.js";
+import { projectServers } from "../mcp/project-servers.js";
 import {
   type ChainReport,
   canonicalToolName,
@@ -27,7 +28,8 @@ import { describeSandbox, formatSandboxReport, sandboxOfChain } from "../sandbox
 import { didYouMean } from "../shared/did-you-mean.js";
 import { ConfigError } from "../shared/errors.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
-import { loadCustomTools } from "../tools/custom/load-custom-tools.js";
+import { inspectedTools } from "../tools/custom/inspected-tools.js";
+import { unknownNameMessage } from "../tools/custom/read-tool-names.js";
 import { realPathOf } from "../tools/real-path.js";
 import type { SchemaValidationMode } from "../tools/types.js";
 import { formatDiagnostic } from "./check-command.js";
@@ -48,6 +50,9 @@ and the tools removed along the way with the hop that removed them.
   --try TOOL    judge one call of TOOL with the JSON input that follows, e.g.
                 --try Bash '{"command":"git status"}'
   --sandbox     show the sandbox a run with --sandbox would have
+  --mcp         start the MCP servers the chain could reach to list their tools
+                (then stop them); without it no server is started and MCP tools
+                are known by the names the lists write
   --json        machine-readable output
 
   --permission-mode, --allowedTools, --disallowedTools
@@ -56,6 +61,10 @@ and the tools removed along the way with the hop that removed them.
 The settings of the project (.claude/settings.json, .claude/settings.local.json,
 ~/.claude/settings.json) apply as they do to a run: their deny rules join every
 hop, and their allow and ask rules decide which calls need a user's approval.
+
+Nothing of the project runs: no tool module is imported (a custom tool is known
+by the name its source writes), no hook runs, the settings' env is not applied,
+and no MCP server starts unless --mcp asks for it.
 
 Exit status: 0 (and 0 when --try is allowed), 2 when no tool survives the chain or
 on bad usage, 3 when --try is denied, 4 when --try needs a user's approval, 1 when
@@ -71,6 +80,8 @@ export interface ToolsOptions {
   readonly tryInput?: string;
   /** As a run with `--sandbox`. */
   readonly sandbox?: boolean;
+  /** Start the MCP servers the chain could reach, to list their tools (never by default). */
+  readonly mcp?: boolean;
   /** As a run with `--permission-mode`, `--allowedTools`, `--disallowedTools`. */
   readonly permissions?: Omit<PermissionOptions, "approve">;
 }
@@ -78,8 +89,9 @@ export interface ToolsOptions {
 /** Runs `agentmd tools`; returns the exit code. */
 export async function runTools(options: ToolsOptions, io: CliIo): Promise<number> {
   const root = findProjectRoot(io.cwd, io.env.HOME);
-  // The project's custom tools are tools like the built-in ones; MCP tools are listed below.
-  const custom = await loadCustomTools(root, { reserved: builtinCatalog().names });
+  // The project's custom tools are tools like the built-in ones, known by the names their source
+  // writes (no module is imported); MCP tools are listed below.
+  const custom = inspectedTools(root, { reserved: builtinCatalog().names });
   const catalog = toolCatalog([...createBuiltinTools(), ...custom.tools]);
   const user = userDirOf(io.env.HOME);
   const loaded = loadProject(root, { toolNames: catalog.names, ...user });
@@ -108,19 +120,20 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     return 1;
   }
   const effective = chain.hops[chain.hops.length - 1]?.effective ?? UNRESTRICTED;
-  // MCP tool names are known only from their servers: those the chain's first hop could offer a
-  // tool of are started to list them (and stopped), and that is said.
+  // MCP tool names are known only from their servers: with --mcp, those the chain's first hop
+  // could offer a tool of are started to list them (and stopped), and that is said.
   const chainDefs = chain.hops.flatMap((h) => (h.definition ? [h.definition] : []));
-  const mcp = chain.hops[0]
-    ? await mcpToolNames(
-        root,
-        loaded.definitions,
-        chainDefs,
-        chain.hops[0].effective,
-        io.env,
-        session.mcpJsonServers,
-      )
-    : { names: [], lines: [] };
+  const mcp =
+    options.mcp === true && chain.hops[0]
+      ? await mcpToolNames(
+          root,
+          loaded.definitions,
+          chainDefs,
+          chain.hops[0].effective,
+          io.env,
+          session.mcpJsonServers,
+        )
+      : { names: [], lines: [] };
   const names = [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names];
   if (options.tryTool !== undefined) {
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
@@ -141,9 +154,11 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     io.env,
   );
   const approval = describeApproval(session.policy);
+  const unread = custom.modules.filter((m) => m.unknown).map((m) => path.relative(root, m.file));
+  const unstarted = options.mcp ? [] : serverNames(root, loaded.definitions, session.mcpJsonServers);
   if (options.json)
     io.stdout.write(
-      `${JSON.stringify({ project, ...report, approval, mcpServers: mcp.lines, sandbox }, null, 2)}\n`,
+      `${JSON.stringify({ project, ...report, approval, mcpServers: mcp.lines, unstartedMcpServers: unstarted, unreadToolModules: unread, sandbox }, null, 2)}\n`,
     );
   else {
     const used = main
@@ -154,10 +169,28 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     for (const notice of session.notices) lines.push(`warning: ${notice}`);
     if (mcp.lines.length > 0)
       lines.push(`started MCP servers to list their tools (then stopped them): ${mcp.lines.join("; ")}`);
+    else if (unstarted.length > 0)
+      lines.push(`MCP servers (not started; --mcp starts them to list their tools): ${unstarted.join(", ")}`);
+    for (const rel of unread) lines.push(`custom tools: ${unknownNameMessage(rel)}`);
     lines.push(...formatChainReport(report, root), ...approval.lines, ...formatSandboxReport(sandbox));
     io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
   }
   return report.allowsNothing ? 2 : 0;
+}
+
+/** The MCP servers a run could start, by name (none is started). */
+function serverNames(
+  root: string,
+  definitions: readonly Definition[],
+  mcpJsonServers: ReturnType<typeof mcpJsonFilter>,
+): string[] {
+  const servers = projectServers(root, definitions, { mcpJsonServers });
+  return [
+    ...new Set([
+      ...servers.project.map((s) => s.name),
+      ...definitions.flatMap((d) => servers.inlineOf(d).map((s) => s.name)),
+    ]),
+  ];
 }
 
 type Session =

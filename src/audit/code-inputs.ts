@@ -1,0 +1,272 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { type JsonFile, readJsonFile } from "../definitions/json-file.js";
+import { CUSTOM_TOOLS_DIR, MCP_JSON, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
+import type { Definition } from "../definitions/types.js";
+import { walkTree } from "../definitions/walk-tree.js";
+
+/**
+ * What a run of a project depends on beyond its lists, read as text (nothing is run): the code it
+ * runs (hooks, MCP servers, tool modules), and the settings that loosen it (env, working folders,
+ * permission mode, the sandbox, where the key is sent). `audit --diff` compares these one by one,
+ * because none of them shows in what a list allows.
+ */
+
+export type CodeInputKind =
+  | "hook"
+  | "hook-script"
+  | "disable-all-hooks"
+  | "mcp-server"
+  | "tool-module"
+  | "settings-env"
+  | "additional-directory"
+  | "permission-mode"
+  | "sandbox"
+  | "base-url";
+
+export interface CodeInput {
+  readonly kind: CodeInputKind;
+  /** What it is, the same on both sides of a comparison (`PreToolUse Bash` in a file, an env key, …). */
+  readonly key: string;
+  /** What is compared: the command, a digest, a value. */
+  readonly value: string;
+  /** Absolute, in the folder read. */
+  readonly file: string;
+  readonly line: number;
+  /** A line a reader understands: `PreToolUse hook (Bash): ./guard.sh`. */
+  readonly text: string;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
+
+/**
+ * The code inputs of the project laid out in `dir` (the working tree, or a revision's copy), with
+ * its loaded `definitions`. Contract: never throws; a file that cannot be read gives nothing.
+ */
+export function codeInputs(dir: string, definitions: readonly Definition[]): CodeInput[] {
+  const inputs = [
+    ...PROJECT_SETTINGS.flatMap((f) => settingsInputs(path.join(dir, f))),
+    ...mcpJsonInputs(path.join(dir, MCP_JSON)),
+    ...toolModuleInputs(dir),
+    ...definitions.flatMap(definitionInputs),
+  ];
+  return [...inputs, ...hookScripts(dir, inputs)];
+}
+
+/**
+ * The scripts under `.claude/` that a hook's command names (`.claude/hooks/guard.sh`, also as
+ * `$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh`), by digest: a changed script is a changed hook.
+ */
+function hookScripts(dir: string, inputs: readonly CodeInput[]): CodeInput[] {
+  const out = new Map<string, CodeInput>();
+  for (const hook of inputs.filter((c) => c.kind === "hook")) {
+    const command = (JSON.parse(hook.value) as { command?: unknown }).command;
+    if (typeof command !== "string") continue;
+    const words = command.replace(/\$\{?CLAUDE_PROJECT_DIR\}?/g, dir).split(/[\s;&|()<>]+/);
+    for (const word of words) {
+      const file = path.resolve(dir, word.replace(/^["']|["']$/g, ""));
+      const rel = path.relative(dir, file).split(path.sep).join("/");
+      if (!rel.startsWith(".claude/") || out.has(rel)) continue;
+      const digest = digestOf(file);
+      if (digest)
+        out.set(rel, {
+          kind: "hook-script",
+          key: rel,
+          value: digest,
+          file,
+          line: 1,
+          text: `hook script ${rel} (run by ${hook.text})`,
+        });
+    }
+  }
+  return [...out.values()];
+}
+
+function digestOf(file: string): string | undefined {
+  try {
+    return createHash("sha256").update(readFileSync(file)).digest("hex");
+  } catch {
+    return undefined;
+  }
+}
+
+function settingsInputs(file: string): CodeInput[] {
+  const read = readJsonFile(file);
+  if (read.kind !== "ok" || !isRecord(read.json.value)) return [];
+  const json = read.json;
+  const v = json.value as Record<string, unknown>;
+  const out: CodeInput[] = [];
+  const add = (kind: CodeInputKind, key: string, value: string, at: (string | number)[], text: string) =>
+    out.push({ kind, key, value, file, line: json.locate(at).line, text });
+  if (isRecord(v.env))
+    for (const [k, x] of Object.entries(v.env))
+      add("settings-env", k, JSON.stringify(x), ["env", k], `settings env ${k}`);
+  const perms = isRecord(v.permissions) ? v.permissions : {};
+  if (Array.isArray(perms.additionalDirectories))
+    perms.additionalDirectories.forEach((d, i) => {
+      add(
+        "additional-directory",
+        String(d),
+        "",
+        ["permissions", "additionalDirectories", i],
+        `additionalDirectories ${JSON.stringify(d)}`,
+      );
+    });
+  if (typeof perms.defaultMode === "string")
+    add(
+      "permission-mode",
+      "defaultMode",
+      perms.defaultMode,
+      ["permissions", "defaultMode"],
+      `defaultMode ${perms.defaultMode}`,
+    );
+  if (v.disableAllHooks === true)
+    add(
+      "disable-all-hooks",
+      "disableAllHooks",
+      "true",
+      ["disableAllHooks"],
+      "disableAllHooks: true (the settings' hooks do not run)",
+    );
+  if ("sandbox" in v)
+    add("sandbox", "settings sandbox", JSON.stringify(v.sandbox), ["sandbox"], "settings sandbox");
+  out.push(...settingsHooks(file, json, v.hooks));
+  return out;
+}
+
+/** `hooks: { PreToolUse: [{ matcher, hooks: [{ type, command }] }] }`, each command with its line. */
+function settingsHooks(file: string, json: JsonFile, hooks: unknown): CodeInput[] {
+  if (!isRecord(hooks)) return [];
+  const out: CodeInput[] = [];
+  for (const [event, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) continue;
+    list.forEach((item, i) => {
+      if (!isRecord(item)) return;
+      const matcher = typeof item.matcher === "string" ? item.matcher : "*";
+      const inner = Array.isArray(item.hooks) ? item.hooks : [item];
+      inner.forEach((h, j) => {
+        if (!isRecord(h)) return;
+        const at = Array.isArray(item.hooks)
+          ? ["hooks", event, i, "hooks", j, "command"]
+          : ["hooks", event, i, "command"];
+        out.push(hookInput(file, json.locate(at).line, event, matcher, h));
+      });
+    });
+  }
+  return out;
+}
+
+function hookInput(
+  file: string,
+  line: number,
+  event: string,
+  matcher: string,
+  h: Record<string, unknown>,
+): CodeInput {
+  const command = JSON.stringify(h.command ?? h);
+  return {
+    kind: "hook",
+    key: `${event} ${matcher} ${command}`,
+    value: JSON.stringify(h),
+    file,
+    line,
+    text: `${event} hook (${matcher}): ${typeof h.command === "string" ? h.command : command}`,
+  };
+}
+
+function mcpJsonInputs(file: string): CodeInput[] {
+  const read = readJsonFile(file);
+  if (read.kind !== "ok" || !isRecord(read.json.value)) return [];
+  const servers = (read.json.value as Record<string, unknown>).mcpServers;
+  if (!isRecord(servers)) return [];
+  const json = read.json;
+  return Object.entries(servers).map(([name, spec]) => ({
+    kind: "mcp-server" as const,
+    key: name,
+    value: JSON.stringify(spec),
+    file,
+    line: json.locate(["mcpServers", name]).line,
+    text: `MCP server ${name}: ${serverLine(spec)}`,
+  }));
+}
+
+/** `npx -y server --flag (env: TOKEN)` or the url. */
+function serverLine(spec: unknown): string {
+  if (!isRecord(spec)) return JSON.stringify(spec);
+  const words = [spec.command, ...(Array.isArray(spec.args) ? spec.args : [])].filter((w) => w !== undefined);
+  const env = isRecord(spec.env) ? ` (env: ${Object.keys(spec.env).join(", ")})` : "";
+  return `${typeof spec.url === "string" ? spec.url : words.join(" ")}${env}`;
+}
+
+/** Every file under `tools/` (a module and whatever it imports beside it), by digest. */
+function toolModuleInputs(dir: string): CodeInput[] {
+  return walkTree(path.join(dir, CUSTOM_TOOLS_DIR), { bound: dir }).flatMap((file) => {
+    const digest = digestOf(file);
+    if (digest === undefined) return [];
+    const rel = path.relative(dir, file).split(path.sep).join("/");
+    return [
+      { kind: "tool-module" as const, key: rel, value: digest, file, line: 1, text: `tool module ${rel}` },
+    ];
+  });
+}
+
+/** A definition's hooks, inline MCP servers, sandbox and `baseUrl`, each at its line in the file. */
+function definitionInputs(def: Definition): CodeInput[] {
+  let text = "";
+  try {
+    text = readFileSync(def.file, "utf8");
+  } catch {
+    // Loaded a moment ago; gone now: lines fall back to 1.
+  }
+  const lineOf = (needle: string) => {
+    const i = needle === "" ? -1 : text.indexOf(needle);
+    return i === -1 ? 1 : text.slice(0, i).split("\n").length;
+  };
+  const out: CodeInput[] = [];
+  const own = (kind: CodeInputKind, key: string) => `${def.surface}:${def.name} ${key}`;
+  const hooks = "hooks" in def ? def.hooks : undefined;
+  for (const event of ["PreToolUse", "PostToolUse"] as const)
+    for (const h of hooks?.[event] ?? [])
+      out.push({
+        ...hookInput(def.file, lineOf(h.command), event, h.matcher, {
+          command: h.command,
+          ...(h.timeout !== undefined && { timeout: h.timeout }),
+        }),
+        key: own("hook", `${event} ${h.matcher} ${JSON.stringify(h.command)}`),
+      });
+  const servers = def.frontmatter.mcpServers;
+  if (Array.isArray(servers) || isRecord(servers))
+    for (const [i, s] of Object.entries(servers)) {
+      const name =
+        isRecord(s) && typeof s.name === "string" ? s.name : Array.isArray(servers) ? String(s) : i;
+      out.push({
+        kind: "mcp-server",
+        key: own("mcp-server", name),
+        value: JSON.stringify(s),
+        file: def.file,
+        line: lineOf(name),
+        text: `MCP server ${name} (inline): ${serverLine(s)}`,
+      });
+    }
+  if (def.sandbox)
+    out.push({
+      kind: "sandbox",
+      key: own("sandbox", ""),
+      value: JSON.stringify(def.sandbox),
+      file: def.file,
+      line: lineOf("sandbox"),
+      text: `sandbox of ${def.name}`,
+    });
+  if (def.surface === "main" && def.baseUrl !== undefined)
+    out.push({
+      kind: "base-url",
+      key: "baseUrl",
+      value: def.baseUrl,
+      file: def.file,
+      line: lineOf("baseUrl"),
+      text: `baseUrl ${def.baseUrl} (the API key is sent there)`,
+    });
+  return out;
+}
