@@ -32,12 +32,12 @@ export function inspectedTools(
   const diagnostics: Diagnostic[] = [];
   for (const m of modules) {
     const rel = path.relative(projectDir, m.file);
-    const report = (line: number, severity: Diagnostic["severity"], code: string, message: string) =>
+    const report = (line: number, code: string, severity: Diagnostic["severity"], message: string) =>
       diagnostics.push({ file: m.file, line, column: 1, severity, code, message });
-    if (m.unknown) report(1, "info", "custom-tool-name-unknown", unknownNameMessage(rel));
+    if (m.unknown) report(1, "custom-tool-name-unknown", "info", unknownNameMessage(rel));
     for (const { name, line } of m.names) {
       const problem = nameProblem(name, reserved, owner.get(name));
-      if (problem) report(line, "error", "custom-tool-name", problem);
+      if (problem) report(line, "custom-tool-name", "error", problem);
       else {
         owner.set(name, rel);
         tools.push(standIn(name, rel));
