@@ -225,7 +225,7 @@ function definitionInputs(def: Definition): CodeInput[] {
     return i === -1 ? 1 : text.slice(0, i).split("\n").length;
   };
   const out: CodeInput[] = [];
-  const own = (kind: CodeInputKind, key: string) => `${def.surface}:${def.name} ${key}`;
+  const own = (_kind: CodeInputKind, key: string) => `${def.surface}:${def.name} ${key}`;
   const hooks = "hooks" in def ? def.hooks : undefined;
   for (const event of ["PreToolUse", "PostToolUse"] as const)
     for (const h of hooks?.[event] ?? [])

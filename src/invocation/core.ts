@@ -7,13 +7,7 @@ import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
-import type {
-  Definition,
-  Diagnostic,
-  MainAgentDefinition,
-  Surface,
-  ToolEntry,
-} from "../definitions/types.js";
+import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
 import type { CallApproval } from "../loop/execute-call.js";
 import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
