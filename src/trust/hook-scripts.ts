@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import path from "node:path";
+import { isInside } from "../shared/is-inside.js";
 import { splitArgs } from "../shared/shell-words.js";
 
 const PROJECT_VARIABLE = /\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g;
@@ -25,11 +26,6 @@ export function scriptsNamed(command: string, projectDir: string): string[] {
     if (file !== root && isInside(file, root) && isFile(file)) out.add(file);
   }
   return [...out].sort();
-}
-
-function isInside(file: string, root: string): boolean {
-  const rel = path.relative(root, file);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
 function isFile(file: string): boolean {

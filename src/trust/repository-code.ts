@@ -1,18 +1,19 @@
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { userClaudeDir } from "../definitions/discover.js";
 import { readJsonFile } from "../definitions/json-file.js";
 import { loadProject } from "../definitions/load.js";
 import { normaliseHooks } from "../definitions/load-definition.js";
+import { CUSTOM_TOOLS_DIR, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
 import type { Definition, HooksSetting, McpServerConfig } from "../definitions/types.js";
+import { walkTree } from "../definitions/walk-tree.js";
 import { readMcpJson } from "../mcp/read-mcp-json.js";
-import { CUSTOM_TOOLS_DIR, customToolFiles } from "../tools/custom/load-custom-tools.js";
+import { isInside } from "../shared/is-inside.js";
+import { customToolFiles } from "../tools/custom/load-custom-tools.js";
 import type { CodeItem, RepositoryCode } from "./code-item.js";
 import { sha256 } from "./hash.js";
 import { scriptsNamed } from "./hook-scripts.js";
 
-/** The project's own settings files: the user's `~/.claude/settings.json` is not repository code. */
-const PROJECT_SETTINGS = [".claude/settings.json", ".claude/settings.local.json"];
 /** Files beside the tool modules that a module may import, digested with them. */
 const MODULE_FILES = /\.(?:[cm]?[jt]s|json|node|wasm)$/;
 const MAX_TOOL_FILES = 2000;
@@ -29,7 +30,7 @@ const MAX_TOOL_FILES = 2000;
 export function repositoryCode(projectDir: string, home: string | undefined): RepositoryCode {
   const dir = realPath(path.resolve(projectDir));
   const user = userClaudeDir(home);
-  const own = (file: string) => user === undefined || !isWithin(path.resolve(file), path.resolve(user));
+  const own = (file: string) => user === undefined || !isInside(path.resolve(file), path.resolve(user));
   const rel = (file: string) => path.relative(dir, file) || ".";
   const items: CodeItem[] = [];
   const definitions = loadProject(dir).definitions.filter((d) => own(d.file));
@@ -106,20 +107,13 @@ function mcpItem(name: string, c: McpServerConfig, file: string): CodeItem {
 function toolItems(dir: string): CodeItem[] {
   const modules = customToolFiles(dir);
   if (modules.length === 0) return [];
-  const out = modules.flatMap((m) => fileItem("tool", m, dir));
-  const root = path.join(dir, CUSTOM_TOOLS_DIR);
-  let all: string[] = [];
-  try {
-    all = readdirSync(root, { recursive: true, encoding: "utf8" }).slice(0, MAX_TOOL_FILES);
-  } catch {
-    return out;
-  }
-  for (const name of all.sort()) {
-    const file = path.join(root, name);
-    if (!MODULE_FILES.test(name) || name.split(path.sep).includes("node_modules")) continue;
-    if (!modules.includes(file)) out.push(...fileItem("beside", file, dir));
-  }
-  return out;
+  const beside = walkTree(path.join(dir, CUSTOM_TOOLS_DIR), { bound: dir, keep: (n) => MODULE_FILES.test(n) })
+    .filter((f) => !modules.includes(f))
+    .slice(0, MAX_TOOL_FILES);
+  return [
+    ...modules.flatMap((m) => fileItem("tool", m, dir)),
+    ...beside.flatMap((f) => fileItem("beside", f, dir)),
+  ];
 }
 
 const FILE_TEXT = {
@@ -137,11 +131,6 @@ function fileItem(kind: keyof typeof FILE_TEXT, file: string, dir: string): Code
   } catch {
     return [];
   }
-}
-
-function isWithin(file: string, dir: string): boolean {
-  const r = path.relative(dir, file);
-  return r === "" || (!r.startsWith("..") && !path.isAbsolute(r));
 }
 
 function realPath(p: string): string {
