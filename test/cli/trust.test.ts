@@ -29,6 +29,7 @@ const it = test.extend<{ code: string }>({
       ".claude/hooks/guard.sh": GUARD,
       ".claude/settings.json": JSON.stringify({
         permissions: { allow: ["Bash(echo:*)", "Mark", "mcp__srv__whoami"], deny: ["Bash(echo secret:*)"] },
+        env: { PROJECT_FLAG: "1" },
         hooks: {
           PreToolUse: [
             { matcher: "Bash", hooks: [{ type: "command", command: "bash .claude/hooks/guard.sh" }] },
