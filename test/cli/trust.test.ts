@@ -128,7 +128,6 @@ describe("agentmd trust", () => {
   it("without a terminal and without --yes lists the code and exits 1 saying to pass --yes", async ({
     code,
     cli,
-    env,
   }) => {
     const r = await cli(["trust"]);
     expect(r.code).toBe(1);
@@ -136,7 +135,7 @@ describe("agentmd trust", () => {
     expect(r.stdout).toContain("settings env");
     expect(r.stdout).toContain("script .claude/hooks/guard.sh (run by a hook)");
     expect(r.stderr).toContain("pass --yes");
-    expect(existsSync(path.join(env.HOME, ".agentmd/trust.json"))).toBe(false);
+    expect(existsSync(path.join(code, "home", ".agentmd", "trust.json"))).toBe(false);
     expect(marks(code)).toEqual([]);
   });
 
