@@ -1,9 +1,11 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect } from "vitest";
+import { runCli } from "../support/cli.js";
 import { test } from "../support/fixture.js";
 import { mcpJson, startsOf, stdioServer } from "../support/mcp.js";
 import { call, resultsSent, resultText, text, toolsOf } from "../support/script.js";
+import { inTerminal } from "../support/terminal.js";
 import { writeFiles } from "../support/tools.js";
 
 /**
@@ -166,5 +168,55 @@ describe("agentmd trust", () => {
     const t = await cli(["trust"]);
     expect(t.code).toBe(0);
     expect(t.stdout).toContain("holds no repository code");
+  });
+});
+
+describe("agentmd chat in a folder that is not trusted", () => {
+  it("asks once at the start: yes trusts the folder and its code runs", async ({ code, fake, env }) => {
+    fake.push(call("Mark", {}), text("all marked"));
+    const r = await inTerminal(
+      [
+        { type: "expect", text: "Trust this folder and run its code? [y/N]" },
+        { type: "send", text: "y\r" },
+        { type: "expect", text: "› " },
+        { type: "send", text: "mark it\r" },
+        { type: "expect", text: "all marked" },
+        { type: "send", text: "/exit\r" },
+      ],
+      code,
+      { ...env },
+    );
+    expect(r.missing, r.output).toBeUndefined();
+    expect(r.output).toContain("custom tool module tools/mark.mjs");
+    expect(marks(code)).toContain("tool.imported");
+    expect(existsSync(path.join(code, "home", ".agentmd", "trust.json"))).toBe(true);
+  });
+
+  it("no goes on restricted: none of the code runs, and nothing is recorded", async ({ code, fake, env }) => {
+    fake.push(call("Bash", { command: "echo hi" }), text("refused, fine"));
+    const r = await inTerminal(
+      [
+        { type: "expect", text: "[y/N]" },
+        { type: "send", text: "n\r" },
+        { type: "expect", text: "going on restricted" },
+        { type: "send", text: "try it\r" },
+        { type: "expect", text: "refused, fine" },
+        { type: "send", text: "/exit\r" },
+      ],
+      code,
+      { ...env },
+    );
+    expect(r.missing, r.output).toBeUndefined();
+    expect(resultText(resultsSent(fake, 1)[0])).toContain("agentmd trust");
+    expect(marks(code)).toEqual([]);
+    expect(existsSync(path.join(code, "home", ".agentmd", "trust.json"))).toBe(false);
+  });
+});
+
+describe("the trust command's usage", () => {
+  it("a misspelled command names trust", async ({ dir }) => {
+    const r = await runCli(["trsut"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("did you mean 'trust'?");
   });
 });
