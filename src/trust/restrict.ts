@@ -18,20 +18,19 @@ export function withholdHooks(hooks: HooksSetting): HooksSetting {
 }
 
 /**
- * A project's definition without its code: its hooks withheld, its inline MCP servers left out
- * (a server of `.mcp.json` named by it is not started either), agent.md's `baseUrl` not used.
+ * A project's definition without its code: its hooks withheld, its `mcpServers` left out (inline
+ * ones would start; a name only points into `.mcp.json`, which is not read either, and would warn
+ * of a server that is missing), agent.md's `baseUrl` not used.
  */
 export function withoutProjectCode(def: Definition): Definition {
   const hooks = "hooks" in def && def.hooks ? { hooks: withholdHooks(def.hooks) } : {};
   if (def.surface === "main") {
-    const { baseUrl: _url, ...rest } = def;
-    return { ...rest, ...hooks, ...(def.mcpServers && { mcpServers: namedOnly(def.mcpServers) }) };
+    const { baseUrl: _url, mcpServers: _servers, ...rest } = def;
+    return { ...rest, ...hooks };
   }
-  if (def.surface === "agent")
-    return { ...def, ...hooks, ...(def.mcpServers && { mcpServers: namedOnly(def.mcpServers) }) };
+  if (def.surface === "agent") {
+    const { mcpServers: _servers, ...rest } = def;
+    return { ...rest, ...hooks };
+  }
   return { ...def, ...hooks };
-}
-
-function namedOnly<R extends { readonly kind: string }>(refs: readonly R[]): R[] {
-  return refs.filter((r) => r.kind === "name");
 }
