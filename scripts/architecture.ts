@@ -12,7 +12,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["definitions"],
   ["permissions"],
   ["tools", "sandbox", "model"],
-  ["mcp"],
+  ["mcp", "trust"],
   ["loop"],
   ["invocation"],
   ["batch", "audit"],

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
-import { openProject } from "../invocation/open-project.js";
+import { openProject, type ProjectTrust } from "../invocation/open-project.js";
 import type { Runner } from "../invocation/runner.js";
 import { fileTranscripts } from "../loop/transcript.js";
 import type { BatchResult } from "./batch-result.js";
@@ -23,6 +23,8 @@ export interface StartWorkerOptions {
   /** The project the definitions come from; a job made for another version is refused. */
   readonly projectDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether the project's code runs (a folder not trusted runs restricted). */
+  readonly trust: ProjectTrust;
   /**
    * How long a job stays with a worker that stops answering (killed, cut off): then it goes back
    * to the queue, and another worker continues it from its transcript.
@@ -77,7 +79,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     await transcripts.flushed();
     return globalThis.fetch(input, init);
   });
-  const project = await openProject(o.projectDir);
+  const project = await openProject(o.projectDir, o.trust);
   for (const d of project.diagnostics)
     if (d.severity !== "info") o.onToolDiagnostic?.(`${d.file}: ${d.severity}: ${d.message} [${d.code}]`);
   const runners = runnersByFolder(project, {

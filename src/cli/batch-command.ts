@@ -8,12 +8,12 @@ import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
 import { runBatch } from "../batch/run-batch.js";
 import { runnersByFolder } from "../batch/runners-by-folder.js";
 import { findProjectRoot } from "../definitions/discover.js";
-import { openProject } from "../invocation/open-project.js";
 import { fileTranscripts, sessionsDir } from "../loop/transcript.js";
 import { ConfigError } from "../shared/errors.js";
 import { interruptions, loadItems, progressBar, summaryLine, usage, wholeNumber } from "./batch-io.js";
 import { queueBatch } from "./enqueue-command.js";
-import { printToolDiagnostics } from "./open-runner.js";
+import { openTrusted, printToolDiagnostics } from "./open-runner.js";
+import { restrictedWithNotice } from "./project-trust.js";
 import type { RunIo } from "./run-command.js";
 
 export const BATCH_HELP = `Usage: agentmd batch FILE.jsonl [options]
@@ -119,7 +119,8 @@ interface LocalBatch {
  */
 async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const gate = createRateGate({ max: o.concurrency });
-  const project = await openProject(o.projectDir);
+  const project = await openTrusted(o.projectDir, restrictedWithNotice(io), io);
+  if (!project) return 1;
   printToolDiagnostics(project, io.cwd, io);
   const runners = runnersByFolder(project, {
     env: io.env,

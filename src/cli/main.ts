@@ -26,6 +26,7 @@ Commands:
   mcp list           list the MCP servers, their status and their tools
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one
+  trust [DIR]        review the project's code (hooks, MCP servers, tools) and trust it to run
   batch FILE.jsonl   many runs, one a line of FILE: here, or on workers with --redis URL
   worker             take runs from a queue (--redis URL) and run them
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
@@ -47,6 +48,7 @@ const COMMANDS = [
   "worker",
   "enqueue",
   "audit",
+  "trust",
   "help",
 ] as const;
 
@@ -80,6 +82,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await tools(rest, io);
       case "audit":
         return await audit(rest, io);
+      case "trust":
+        return await trust(rest, io);
       case "mcp": {
         // MCP servers: the command lives in mcp-command.ts, loaded only when used.
         const { runMcpCommand } = await import("./mcp-command.js");
@@ -193,6 +197,33 @@ async function audit(args: readonly string[], io: CliIo): Promise<number> {
       ...(positionals[0] !== undefined && { path: positionals[0] }),
       ...(values.graph !== undefined && { graph: values.graph }),
       ...(values.diff !== undefined && { diff: values.diff }),
+    },
+    io,
+  );
+}
+
+async function trust(args: readonly string[], io: RunIo): Promise<number> {
+  const { TRUST_HELP, runTrust } = await import("./trust-command.js");
+  const { values, positionals } = parseFlags(args, {
+    yes: { type: "boolean", short: "y", default: false },
+    list: { type: "boolean", default: false },
+    revoke: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (values.help) {
+    io.stdout.write(`${TRUST_HELP}\n`);
+    return 0;
+  }
+  if ([values.yes, values.list, values.revoke].filter(Boolean).length > 1)
+    throw new UsageError("--yes, --list and --revoke cannot be used together");
+  if (positionals.length > 1) throw new UsageError("trust takes one project folder at most");
+  if (values.list && positionals.length > 0) throw new UsageError("--list takes no folder");
+  return runTrust(
+    {
+      yes: values.yes,
+      list: values.list,
+      revoke: values.revoke,
+      ...(positionals[0] !== undefined && { path: positionals[0] }),
     },
     io,
   );

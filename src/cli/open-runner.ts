@@ -1,7 +1,7 @@
 import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
-import { type OpenProject, openProject } from "../invocation/open-project.js";
+import { type OpenProject, openProject, type ProjectTrust } from "../invocation/open-project.js";
 import type { Runner } from "../invocation/runner.js";
 import { ReplayFileError } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
@@ -26,14 +26,19 @@ export interface RunnerFlags {
 
 /**
  * The runner for a CLI command: the project above the working folder, opened as every command
- * opens it (`openProject`: its custom tools too), the flags as options. Configuration a user must
+ * opens it (`openProject`: its trust checked, its custom tools too), the flags as options. Configuration a user must
  * fix (no key, a broken agent.md, an unreadable recording) is printed as one `agentmd: …` line and
  * comes back as `undefined`; a custom tool that does not load is said on stderr, and the run goes
  * on without it.
  */
-export async function openRunner(flags: RunnerFlags, io: CliIo): Promise<Runner | undefined> {
+export async function openRunner(
+  flags: RunnerFlags,
+  io: CliIo,
+  trust: ProjectTrust,
+): Promise<Runner | undefined> {
   const cwd = path.resolve(io.cwd, flags.cwd ?? ".");
-  const project = await openProject(findProjectRoot(cwd, io.env.HOME));
+  const project = await openTrusted(findProjectRoot(cwd, io.env.HOME), trust, io);
+  if (!project) return undefined;
   printToolDiagnostics(project, cwd, io);
   try {
     return project.runner({
@@ -68,4 +73,21 @@ export function printToolDiagnostics(project: OpenProject, cwd: string, io: CliI
   for (const d of project.diagnostics)
     if (d.severity !== "info")
       io.stderr.write(`agentmd: ${path.relative(cwd, d.file)}: ${d.severity}: ${d.message} [${d.code}]\n`);
+}
+
+/**
+ * The project opened with its trust checked; undefined (said on stderr) when the user trusted it
+ * and the trust file cannot be written.
+ */
+export async function openTrusted(
+  projectDir: string,
+  trust: ProjectTrust,
+  io: CliIo,
+): Promise<OpenProject | undefined> {
+  try {
+    return await openProject(projectDir, trust);
+  } catch (e) {
+    io.stderr.write(`agentmd: the folder's trust cannot be recorded: ${printable((e as Error).message)}\n`);
+    return undefined;
+  }
 }

@@ -9,6 +9,7 @@ import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
 import { openRunner } from "./open-runner.js";
 import { createProgress, type Progress } from "./progress.js";
+import { askedOnTerminal } from "./project-trust.js";
 import { createTextRenderer, printable, summary } from "./render.js";
 import { latestSession, type RunIo } from "./run-command.js";
 import type { SessionOptions } from "./session-flags.js";
@@ -86,7 +87,15 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     before: () => chat.progress?.stop(),
     signal: () => chat.current?.signal,
   });
-  const runner = await openRunner({ ...options, permissions: { ...options.permissions, approve } }, io);
+  const ask = async (question: string) => {
+    io.stdout.write(question);
+    return lines.next();
+  };
+  const runner = await openRunner(
+    { ...options, permissions: { ...options.permissions, approve } },
+    io,
+    askedOnTerminal(io, tty ? ask : undefined),
+  );
   if (!runner) {
     rl.close();
     return 1;

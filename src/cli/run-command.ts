@@ -8,6 +8,7 @@ import { claudeOutput } from "./claude-output.js";
 import { type CliIo, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
 import { createProgress } from "./progress.js";
+import { restrictedWithNotice } from "./project-trust.js";
 import { createTextRenderer, printable, summary } from "./render.js";
 import type { SessionOptions } from "./session-flags.js";
 
@@ -92,7 +93,7 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     io.stderr.write("agentmd run: --continue: this project has no session to continue yet\n");
     return 1;
   }
-  const runner = await openRunner(options, io);
+  const runner = await openRunner(options, io, restrictedWithNotice(io));
   if (!runner) return 1;
   const controller = new AbortController();
   let interrupts = 0;

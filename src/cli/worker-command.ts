@@ -6,6 +6,7 @@ import { startWorker } from "../batch/start-worker.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { ConfigError } from "../shared/errors.js";
 import { usage, wholeNumber } from "./batch-io.js";
+import { restrictedWithNotice } from "./project-trust.js";
 import type { RunIo } from "./run-command.js";
 
 export const WORKER_HELP = `Usage: agentmd worker --redis URL [options]
@@ -81,6 +82,7 @@ export async function workerCommand(args: readonly string[], io: RunIo): Promise
       concurrency,
       projectDir,
       env: io.env,
+      trust: restrictedWithNotice(io),
       lockDurationMs,
       ...(values.transcripts !== undefined && { transcriptsDir: path.resolve(io.cwd, values.transcripts) }),
       onResult: (r) => io.stdout.write(`${JSON.stringify(r)}\n`),

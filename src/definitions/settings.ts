@@ -86,6 +86,14 @@ export const PERMISSION_KEYS: readonly string[] = [
   "disableBypassPermissionsMode",
 ];
 
+export interface SettingsOptions {
+  /**
+   * The project's code is not run (its folder is not trusted): the project files' `env` is not
+   * taken and their hooks are these instead (the user's own file stays as it is).
+   */
+  readonly withhold?: (hooks: HooksSetting) => HooksSetting;
+}
+
 /**
  * The settings of a project: `~/.claude/settings.json` (the user's), `.claude/settings.json` (the
  * project's) and `.claude/settings.local.json` (the user's for this project), in that order of
@@ -97,6 +105,7 @@ export function loadSettings(
   root: string,
   userDir: string | undefined,
   known?: ToolNames,
+  options: SettingsOptions = {},
 ): { readonly settings: ClaudeSettings; readonly diagnostics: readonly Diagnostic[] } {
   const files = settingsFiles(root, userDir);
   const diagnostics: Diagnostic[] = [];
@@ -120,7 +129,11 @@ export function loadSettings(
         userDir ? path.dirname(userDir) : homedir(),
         known,
       );
-      merged = merge(merged, { ...one, files: [file] });
+      const withheld =
+        options.withhold && base === "project"
+          ? { env: {}, ...(one.hooks && { hooks: options.withhold(one.hooks) }) }
+          : {};
+      merged = merge(merged, { ...one, ...withheld, files: [file] });
     }
     diagnostics.push(...sink.items);
   }

@@ -46,6 +46,8 @@ export interface HookEntry {
   readonly command: string;
   /** Seconds before the hook is stopped (a PreToolUse hook that times out blocks its call). */
   readonly timeout?: number;
+  /** Not run, and why: a PreToolUse call it matches is refused with this sentence (see CommandHook). */
+  readonly withheld?: string;
 }
 
 export interface HooksSetting {

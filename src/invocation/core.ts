@@ -17,9 +17,11 @@ import { decide } from "../permissions/decide.js";
 import { compileList, intersect } from "../permissions/index.js";
 import type { CompileContext, PermissionList } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
+import { isInside } from "../shared/is-inside.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { realPathOf } from "../tools/real-path.js";
+import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
 import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
@@ -104,7 +106,7 @@ export function createCore(options: RunnerOptions): Core {
     workingDirs: [projectDir, cwd],
   });
   const external = createExternalTools({
-    options,
+    options: options.restricted ? { ...options, mcp: { ...options.mcp, mcpJson: false } } : options,
     main,
     definitions: definitions.all,
     projectDir: options.projectDir !== undefined ? projectDir : undefined,
@@ -184,7 +186,9 @@ function claudeSettings(
   names: readonly string[],
 ): { settings: ClaudeSettings; diagnostics: readonly Diagnostic[] } {
   if (options.projectDir === false) return { settings: NO_SETTINGS, diagnostics: [] };
-  const loaded = loadSettings(root, userDir, toolNames(names));
+  const loaded = loadSettings(root, userDir, toolNames(names), {
+    ...(options.restricted && { withhold: withholdHooks }),
+  });
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
   if (errors.length > 0)
     throw new ConfigError(
@@ -211,6 +215,11 @@ function loadDefinitions(
           ...user,
         })
       : { definitions: [], diagnostics: [], files: [] };
+  // Restricted: the project's definitions lose their code; the user's own (~/.claude) keep theirs.
+  const isUsers = (d: Definition) => user.userDir !== undefined && isInside(d.file, user.userDir);
+  const files = options.restricted
+    ? loaded.definitions.map((d) => (isUsers(d) ? d : withoutProjectCode(d)))
+    : loaded.definitions;
   const mainErrors = loaded.diagnostics.filter((d) => d.severity === "error" && d.surface === "main");
   if (mainErrors.length > 0 && !options.main) {
     throw new ConfigError(
@@ -220,7 +229,7 @@ function loadDefinitions(
   const fromCode = definitionsFromCode(options, root, toolNames);
   const codeMain = fromCode.some((d) => d.surface === "main");
   return {
-    all: [...loaded.definitions.filter((d) => !(codeMain && d.surface === "main")), ...fromCode],
+    all: [...files.filter((d) => !(codeMain && d.surface === "main")), ...fromCode],
     diagnostics: loaded.diagnostics,
   };
 }

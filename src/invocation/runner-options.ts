@@ -47,6 +47,16 @@ export interface RunnerOptions {
   readonly projectDir?: string | false;
   /** The working folder tools run in (default: projectDir, else the process's). */
   readonly cwd?: string;
+  /**
+   * Run the project's files without their code, as the CLI runs a folder that is not trusted
+   * (docs/trust.md): no MCP server of `.mcp.json` or of a definition starts, no hook of the
+   * project's files runs (a PreToolUse call one of them would judge is refused), the project
+   * settings' `env` is not applied and agent.md's `baseUrl` is not used; every list, deny and ask
+   * still binds. The user's own files and what is given here in code are not touched. Default
+   * false: a library caller chose its project, and runs it as given (custom tools are only those
+   * passed in `tools.extra`).
+   */
+  readonly restricted?: boolean;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * The user's own definitions (and settings) folder; default `~/.claude` of `env.HOME`. Its

@@ -24,6 +24,11 @@ export interface CommandHook {
   readonly command: string;
   /** Seconds before the hook is stopped; default 60. */
   readonly timeout?: number;
+  /**
+   * The hook is not run (its project folder is not trusted), and this says why: a PreToolUse call
+   * it matches is refused with it — a guard that cannot run fails closed — a PostToolUse one goes on.
+   */
+  readonly withheld?: string;
 }
 
 export interface FunctionHook {
@@ -93,6 +98,10 @@ export async function runHooks(
   let allowed = false;
   for (const hook of hooks ?? []) {
     if (!matches(hook.matcher, payload.tool_name)) continue;
+    if ("withheld" in hook && hook.withheld !== undefined) {
+      if (pre) return { kind: "block", message: hook.withheld };
+      continue;
+    }
     const outcome =
       "run" in hook
         ? await runFunctionHook(hook, payload, ctx.signal)

@@ -13,6 +13,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropi
 import { tempDir } from "../support/fixtures.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
 import { writeFiles } from "../support/tools.js";
+import { trustingAll } from "../support/trust.js";
 import { until as untilShared } from "../support/until.js";
 
 let redis: RedisServer;
@@ -166,6 +167,7 @@ describe.runIf(hasRedis)(
         concurrency: 2,
         projectDir: dir,
         env: env(),
+        trust: trustingAll(path.join(dir, "home")),
         lockDurationMs: 3000,
         transcriptsDir: shared,
       });

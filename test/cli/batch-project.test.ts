@@ -10,6 +10,7 @@ import { mcpJson, stdioServer } from "../support/mcp.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
 import { calls, resultsSent, resultText, text, toolsOf, use } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 // A project as `batch` and `worker` open it: the same custom tools, servers and inputs as `run`,
 // whatever the runs start stopped when the batch or the worker ends.
@@ -43,6 +44,8 @@ function project(root: string): void {
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
   project(dir);
+  // The project's code is what these tests watch run: its folder is trusted, as after `agentmd trust`.
+  trustProject(dir);
 });
 afterEach(async () => {
   await fake?.close();
@@ -51,7 +54,11 @@ afterEach(async () => {
   cleanup();
 });
 
-const env = (): Record<string, string> => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake?.url ?? "" });
+const env = (): Record<string, string> => ({
+  ANTHROPIC_API_KEY: "k",
+  ANTHROPIC_BASE_URL: fake?.url ?? "",
+  HOME: path.join(dir, "home"),
+});
 const lines = (stdout: string) =>
   stdout
     .trim()

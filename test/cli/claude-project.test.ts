@@ -6,6 +6,7 @@ import { test } from "../support/fixture.js";
 import { jsonLines } from "../support/runs.js";
 import { call, promptOf, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 /**
  * A Claude Code project as it is (`.claude/` with settings, agents and commands, a CLAUDE.md, no
@@ -45,6 +46,8 @@ it.beforeEach(({ dir }) => {
     "notes.txt": "hello\n",
     ".env": "SECRET=1\n",
   });
+  // The settings' env is the project's code: trusted, as after `agentmd trust`, so that it applies.
+  trustProject(dir);
 });
 describe("settings: nothing runs unrestricted by accident", () => {
   it("tools --try judges a call as a run would: denied by a settings rule, needing approval, or allowed", async ({
@@ -307,6 +310,7 @@ describe("settings: nothing runs unrestricted by accident", () => {
       "sub/.keep": "",
     });
     chmodSync(path.join(dir, "guard.sh"), 0o755);
+    trustProject(dir);
     fake.push(call("Bash", { command: "echo hi" }), text("done"));
     await run(["go"], path.join(dir, "sub"));
     expect(told(1)).toBe(`Blocked by a PreToolUse hook: blocked from ${dir}`);

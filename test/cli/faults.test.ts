@@ -11,6 +11,7 @@ import { REPO_ROOT, tempDir } from "../support/fixtures.js";
 import { jsonLines, ofType } from "../support/runs.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { toolContext, writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 import { until } from "../support/until.js";
 
 /**
@@ -205,6 +206,7 @@ describe("a run whose work can never finish is not a silent exit", () => {
       "agent.md": "---\nallowed-tools: Stuck\n---\nMain.\n",
       "tools/stuck.mjs": `export default { name: "Stuck", description: "Never answers.", inputSchema: { type: "object" }, concurrency: "sequential", interrupt: "cooperative", ownsSchema: true, execute: () => new Promise(() => {}) };\n`,
     });
+    trustProject(dir);
     fake = await startFakeAnthropic([call("Stuck", {}), text("never")]);
     const r = await cli(["run", "go"]);
     expect(r.code).toBe(70);
@@ -258,6 +260,7 @@ describe("Ctrl-C is never held by a hook or a tool", () => {
       ].join("\n"),
       "tools/slow.mjs": slowTool("async () => ({ content: 'ran', isError: false })"),
     });
+    trustProject(dir);
     const { r, ms, ready } = await interruptWhenReady();
     expect(r.code).toBe(130);
     expect(ms).toBeLessThan(5_000);
@@ -275,6 +278,7 @@ describe("Ctrl-C is never held by a hook or a tool", () => {
         `async () => { await writeFile(${JSON.stringify(path.join(dir, "ready.fifo"))}, "tool"); await new Promise((r) => setTimeout(r, 30000)); return { content: "late", isError: false }; }`,
       ),
     });
+    trustProject(dir);
     const { r, ms, ready } = await interruptWhenReady();
     expect([r.code, ready]).toEqual([130, "tool"]);
     expect(ms).toBeLessThan(5_000);

@@ -7,6 +7,7 @@ import { test } from "../support/fixture.js";
 import { jsonLines, ofType } from "../support/runs.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 /**
  * The attacks of the red-team review, each through the CLI as a user runs it, against a scripted
@@ -206,6 +207,7 @@ describe("5. hooks fail closed", () => {
       ].join("\n"),
       "agents/helper.md": "---\nname: helper\ndescription: Helps.\n---\nHelp.\n",
     });
+    trustProject(dir);
     fake.push(
       call("Bash", { command: "echo deny-me" }),
       call("Bash", { command: "echo sleepy" }),
@@ -230,6 +232,7 @@ describe("5. hooks fail closed", () => {
       "skills/careful/SKILL.md":
         "---\nname: careful\ndescription: Careful.\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      command: echo 'careful now' >&2; exit 2\n---\nBe careful.\n",
     });
+    trustProject(dir);
     fake.push(
       call("Bash", { command: "echo before" }),
       call("Skill", { skill: "careful" }),

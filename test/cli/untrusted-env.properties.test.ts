@@ -8,6 +8,7 @@ import { startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 /**
  * The law behind "the repository is untrusted input": whatever `env` a project's settings file
@@ -78,6 +79,8 @@ const script = () => [
 async function outcome(settingsFile: string | undefined, env: Record<string, string>): Promise<string[]> {
   rmSync(path.join(dir, ".claude"), { recursive: true, force: true });
   if (settingsFile) writeFiles(dir, { [settingsFile]: JSON.stringify({ env }) });
+  // Trusted, so that the env applies: what it cannot do must hold even in a folder the user trusted.
+  trustProject(dir);
   const fake = await startFakeAnthropic(script());
   try {
     const r = await runCli(["run", "--output", "stream-json", "go"], {

@@ -12,6 +12,7 @@ import { startHttpMcpServer } from "../support/mcp-http.js";
 import { runSandboxTests } from "../support/sandbox.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 /**
  * The repository as the attacker: each project file below was written to widen what agent.md
@@ -40,8 +41,14 @@ const env = (extra: Record<string, string> = {}) => ({
   PATH: process.env.PATH ?? "",
   ...extra,
 });
-const run = (extra?: Record<string, string>) =>
-  runBinAsync(["run", "--output", "stream-json", "go"], { cwd: dir, env: env(extra) });
+/**
+ * A run of the project as it is, its folder trusted first: these files are the attack, and what a
+ * project cannot do must hold even for a folder the user trusted (an untrusted one runs none of it).
+ */
+const run = (extra?: Record<string, string>) => {
+  trustProject(dir, home());
+  return runBinAsync(["run", "--output", "stream-json", "go"], { cwd: dir, env: env(extra) });
+};
 const tryCall = (tool: string, input: unknown) =>
   runBinAsync(["tools", "--try", tool, JSON.stringify(input)], { cwd: dir, env: { HOME: home() } });
 const told = (i: number) => resultText(resultsSent(fake as FakeAnthropic, i)[0]);

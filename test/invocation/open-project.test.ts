@@ -8,6 +8,7 @@ import { mcpJson, startsOf, stdioServer } from "../support/mcp.js";
 import { drain } from "../support/runs.js";
 import { call, resultsSent, resultText, text, toolsOf } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustingAll } from "../support/trust.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -38,7 +39,7 @@ const alive = (pid: number) => {
 
 describe("openProject: the one way a command gets a runner", () => {
   it("offers the project's custom tools to every runner it makes, and says which did not load", async () => {
-    const project = await openProject(dir);
+    const project = await openProject(dir, trustingAll(path.join(dir, "home")));
     expect(project.tools.map((t) => t.name)).toEqual(["Shout"]);
     expect(project.diagnostics.map((d) => `${path.basename(d.file)} ${d.code}`)).toEqual([
       "broken.mjs custom-tool-import",
@@ -56,7 +57,7 @@ describe("openProject: the one way a command gets a runner", () => {
   });
 
   it("close() stops the servers the runs started; it may be called again, and never rejects", async () => {
-    const project = await openProject(dir);
+    const project = await openProject(dir, trustingAll(path.join(dir, "home")));
     fake = await startFakeAnthropic([call("mcp__srv__whoami", {}), text("done")]);
     const runner = project.runner({ env: {}, model: { apiKey: "k", baseURL: fake.url } });
     await drain(runner.run("go"));

@@ -30,16 +30,7 @@ export async function loadCustomTools(
   projectDir: string,
   options: { readonly reserved?: readonly string[] } = {},
 ): Promise<CustomTools> {
-  const dir = path.join(projectDir, CUSTOM_TOOLS_DIR);
-  let files: string[];
-  try {
-    files = readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isFile() && EXTENSIONS.has(path.extname(e.name)) && !e.name.endsWith(".d.ts"))
-      .map((e) => path.join(dir, e.name))
-      .sort();
-  } catch {
-    return { tools: [], diagnostics: [] };
-  }
+  const files = customToolFiles(projectDir);
   if (files.length === 0) return { tools: [], diagnostics: [] };
   // Loaded only for a project that has tool modules: jiti is a large dependency to start with.
   const { createJiti } = await import("jiti");
@@ -80,6 +71,22 @@ export async function loadCustomTools(
     }
   }
   return { tools, diagnostics };
+}
+
+/**
+ * The modules `loadCustomTools` imports, found without importing them: `tools/*.{js,mjs,ts}` at
+ * the project root (not `.d.ts`), sorted. Contract: never throws; no folder is no modules.
+ */
+export function customToolFiles(projectDir: string): string[] {
+  const dir = path.join(projectDir, CUSTOM_TOOLS_DIR);
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && EXTENSIONS.has(path.extname(e.name)) && !e.name.endsWith(".d.ts"))
+      .map((e) => path.join(dir, e.name))
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 function nameProblem(name: string, reserved: ReadonlySet<string>, owner: ReadonlyMap<string, string>) {

@@ -1,0 +1,121 @@
+import { statSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { findProjectRoot } from "../definitions/discover.js";
+import { changeLines, codeLines } from "../trust/describe-trust.js";
+import { repositoryCode } from "../trust/repository-code.js";
+import { type TrustState, trustState } from "../trust/trust-state.js";
+import { readTrust, recordTrust, revokeTrust, trustFile } from "../trust/trust-store.js";
+import { trustHome } from "./project-trust.js";
+import { printable } from "./render.js";
+import type { RunIo } from "./run-command.js";
+
+export const TRUST_HELP = `Usage: agentmd trust [DIR] [--yes | --list | --revoke]
+
+Lists the code the project's files would have agentmd run — each hook's command and the
+scripts it names, each MCP server's command line (or url) and env keys, each custom tool
+module, the settings' env keys, agent.md's baseUrl — and asks whether to trust it. Until a
+folder is trusted, run, -p, batch and worker run it restricted: none of that code runs, and
+every list, deny and ask still binds (chat asks at its start). Trust is kept for the code as
+it is now, in ~/.agentmd/trust.json: when it changes (a pull brings a new hook), the folder
+runs restricted again until it is trusted again. A project of only markdown and lists needs
+no trust. See docs/trust.md.
+
+Options:
+  --yes      trust the code without asking (for CI, after reviewing it)
+  --list     list the trusted folders, and those whose code changed since
+  --revoke   remove the folder's trust
+  DIR        the folder the project is found from (default: the current folder)`;
+
+export interface TrustOptions {
+  readonly path?: string;
+  readonly yes: boolean;
+  readonly list: boolean;
+  readonly revoke: boolean;
+}
+
+/** Runs `agentmd trust`; returns the exit code (1: not trusted, or it could not be recorded). */
+export async function runTrust(options: TrustOptions, io: RunIo): Promise<number> {
+  const home = trustHome(io);
+  if (options.list) return listTrusted(home, io);
+  const start = path.resolve(io.cwd, options.path ?? ".");
+  if (!isFolder(start)) {
+    io.stderr.write(`agentmd trust: ${printable(options.path ?? start, false)} is not a folder\n`);
+    return 2;
+  }
+  const root = findProjectRoot(start, io.env.HOME);
+  if (options.revoke) {
+    const dir = repositoryCode(root, home).dir;
+    const had = revokeTrust(home, dir);
+    io.stdout.write(`${printable(dir)}: ${had ? "trust removed" : "was not trusted"}\n`);
+    return 0;
+  }
+  const state = trustState(root, home);
+  io.stdout.write(`${describeState(state)}\n`);
+  if (state.kind !== "untrusted") return 0;
+  if (!options.yes) {
+    const tty = io.stdin?.isTTY === true && io.stdout.isTTY === true;
+    if (!tty) {
+      io.stderr.write("agentmd trust: not asked (no terminal); pass --yes to trust this code\n");
+      return 1;
+    }
+    const answer = await askLine(io, "Trust this folder and run its code? [y/N] ");
+    if (!/^\s*(y|yes)\s*$/i.test(answer ?? "")) {
+      io.stdout.write("not trusted: the folder runs restricted\n");
+      return 1;
+    }
+  }
+  recordTrust(home, state.code);
+  io.stdout.write(`trusted: ${printable(state.code.dir)} (kept in ${printable(trustFile(home))})\n`);
+  return 0;
+}
+
+function describeState(state: TrustState): string {
+  const dir = printable(state.code.dir);
+  if (state.kind === "none")
+    return `${dir} holds no repository code (only markdown and lists): it needs no trust`;
+  const listing = printable(codeLines(state.code.items).join("\n"));
+  if (state.kind === "trusted") return `${dir} is trusted, with this code:\n${listing}`;
+  if (!state.changes) return `${dir} is not trusted. Its files hold this code:\n${listing}`;
+  return `${dir} was trusted, and its code changed since:\n${printable(changeLines(state.changes).join("\n"))}\nIts code now:\n${listing}`;
+}
+
+function listTrusted(home: string, io: RunIo): number {
+  const folders = Object.entries(readTrust(home).folders);
+  if (folders.length === 0) io.stdout.write("no folder is trusted\n");
+  for (const [dir, entry] of folders.sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const now = isFolder(dir) ? repositoryCode(dir, home).digest : undefined;
+    const note =
+      now === undefined ? "; the folder is gone" : now !== entry.digest ? "; its code changed since" : "";
+    io.stdout.write(`${printable(dir)}  (trusted ${entry.trustedAt.slice(0, 10)}${note})\n`);
+  }
+  return 0;
+}
+
+/** One line from the terminal; undefined when the input ends first. */
+function askLine(io: RunIo, question: string): Promise<string | undefined> {
+  const rl = createInterface({
+    input: (io.stdin ?? process.stdin) as NodeJS.ReadableStream,
+    output: io.stdout as NodeJS.WritableStream,
+    terminal: true,
+  });
+  return new Promise((resolve) => {
+    let answered = false;
+    rl.on("close", () => {
+      if (!answered) resolve(undefined);
+    });
+    rl.question(question, (line) => {
+      answered = true;
+      rl.close();
+      resolve(line);
+    });
+  });
+}
+
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
