@@ -9,8 +9,10 @@ import { createMcpHub } from "../mcp/mcp-hub.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { type McpServerSpec, mcpToolName } from "../mcp/server-spec.js";
 import { DEFAULT_MCP_TIMEOUT_MS } from "../shared/defaults.js";
+import { trustState } from "../trust/trust-state.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
+import { trustHome } from "./project-trust.js";
 
 export const MCP_HELP = `Usage: agentmd mcp list [--json] [--timeout SECONDS]
 
@@ -57,6 +59,13 @@ export async function runMcpList(options: McpListOptions, io: CliIo): Promise<nu
     ...servers.project,
     ...loaded.definitions.flatMap((d) => servers.inlineOf(d)),
   ];
+  // Starting a server runs the project's code: only in a folder whose code is trusted.
+  if (specs.length > 0 && trustState(root, trustHome(io)).kind === "untrusted") {
+    io.stderr.write(
+      `agentmd mcp list: ${root} is not trusted, so its servers were not started (${specs.map((s) => s.name).join(", ")}); review them with 'agentmd trust'\n`,
+    );
+    return 1;
+  }
   const hub = createMcpHub({
     timeoutMs: DEFAULT_MCP_TIMEOUT_MS,
     ...(options.timeoutMs !== undefined && { startTimeoutMs: options.timeoutMs }),

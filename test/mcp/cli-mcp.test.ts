@@ -8,6 +8,7 @@ import { mcpJson, startsOf, stdioServer } from "../support/mcp.js";
 import { drain } from "../support/runs.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -73,7 +74,8 @@ describe("agentmd mcp list", () => {
     writeFiles(dir, {
       ".mcp.json": mcpJson({ github: stdioServer("github"), broken: stdioServer("fails-to-start") }),
     });
-    const r = await runCli(["mcp", "list"], { cwd: dir });
+    const home = { HOME: trustProject(dir) && path.join(dir, "home") };
+    const r = await runCli(["mcp", "list"], { cwd: dir, env: home });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(
       "github (stdio, .mcp.json:3:15) ready: 4 tools, 1 prompt\n  mcp__github__get_issue",
@@ -81,7 +83,7 @@ describe("agentmd mcp list", () => {
     expect(r.stdout).toContain("  /mcp__github__summarize_issue");
     expect(r.stdout).toContain("broken (stdio, .mcp.json:10:15) failed");
     expect(r.stdout).toContain("fails-to-start: GITHUB_TOKEN is not valid");
-    const json = JSON.parse((await runCli(["mcp", "list", "--json"], { cwd: dir })).stdout);
+    const json = JSON.parse((await runCli(["mcp", "list", "--json"], { cwd: dir, env: home })).stdout);
     expect(json.servers.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
       ["github", "ready"],
       ["broken", "failed"],
@@ -93,12 +95,14 @@ describe("agentmd mcp list", () => {
       ".mcp.json": mcpJson({ github: stdioServer("github"), broken: stdioServer("fails-to-start") }),
       ".claude/settings.local.json": JSON.stringify({ disabledMcpjsonServers: ["broken"] }),
     });
+    trustProject(dir);
     const r = await runCli(["mcp", "list", "--json"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).servers.map((s: { name: string }) => s.name)).toEqual(["github"]);
     writeFiles(dir, {
       ".claude/settings.local.json": JSON.stringify({ enabledMcpjsonServers: ["broken"] }),
     });
+    trustProject(dir);
     const only = await runCli(["mcp", "list", "--json"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
     expect(JSON.parse(only.stdout).servers.map((s: { name: string }) => s.name)).toEqual(["broken"]);
     // agentmd tools does not start a server the settings turn off either
@@ -108,6 +112,16 @@ describe("agentmd mcp list", () => {
     });
     const tools = await runCli(["tools", "--mcp"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
     expect(tools.stdout).not.toContain("started MCP servers");
+    expect(startsOf(path.join(dir, "github.starts"))).toBe(0);
+  });
+
+  it("starts no server of a folder whose code is not trusted, and says how to trust it", async () => {
+    writeFiles(dir, { ".mcp.json": mcpJson({ github: stdioServer("github") }) });
+    const r = await runCli(["mcp", "list"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      `agentmd mcp list: ${dir} is not trusted, so its servers were not started (github); review them with 'agentmd trust'\n`,
+    ]);
     expect(startsOf(path.join(dir, "github.starts"))).toBe(0);
   });
 
