@@ -58,6 +58,8 @@ export interface Core extends HopCore {
   readonly system: string;
   /** Warnings about the session's configuration, told at the start of each run. */
   readonly notices: readonly string[];
+  /** The project's files run without their code (`RunnerOptions.restricted`). */
+  readonly restricted: boolean;
 }
 
 /**
@@ -141,6 +143,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
+    restricted: options.restricted === true,
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
