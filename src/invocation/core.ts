@@ -58,6 +58,8 @@ export interface Core extends HopCore {
   readonly system: string;
   /** Warnings about the session's configuration, told at the start of each run. */
   readonly notices: readonly string[];
+  /** The project's files run without their code (`RunnerOptions.restricted`). */
+  readonly restricted: boolean;
 }
 
 /**
@@ -80,8 +82,7 @@ export function createCore(options: RunnerOptions): Core {
   const user = userDirOf(given.HOME, options.userDir);
   const definitions = loadDefinitions(options, projectDir, catalog.names, user);
   const claude = claudeSettings(options, projectDir, user.userDir, catalog.names);
-  // The settings' env reaches the tools, as Claude Code's does; the process's own still stands under it.
-  // CLAUDE_PROJECT_DIR, as Claude Code sets it: hooks and commands written for it find the project.
+  // The settings' env reaches the tools over the process's own; CLAUDE_PROJECT_DIR finds the project.
   const env: Readonly<Record<string, string | undefined>> = {
     ...given,
     ...claude.settings.env,
@@ -141,6 +142,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
+    restricted: options.restricted === true,
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],

@@ -126,7 +126,7 @@ async function opened(
     call.logger.warn(
       `${name} is allowed but not offered: the model API cannot be told exactly what its rules allow (a subdomains-only pattern, a deny inside an allowed site), and a list is never widened`,
     );
-  const refused = refusalOf(spec, offerAll(spec.list));
+  const refused = refusalOf(spec, offerAll(spec.list), core.restricted);
   if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
   // A run that asks for the sandbox and cannot have it is refused before its first request.
   if (spec.sandbox) {
@@ -222,13 +222,19 @@ function callContext(
   };
 }
 
-/** Why a run must not start: nothing is allowed, or (at the top) nothing allowed exists. */
-function refusalOf(spec: RunSpec, shown: readonly RegisteredTool[]): string | undefined {
+/**
+ * Why a run must not start: nothing is allowed, or (at the top) nothing allowed exists — in a
+ * restricted folder, often because what is allowed is the project's own tools, which is said.
+ */
+function refusalOf(spec: RunSpec, shown: readonly RegisteredTool[], restricted: boolean): string | undefined {
   if (allowsNothing(spec.list)) return "no tool survives the allow-lists of this run, so it is refused";
   if (spec.depth === 0 && spec.list.rules !== null && shown.length === 0)
-    return `${noToolSentence(spec.list)}, so it is refused`;
+    return `${noToolSentence(spec.list)}, so it is refused${restricted ? RESTRICTED_CLAUSE : ""}`;
   return undefined;
 }
+
+const RESTRICTED_CLAUSE =
+  " (the folder is not trusted, so its custom tools and MCP servers are not offered; 'agentmd trust' lets them run)";
 
 const noToolSentence = (list: PermissionList) =>
   `no entry of the allow-list names a tool that exists in this run (${ruleTexts(list).join(", ")})`;

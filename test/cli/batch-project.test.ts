@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/batch/batch-result.js";
@@ -133,6 +133,33 @@ describe("agentmd batch opens the project as run does (built CLI, fake server, r
   });
 });
 
+describe("agentmd batch in a folder whose code is not trusted", () => {
+  it("runs every item restricted, said once: no custom tool, no MCP server, its lists still bind", async () => {
+    const { dir: checkout, cleanup: done } = tempDir();
+    more.push(done);
+    project(checkout);
+    writeFiles(checkout, {
+      "agent.md": "---\nallowed-tools: Shout, mcp__srv__echo, Read, Bash\nmaxIterations: 5\n---\nBe brief.\n",
+      "two.jsonl": ["a", "b"].map((id) => JSON.stringify({ id, prompt: "shout hi" })).join("\n"),
+    });
+    fake = await startFakeAnthropic([
+      calls(use("Bash", { command: "ls" }, "t1")),
+      text("done"),
+      text("done"),
+    ]);
+    const r = await runBinAsync(["batch", "two.jsonl", "--concurrency", "1"], { cwd: checkout, env: env() });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(lines(r.stdout).map((l) => l.outcome)).toEqual(["done", "done"]);
+    expect(r.stderr.split("is not trusted").length - 1).toBe(1);
+    expect(r.stderr.split("agentmd trust").length - 1).toBe(1);
+    expect(r.stderr).toContain("custom tool module tools/shout.ts");
+    expect(toolsOf(fake, 0)).not.toContain("Shout");
+    expect(toolsOf(fake, 0)).not.toContain("mcp__srv__echo");
+    expect(resultText(resultsSent(fake, 1)[0])).toMatch(/Bash is not allowed: .Bash. in settings/);
+    expect(existsSync(path.join(checkout, "srv.starts"))).toBe(false);
+  });
+});
+
 describe.runIf(hasRedis)("agentmd worker opens the project as run does (real Redis, real MCP server)", () => {
   let redis: RedisServer;
   const workers: { child?: ChildProcess; done: Promise<CliRun> }[] = [];
@@ -180,6 +207,28 @@ describe.runIf(hasRedis)("agentmd worker opens the project as run does (real Red
     const stopped = await within(10_000, "the worker did not stop on Ctrl-C", w.done);
     expect(stopped.code).toBe(130);
     expect(serverPids(dir).filter(alive)).toEqual([]);
+  });
+
+  it("in a folder whose code is not trusted runs jobs restricted, said once when it starts", async () => {
+    const { dir: checkout, cleanup: done } = tempDir();
+    more.push(done);
+    project(checkout);
+    writeFiles(checkout, {
+      "agent.md": "---\nallowed-tools: Shout, mcp__srv__echo, Read, Bash\nmaxIterations: 5\n---\nBe brief.\n",
+      "two.jsonl": ["a", "b"].map((id) => JSON.stringify({ id, prompt: "shout hi" })).join("\n"),
+    });
+    fake = await startFakeAnthropic([text("done"), text("done")]);
+    const w = startWorkerIn(checkout);
+    const r = await collect("two.jsonl", checkout);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(lines(r.stdout).map((l) => l.outcome)).toEqual(["done", "done"]);
+    expect(toolsOf(fake, 0)).not.toContain("Shout");
+    expect(toolsOf(fake, 1)).not.toContain("mcp__srv__echo");
+    expect(existsSync(path.join(checkout, "srv.starts"))).toBe(false);
+    w.child?.kill("SIGINT");
+    const stopped = await within(10_000, "the worker did not stop on Ctrl-C", w.done);
+    expect(stopped.stderr.split("is not trusted").length - 1).toBe(1);
+    expect(stopped.stderr).toContain("agentmd trust");
   });
 
   it("refuses a job whose working folder is outside the project: reported failed, nothing run", async () => {

@@ -80,6 +80,22 @@ describe("a folder whose code is not trusted", () => {
     expect(told(4)).not.toContain("marked");
   });
 
+  it("refuses a run whose allowed tools are all the project's own, saying the folder is not trusted", async ({
+    code,
+    fake,
+    cli,
+  }) => {
+    writeFiles(code, { "agent.md": "---\nallowed-tools: Mark, mcp__srv__whoami\n---\nMain.\n" });
+    const r = await cli(["-p", "go"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("no entry of the allow-list names a tool that exists in this run");
+    expect(r.stderr).toContain(
+      "the folder is not trusted, so its custom tools and MCP servers are not offered",
+    );
+    expect(fake.requests).toHaveLength(0);
+    expect(marks(code)).toEqual([]);
+  });
+
   it("runs its code after agentmd trust --yes, and stops again when the hook's script changes", async ({
     code,
     fake,
