@@ -1,19 +1,5 @@
 import type { ContentBlockParam, MessageParam } from "../model/messages.js";
-import type { Usage } from "../model/models.js";
-import type { EventSink, RunOutcome, RunResult } from "./events.js";
-
-/** How a run ended: the one object its `run_end` event and its result are both made of. */
-export interface RunEnd {
-  readonly outcome: RunOutcome;
-  /** The final assistant text. */
-  readonly text: string;
-  readonly turns: number;
-  readonly usage: Usage;
-  readonly costUsd: number;
-  readonly costUnknown?: true;
-  /** For `error`, `refused`, `limit` and `declined`: what happened, in one sentence (not in run_end). */
-  readonly message?: string;
-}
+import type { EventSink, RunEnd, RunResult } from "./events.js";
 
 export interface EndingRun {
   readonly runId: string;

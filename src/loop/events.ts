@@ -134,16 +134,7 @@ export type RunEvent =
   | (Base & { readonly type: "warning"; readonly message: string })
   | (Base & { readonly type: "error"; readonly code: RunErrorCode; readonly message: string })
   | (Base & { readonly type: "abort"; readonly message: string })
-  | (Base & {
-      readonly type: "run_end";
-      readonly outcome: RunOutcome;
-      readonly text: string;
-      readonly turns: number;
-      readonly usage: Usage;
-      readonly costUsd: number;
-      readonly costUnknown?: true;
-      readonly ms: number;
-    });
+  | (Base & Omit<RunEnd, "message"> & { readonly type: "run_end"; readonly ms: number });
 
 export type EventSink = (event: RunEvent) => void;
 
@@ -164,4 +155,17 @@ export interface RunResult {
   readonly message?: string;
   /** The transcript file, when every event of the run was written to it (a resume can rely on it). */
   readonly transcript?: string;
+}
+
+/** How a run ended: the one object its `run_end` event and its result are both made of. */
+export interface RunEnd {
+  readonly outcome: RunOutcome;
+  /** The final assistant text. */
+  readonly text: string;
+  readonly turns: number;
+  readonly usage: Usage;
+  readonly costUsd: number;
+  readonly costUnknown?: true;
+  /** For `error`, `refused`, `limit` and `declined`: what happened, in one sentence (not in run_end). */
+  readonly message?: string;
 }
