@@ -3,7 +3,6 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/batch/batch-result.js";
-import { batchSessionId } from "../../src/batch/batch-session-id.js";
 import { startWorker } from "../../src/batch/start-worker.js";
 import type { RunEvent } from "../../src/loop/events.js";
 import { readSessionEvents } from "../../src/loop/transcript.js";
@@ -68,8 +67,17 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000): 
   await untilShared(check, { what, timeoutMs: ms });
 }
 
+/** An item's session: from its result (the id covers its prompt, agent and project version). */
+const sessionOf = async (batch: string, id: string): Promise<string> => {
+  for (const v of Object.values(await redis.client.hgetall(`agentmd:agentmd:results:${batch}`))) {
+    const r = JSON.parse(v) as BatchResult;
+    if (r.id === id) return r.sessionId;
+  }
+  throw new Error(`no result for ${id} in batch ${batch}`);
+};
+
 const transcriptOf = async (batch: string, id: string) =>
-  (await redis.client.lrange(`agentmd:agentmd:transcript:${batchSessionId(batch, id)}`, 0, -1)).map(
+  (await redis.client.lrange(`agentmd:agentmd:transcript:${await sessionOf(batch, id)}`, 0, -1)).map(
     (l) => JSON.parse(l) as RunEvent,
   );
 
@@ -179,11 +187,9 @@ describe.runIf(hasRedis)(
         await worker.close();
       }
       expect(readdirSync(shared).sort()).toEqual(
-        ids(3)
-          .map((id) => `${batchSessionId("three", id)}.jsonl`)
-          .sort(),
+        (await Promise.all(ids(3).map(async (id) => `${await sessionOf("three", id)}.jsonl`))).sort(),
       );
-      const events = readSessionEvents(shared, batchSessionId("three", "r1"));
+      const events = readSessionEvents(shared, await sessionOf("three", "r1"));
       expect(events.at(-1)).toMatchObject({ type: "run_end", outcome: "done", text: "answer to r1" });
       expect(await redis.client.keys("agentmd:agentmd:transcript:*")).toEqual([]);
     });
