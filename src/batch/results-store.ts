@@ -26,11 +26,11 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 local u = r.usage or {}
 redis.call('HINCRBY', KEYS[2], 'runs', -1)
 redis.call('HINCRBY', KEYS[2], 'failed', -1)
-redis.call('HINCRBY', KEYS[2], 'input_tokens', -(tonumber(u.input_tokens) or 0))
-redis.call('HINCRBY', KEYS[2], 'output_tokens', -(tonumber(u.output_tokens) or 0))
-redis.call('HINCRBY', KEYS[2], 'cache_read_input_tokens', -(tonumber(u.cache_read_input_tokens) or 0))
-redis.call('HINCRBY', KEYS[2], 'cache_creation_input_tokens', -(tonumber(u.cache_creation_input_tokens) or 0))
-redis.call('HINCRBYFLOAT', KEYS[2], 'cost_usd', -(tonumber(r.costUsd) or 0))
+redis.call('HINCRBY', KEYS[2], 'input_tokens', 0 - (tonumber(u.input_tokens) or 0))
+redis.call('HINCRBY', KEYS[2], 'output_tokens', 0 - (tonumber(u.output_tokens) or 0))
+redis.call('HINCRBY', KEYS[2], 'cache_read_input_tokens', 0 - (tonumber(u.cache_read_input_tokens) or 0))
+redis.call('HINCRBY', KEYS[2], 'cache_creation_input_tokens', 0 - (tonumber(u.cache_creation_input_tokens) or 0))
+redis.call('HINCRBYFLOAT', KEYS[2], 'cost_usd', 0 - (tonumber(r.costUsd) or 0))
 return 1`;
 
 /**

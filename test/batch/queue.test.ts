@@ -111,39 +111,6 @@ describe.runIf(hasRedis)(
       expect(fake.requests).toHaveLength(20);
     });
 
-    it("a worker whose project differs refuses the job; --wait reports it and exits 1; enqueued again, it is queued anew", async () => {
-      fake = await startFakeAnthropic(answers(1));
-      const { dir: other, cleanup: done } = tempDir();
-      try {
-        writeFiles(other, {
-          "agent.md": "---\nallowed-tools: Read, Grep\n---\nBe brief.\n",
-          "a.txt": "alpha\n",
-        });
-        const w = startWorkerProcess(other);
-        writeFiles(dir, { "one.jsonl": batchLines(["x"]) });
-        const r = await runBinAsync(["batch", "one.jsonl", "--redis", redis.url, "--wait"], {
-          cwd: dir,
-          env: env(),
-        });
-        expect(r.code).toBe(1);
-        const [line] = lines(r.stdout);
-        expect(line).toMatchObject({ id: "x", outcome: "error" });
-        expect(line?.message).toMatch(
-          /refused by .*: the job was made for project version sha256:\w+, and this worker's project is sha256:\w+/,
-        );
-        expect(fake.requests).toHaveLength(0);
-        // Enqueued again (once the definitions agree, say), the failed job goes back on the queue.
-        w.child?.kill("SIGTERM");
-        await w.done;
-        const again = await runCli(["enqueue", "one.jsonl", "--redis", redis.url], { cwd: dir });
-        expect(JSON.parse(again.stdout)).toMatchObject({ added: 1, queued: 0, finished: 0 });
-        expect(await redis.client.llen("bull:agentmd:wait")).toBe(1);
-        expect(await redis.client.zcard("bull:agentmd:failed")).toBe(0);
-      } finally {
-        done();
-      }
-    });
-
     it("a worker stopped with Ctrl-C finishes its running runs and leaves the rest on the queue", async () => {
       fake = await startFakeAnthropic(answers(12, 100));
       writeFiles(dir, { "twelve.jsonl": batchLines(ids(12)) });

@@ -16,7 +16,10 @@ let cleanup: () => void;
 let fake: FakeAnthropic;
 beforeEach(() => {
   ({ dir, cleanup } = tempDir());
-  writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\nmaxIterations: 5\n---\nBe brief.\n", "a.txt": "alpha\n" });
+  writeFiles(dir, {
+    "agent.md": "---\nallowed-tools: Read\nmaxIterations: 5\n---\nBe brief.\n",
+    "a.txt": "alpha\n",
+  });
 });
 afterEach(async () => {
   await fake?.close();
@@ -146,7 +149,9 @@ describe("agentmd run -c while the session's run goes on (built CLI, fake server
     await until(() => fake.requests.length >= 1, { what: "the first run's request" });
     const second = await runBinAsync(["run", "-p", "-c", "again"], { cwd: dir, env: env() });
     expect(second.code).toBe(75);
-    expect(second.stderr).toMatch(/the session \S+ is in use by another agentmd \(process \d+\); wait for it to end/);
+    expect(second.stderr).toMatch(
+      /the session \S+ is in use by another agentmd \(process \d+\); wait for it to end/,
+    );
     expect(fake.requests).toHaveLength(1);
     const done = await first;
     expect(done.code).toBe(0);
