@@ -49,11 +49,13 @@ Options:
   --concurrency N   runs at once (default 4)
   --batch-id NAME   the batch's name in session ids (default: FILE's name without .jsonl)
   --retry-failed    run the items that finished with another outcome than done again
+                    (with --redis: queue them again)
   --model M         a model id or alias (sonnet, opus, haiku); overrides agent.md
   --cwd DIR         the folder the project is found from (default: the current folder)
   --redis URL       run on workers instead (see 'agentmd worker --help'): put the items on
                     the queue at URL (redis://host:port) and, with --wait, collect results
-  --wait            with --redis: wait for every result and print it as it comes
+  --wait            with --redis: wait for every result and print it as it comes (stops,
+                    exit 1, if Redis lost the batch's jobs: restarted without its data)
   --queue NAME      with --redis: the queue's name (default ${DEFAULT_QUEUE})
   -h, --help        show this help
 
