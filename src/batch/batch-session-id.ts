@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { BatchItem } from "./batch-item.js";
 
 // Dots too: a session id may not hold `..`, and a job id may not hold `:`.
 const UNSAFE = /[^A-Za-z0-9_-]+/g;
@@ -18,11 +19,28 @@ export function batchIdOf(name: string): string {
 
 /**
  * The session of one item of one batch, the same every time it is computed, so that running the
- * batch again (or another worker) finds the item's transcript: `<batch>-<readable id>-<hash>`. The
- * hash keeps ids apart that read alike once made safe (`a/b` and `a_b`).
+ * batch again (or another worker) finds the item's transcript: `<batch>-<readable id>-<hash>`.
+ *
+ * The hash covers what makes the item the same work, not only its name: the batch, the id, the
+ * input (prompt or line), the agent, the working folder and the project version it runs with. A
+ * file of the same name with another prompt for the same id (next week's `reviews.jsonl`), or the
+ * same item after agent.md changed, is new work in a session of its own; it never gets the answer
+ * of the item it replaced. The hash also keeps ids apart that read alike once made safe (`a/b`, `a_b`).
  */
-export function batchSessionId(batchId: string, itemId: string): string {
-  const hash = createHash("sha256").update(`${batchId}\0${itemId}`).digest("hex").slice(0, 12);
-  const readable = itemId.replace(UNSAFE, "_").slice(0, 48);
+export function batchSessionId(batchId: string, item: BatchItem, projectVersion: string): string {
+  const identity = [
+    batchId,
+    item.id,
+    item.input.kind,
+    item.input.text,
+    item.agent ?? "",
+    item.cwd ?? "",
+    projectVersion,
+  ];
+  const hash = createHash("sha256").update(JSON.stringify(identity)).digest("hex").slice(0, 12);
+  const readable = item.id.replace(UNSAFE, "_").slice(0, 48);
   return `${batchIdOf(batchId)}-${readable}-${hash}`;
 }
+
+/** Why an item was not run again, as a batch says it. */
+export const FINISHED_BEFORE = "finished before with the same prompt, agent and project version";

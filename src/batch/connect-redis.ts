@@ -32,7 +32,7 @@ export function shownUrl(url: string): string {
  * the URL (a worker that cannot start should say why, not retry in silence); once connected, it
  * reconnects after a failure as long as it takes, keeping commands queued meanwhile.
  */
-export async function connectRedis(url: string): Promise<Redis> {
+export async function connectRedis(url: string, onError?: (e: Error) => void): Promise<Redis> {
   checkRedisUrl(url);
   let ready = false;
   let failure = "";
@@ -46,6 +46,7 @@ export async function connectRedis(url: string): Promise<Redis> {
   // Errors while reconnecting are retried; the commands waiting on them report what matters.
   redis.on("error", (e: Error) => {
     failure ||= e.message;
+    if (ready) onError?.(e);
   });
   try {
     await redis.connect();
@@ -57,6 +58,21 @@ export async function connectRedis(url: string): Promise<Redis> {
     );
   }
   return redis;
+}
+
+/**
+ * The error handler every connection of a process gets (agentmd's own, BullMQ's queue, events and
+ * worker): a connection without one makes a Redis restart print raw stack traces. Each kind of
+ * trouble is said once, in one line; the connections reconnect by themselves meanwhile.
+ */
+export function connectionWarnings(warn: (line: string) => void): (e: Error) => void {
+  const said = new Set<string>();
+  return (e) => {
+    const text = (e.message || e.name).split("\n")[0] ?? "";
+    if (said.has(text)) return;
+    said.add(text);
+    warn(`Redis: ${text} (reconnecting)`);
+  };
 }
 
 /** What BullMQ is given to open its own connections (a worker's blocking one among them). */

@@ -19,6 +19,8 @@ export interface Progress {
   readonly limit?: number;
   readonly max?: number;
   readonly pausedUntil?: number;
+  /** Queue runs: jobs a worker of another project version put back, waiting for one of theirs. */
+  readonly waitingForVersion?: number;
 }
 
 export const emptyProgress = (total: number, startedAt: number): Progress => ({
@@ -64,6 +66,7 @@ export function progressLine(p: Progress, now: number): string {
     `$${p.costUsd.toFixed(2)}`,
     `ETA ${eta(p, now)}`,
   ];
+  if (p.waitingForVersion) parts.push(`${p.waitingForVersion} waiting for a worker of their project version`);
   if (p.pausedUntil !== undefined && p.pausedUntil > now)
     parts.push(`rate limited: paused ${duration(p.pausedUntil - now)}`);
   if (p.limit !== undefined && p.max !== undefined && p.limit < p.max)

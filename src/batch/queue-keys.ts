@@ -11,8 +11,12 @@ export function checkQueueName(name: string): string {
 
 /**
  * Where a queue's runs keep what outlives a worker, beside BullMQ's own keys (`bull:<queue>:…`):
- * - `agentmd:<queue>:results:<batch>`: a hash, item id → its result as JSON, written once;
+ * - `agentmd:<queue>:results:<batch>`: a hash, an item's session id → its result as JSON, written
+ *   once (the session id covers the item's prompt, agent, cwd and project version: a changed item
+ *   has a result of its own);
  * - `agentmd:<queue>:totals:<batch>`: a hash of counters (runs, failed, tokens, cost_usd);
+ * - `agentmd:<queue>:queued:<batch>`: set when the batch is enqueued; gone, it tells a waiting
+ *   `batch --wait` that Redis lost its data (restarted empty);
  * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order.
  */
 export function queueKeys(queue: string) {
@@ -21,6 +25,7 @@ export function queueKeys(queue: string) {
     batch: (batch: string): BatchKeys => ({
       results: `${base}:results:${batch}`,
       totals: `${base}:totals:${batch}`,
+      queued: `${base}:queued:${batch}`,
     }),
     transcript: (sessionId: string) => `${base}:transcript:${sessionId}`,
   };
@@ -29,4 +34,5 @@ export function queueKeys(queue: string) {
 export interface BatchKeys {
   readonly results: string;
   readonly totals: string;
+  readonly queued: string;
 }

@@ -15,7 +15,28 @@ redis.call('HINCRBY', KEYS[2], 'cache_creation_input_tokens', ARGV[7])
 redis.call('HINCRBYFLOAT', KEYS[2], 'cost_usd', ARGV[8])
 return 1`;
 
-/** Stores an item's result once; resolves true when this call stored it, false when it was there. */
+// A failed result queued again (`--retry-failed`) leaves, and takes its counts out of the totals:
+// the retried run's result counts the whole session, its failed part too.
+const DROP_FAILED = `
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return 0 end
+local r = cjson.decode(v)
+if r.outcome == 'done' then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local u = r.usage or {}
+redis.call('HINCRBY', KEYS[2], 'runs', -1)
+redis.call('HINCRBY', KEYS[2], 'failed', -1)
+redis.call('HINCRBY', KEYS[2], 'input_tokens', 0 - (tonumber(u.input_tokens) or 0))
+redis.call('HINCRBY', KEYS[2], 'output_tokens', 0 - (tonumber(u.output_tokens) or 0))
+redis.call('HINCRBY', KEYS[2], 'cache_read_input_tokens', 0 - (tonumber(u.cache_read_input_tokens) or 0))
+redis.call('HINCRBY', KEYS[2], 'cache_creation_input_tokens', 0 - (tonumber(u.cache_creation_input_tokens) or 0))
+redis.call('HINCRBYFLOAT', KEYS[2], 'cost_usd', 0 - (tonumber(r.costUsd) or 0))
+return 1`;
+
+/**
+ * Stores an item's result once, under its session id (what makes it the same work); resolves true
+ * when this call stored it, false when it was there.
+ */
 export async function recordResult(redis: Redis, keys: BatchKeys, r: BatchResult): Promise<boolean> {
   const { skipped: _skipped, ...kept } = r;
   const u = r.usage;
@@ -24,7 +45,7 @@ export async function recordResult(redis: Redis, keys: BatchKeys, r: BatchResult
     2,
     keys.results,
     keys.totals,
-    r.id,
+    r.sessionId,
     JSON.stringify(kept),
     r.outcome === "done" ? 0 : 1,
     u.input_tokens,
@@ -36,7 +57,12 @@ export async function recordResult(redis: Redis, keys: BatchKeys, r: BatchResult
   return stored === 1;
 }
 
-/** The stored results of these ids (those that have one). */
+/** Takes a failed result out, to run its item again; resolves true when there was one. */
+export async function dropFailedResult(redis: Redis, keys: BatchKeys, sessionId: string): Promise<boolean> {
+  return (await redis.eval(DROP_FAILED, 2, keys.results, keys.totals, sessionId)) === 1;
+}
+
+/** The stored results of these sessions (those that have one), by session id. */
 export async function readResults(
   redis: Redis,
   keys: BatchKeys,

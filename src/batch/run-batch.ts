@@ -12,6 +12,8 @@ import { runItem } from "./run-item.js";
 export interface RunBatchOptions {
   readonly items: readonly BatchItem[];
   readonly batchId: string;
+  /** The project version an item runs with (part of what makes it the same work: its session). */
+  readonly versionOf: (item: BatchItem) => string;
   /** The runner an item runs with (one per working folder); may throw a `ConfigError`. */
   readonly runnerFor: (item: BatchItem) => Runner;
   /** Where the items' transcripts are (what the runners write to). */
@@ -22,6 +24,8 @@ export interface RunBatchOptions {
   readonly retryFailed?: boolean;
   /** Each finished item, once: run now, or finished before (`skipped`). */
   readonly onResult: (result: BatchResult) => void;
+  /** An item another process is running now (its session is held): not run, no result. */
+  readonly onHeld?: (item: BatchItem, message: string) => void;
   readonly onProgress?: (progress: Progress) => void;
   readonly now?: () => number;
 }
@@ -31,11 +35,14 @@ export interface BatchSummary {
   /** Runs cut off by the signal, and items never started: a run of the batch again does them. */
   readonly interrupted: number;
   readonly notStarted: number;
+  /** Items another process was running: left to it (a run of the batch again collects them). */
+  readonly held: number;
 }
 
 /**
  * Runs a batch in this process: every item in its own session, at most the gate's limit at once
- * (one pool for the batch), items that finished before skipped, interrupted ones continued. When
+ * (one pool for the batch), items that finished before skipped, interrupted ones continued, items
+ * another process runs at this moment left to it (each item's session has one writer). When
  * `signal` aborts, no item starts and the running ones stop (their transcripts say where).
  * Contract: never rejects; an item that cannot run (its runner fails to build) is a failed result.
  */
@@ -47,6 +54,7 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
   let running = 0;
   let interrupted = 0;
   let started = 0;
+  let held = 0;
   const report = () =>
     o.onProgress?.({ ...progress, running, limit: o.gate.limit, max, pausedUntil: o.gate.pausedUntil });
   const stop = () => pool.clear();
@@ -57,14 +65,18 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
     started++;
     running++;
     report();
-    const sessionId = batchSessionId(o.batchId, item.id);
+    let sessionId = "";
     try {
+      sessionId = batchSessionId(o.batchId, item, o.versionOf(item));
       const run = await runItem(o.runnerFor(item), o.store, item, sessionId, {
         signal: o.signal,
         ...(o.retryFailed && { retryFailed: true }),
       });
       if (run.kind === "interrupted") interrupted++;
-      else finish(run.ran ? run.result : { ...run.result, skipped: true });
+      else if (run.kind === "held") {
+        held++;
+        o.onHeld?.(item, run.message);
+      } else finish(run.ran ? run.result : { ...run.result, skipped: true });
     } catch (e) {
       finish(failure(item, sessionId, e));
     } finally {
@@ -84,7 +96,7 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
   await pool.onIdle();
   o.signal.removeEventListener("abort", stop);
   report();
-  return { progress, interrupted, notStarted: o.items.length - started };
+  return { progress, interrupted, notStarted: o.items.length - started, held };
 }
 
 function failure(item: BatchItem, sessionId: string, e: unknown): BatchResult {

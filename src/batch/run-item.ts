@@ -1,17 +1,21 @@
 import type { Content } from "../invocation/run-types.js";
 import type { Runner } from "../invocation/runner.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
-import { SessionError, type TranscriptStore } from "../loop/transcript.js";
+import { SessionBusyError, SessionError, type TranscriptStore } from "../loop/transcript.js";
 import type { BatchItem } from "./batch-item.js";
 import type { BatchResult } from "./batch-result.js";
-import { type SessionState, sessionState } from "./session-state.js";
+import { addPaid, type Paid, paidBy, type SessionState, sessionState } from "./session-state.js";
 
-type SessionEnd = Extract<SessionState, { kind: "finished" }>["result"];
+type SessionEnd = NonNullable<Extract<SessionState, { kind: "finished" }>["unclosed"]>["end"];
 
-/** How one item went: finished (now or before), or interrupted (its transcript says where). */
+/**
+ * How one item went: finished (now or before), interrupted (its transcript says where), or held:
+ * another process is running it now (its session's lock says which), so it was left alone.
+ */
 export type ItemRun =
   | { readonly kind: "finished"; readonly result: BatchResult; readonly ran: boolean }
-  | { readonly kind: "interrupted" };
+  | { readonly kind: "interrupted" }
+  | { readonly kind: "held"; readonly message: string };
 
 export interface RunItemOptions {
   readonly signal: AbortSignal;
@@ -24,7 +28,10 @@ export interface RunItemOptions {
 /**
  * Runs one item in its own session, as its transcript says: a new item starts; an interrupted one
  * continues where it stopped; a finished one is not run again, its result comes from the
- * transcript. Contract: rejects only when the store cannot be read.
+ * transcript. The session is held (the store's lock, when it has one) from before its transcript
+ * is read until the run ends, so that two batches started at once never run one item twice; the
+ * runner must then use the store without its lock (`withoutLock`). A resumed item's result counts
+ * what its earlier runs were paid too. Contract: rejects only when the store cannot be read.
  */
 export async function runItem(
   runner: Runner,
@@ -33,9 +40,37 @@ export async function runItem(
   sessionId: string,
   options: RunItemOptions,
 ): Promise<ItemRun> {
-  const state = sessionState(await eventsOf(store, sessionId));
+  let release: (() => void) | undefined;
+  try {
+    release = store.lock?.(sessionId);
+  } catch (e) {
+    if (e instanceof SessionBusyError) return { kind: "held", message: e.message };
+    throw e;
+  }
+  try {
+    return await runHeld(runner, store, item, sessionId, options);
+  } finally {
+    release?.();
+  }
+}
+
+/** The store for the runners of items `runItem` holds: the same transcripts, no second lock. */
+export function withoutLock<T extends TranscriptStore>(store: T): Omit<T, "lock"> {
+  const { lock: _heldByRunItem, ...rest } = store;
+  return rest;
+}
+
+async function runHeld(
+  runner: Runner,
+  store: TranscriptStore,
+  item: BatchItem,
+  sessionId: string,
+  options: RunItemOptions,
+): Promise<ItemRun> {
+  const events = await eventsOf(store, sessionId);
+  const state = sessionState(events);
   if (state.kind === "finished" && !(options.retryFailed && state.result.outcome !== "done")) {
-    if (state.unclosed) closeSession(store, sessionId, state.unclosed.runId, state.result);
+    if (state.unclosed) closeSession(store, sessionId, state.unclosed.runId, state.unclosed.end);
     return { kind: "finished", result: { id: item.id, sessionId, ...state.result }, ran: false };
   }
   const fresh = state.kind === "new";
@@ -47,7 +82,7 @@ export async function runItem(
   for await (const event of handle) options.onEvent?.(event);
   const r = await handle.result();
   if (r.outcome === "aborted") return { kind: "interrupted" };
-  return { kind: "finished", result: resultOf(item, r, !fresh), ran: true };
+  return { kind: "finished", result: resultOf(item, r, fresh ? undefined : paidBy(events)), ran: true };
 }
 
 /** `line` is typed as in the REPL; a `prompt` is plain text even when it starts with `/`. */
@@ -74,16 +109,17 @@ async function eventsOf(store: TranscriptStore, id: string): Promise<readonly Ru
   }
 }
 
-function resultOf(item: BatchItem, r: RunResult, resumed: boolean): BatchResult {
+/** The run's result; a resumed one's totals add what the session's earlier runs were paid. */
+function resultOf(item: BatchItem, r: RunResult, before: Paid | undefined): BatchResult {
+  const own: Paid = { turns: r.turns, usage: r.usage, costUsd: r.costUsd };
+  const paid = before ? addPaid(before, own) : own;
   return {
     id: item.id,
     sessionId: r.sessionId,
     outcome: r.outcome,
     text: r.text,
-    turns: r.turns,
-    usage: r.usage,
-    costUsd: r.costUsd,
+    ...paid,
     ...(r.message !== undefined && { message: r.message }),
-    ...(resumed && { resumed: true as const }),
+    ...(before && { resumed: true as const }),
   };
 }

@@ -1,11 +1,11 @@
 import { hostname } from "node:os";
-import { type Job, UnrecoverableError, Worker } from "bullmq";
+import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import { openProject, type ProjectTrust } from "../invocation/open-project.js";
 import type { Runner } from "../invocation/runner.js";
 import { fileTranscripts } from "../loop/transcript.js";
 import type { BatchResult } from "./batch-result.js";
 import { batchSessionId } from "./batch-session-id.js";
-import { bullConnection, connectRedis } from "./connect-redis.js";
+import { bullConnection, connectionWarnings, connectRedis } from "./connect-redis.js";
 import { jobDataOf } from "./job-data.js";
 import { projectVersions } from "./project-version.js";
 import { queueKeys } from "./queue-keys.js";
@@ -14,6 +14,7 @@ import { type DurableTranscripts, redisTranscripts } from "./redis-transcripts.j
 import { recordResult } from "./results-store.js";
 import { runItem } from "./run-item.js";
 import { type RunnersByFolder, runnersByFolder } from "./runners-by-folder.js";
+import { REFUSED_DELAY_MS, refusalOf, refusalText } from "./version-refusal.js";
 
 export interface StartWorkerOptions {
   readonly redisUrl: string;
@@ -30,6 +31,8 @@ export interface StartWorkerOptions {
    * to the queue, and another worker continues it from its transcript.
    */
   readonly lockDurationMs: number;
+  /** How long a job made for another project version is put back for (default 2 s). */
+  readonly refusedDelayMs?: number;
   /** Keep transcripts in this (shared) folder instead of in Redis. */
   readonly transcriptsDir?: string;
   /** What of the project's `tools/` did not load (the other tools are offered). */
@@ -62,7 +65,8 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   const versionOf = projectVersions(o.projectDir);
   const version = versionOf();
   const keys = queueKeys(o.queue);
-  const redis = await connectRedis(o.redisUrl);
+  const warn = connectionWarnings((line) => o.onNotice?.(line));
+  const redis = await connectRedis(o.redisUrl, warn);
   const transcripts: DurableTranscripts = o.transcriptsDir
     ? sharedFolder(o.transcriptsDir)
     : redisTranscripts(redis, keys.transcript);
@@ -97,6 +101,8 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   const processor = jobProcessor({
     name,
     versionOf,
+    refusedDelayMs: o.refusedDelayMs ?? REFUSED_DELAY_MS,
+    ...(o.onNotice && { onNotice: o.onNotice }),
     runnerFor: runners.runnerFor,
     transcripts,
     record: (batch, result) => recordResult(redis, keys.batch(batch), result),
@@ -112,7 +118,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     // worker it lands on must stop somewhere.
     maxStalledCount: 10,
   });
-  worker.on("error", (e) => o.onNotice?.(`queue error: ${e.message}`));
+  worker.on("error", warn);
   // A job whose lock could not be renewed may be running on another worker by now: stop ours, so
   // that one run of it goes on (its transcript says where), not two.
   worker.on("lockRenewalFailed", (jobIds) => {
@@ -154,6 +160,8 @@ interface JobContext {
   readonly name: string;
   /** This worker's project version for a job's working folder. */
   readonly versionOf: (cwd?: string) => string;
+  readonly refusedDelayMs: number;
+  readonly onNotice?: (message: string) => void;
   readonly runnerFor: RunnersByFolder["runnerFor"];
   readonly transcripts: DurableTranscripts;
   /** Stores a result once; true when this call stored it. */
@@ -162,12 +170,15 @@ interface JobContext {
 }
 
 /**
- * What a worker does with one job. Throws `UnrecoverableError` for a job no worker of this version
- * could run (bad data, another project version, a missing folder), and a plain error for an
- * interrupted run, which the job's next attempt continues.
+ * What a worker does with one job. A job made for another project version is put back (delayed,
+ * its progress saying why) for a worker of that version: during a rolling deploy old and new
+ * workers share the queue, and each runs only its own version's jobs. Throws `UnrecoverableError`
+ * for a job no worker could run (bad data, a missing folder), and a plain error for an interrupted
+ * run, which the job's next attempt continues.
  */
 function jobProcessor(cx: JobContext) {
-  return async (job: Job, _token?: string, signal?: AbortSignal) => {
+  const told = new Set<string>();
+  return async (job: Job, token?: string, signal?: AbortSignal) => {
     const data = jobDataOf(job.data);
     if (typeof data === "string") throw new UnrecoverableError(data);
     let runner: Runner;
@@ -177,16 +188,27 @@ function jobProcessor(cx: JobContext) {
       throw new UnrecoverableError(`refused by ${cx.name}: ${(e as Error).message}`);
     }
     const version = cx.versionOf(data.item.cwd);
-    if (data.projectVersion !== version)
-      throw new UnrecoverableError(
-        `refused by ${cx.name}: the job was made for project version ${data.projectVersion}, and this worker's project is ${version} (its agent.md, agents/, skills/, commands/, tools/, .claude/settings*.json, .mcp.json or CLAUDE.md differ)`,
-      );
-    const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
+    if (data.projectVersion !== version) {
+      const refusal = { refusedBy: cx.name, jobVersion: data.projectVersion, workerVersion: version };
+      if (!told.has(data.projectVersion)) {
+        told.add(data.projectVersion);
+        cx.onNotice?.(
+          `${refusalText(refusal)} (this project's agent.md, agents/, skills/, commands/, tools/, .claude/settings*.json, .mcp.json or CLAUDE.md differ)`,
+        );
+      }
+      await job.updateProgress(refusal);
+      await job.moveToDelayed(Date.now() + cx.refusedDelayMs, token);
+      throw new DelayedError();
+    }
+    if (refusalOf(job.progress)) await job.updateProgress({ takenBy: cx.name });
+    const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       signal: signal ?? new AbortController().signal,
+      ...(data.retryFailed && { retryFailed: true }),
     });
     if (run.kind === "interrupted")
       throw new Error("the run was interrupted; the job's next attempt continues it");
+    if (run.kind === "held") throw new Error(`${run.message}; the job's next attempt looks again`);
     await cx.transcripts.flushed();
     const result: BatchResult = { ...run.result, worker: cx.name };
     if (await cx.record(data.batch, result)) cx.onResult?.(result);

@@ -3,14 +3,25 @@ import { parseArgs } from "node:util";
 import type { BatchItem } from "../batch/batch-item.js";
 import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
+import { projectVersions } from "../batch/project-version.js";
 import { DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
 import { runBatch } from "../batch/run-batch.js";
+import { withoutLock } from "../batch/run-item.js";
 import { runnersByFolder } from "../batch/runners-by-folder.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { fileTranscripts, sessionsDir } from "../loop/transcript.js";
 import { ConfigError } from "../shared/errors.js";
-import { interruptions, loadItems, progressBar, summaryLine, usage, wholeNumber } from "./batch-io.js";
+import {
+  interruptions,
+  loadItems,
+  progressBar,
+  SESSION_BUSY_EXIT,
+  skippedLine,
+  summaryLine,
+  usage,
+  wholeNumber,
+} from "./batch-io.js";
 import { queueBatch } from "./enqueue-command.js";
 import { openTrusted, printToolDiagnostics } from "./open-runner.js";
 import { restrictedWithNotice } from "./project-trust.js";
@@ -24,9 +35,12 @@ Runs many runs of the project's agents: one a line of FILE (- for standard input
 'prompt' is plain text; 'line' is typed as in the REPL (/name args); 'agent' runs that
 subagent; 'cwd' is the working folder of the run's tools, relative to the project folder.
 
-Every run has its own transcript (.agentmd/sessions/<batch>-<id>-<hash>.jsonl). Run the
-same command again and finished ids are skipped, interrupted ones resumed from their
-transcripts. Each finished run is one JSON line on standard output; on a terminal a
+Every run has its own transcript (.agentmd/sessions/<batch>-<id>-<hash>.jsonl); the hash
+covers the item's prompt (or line), agent, cwd and the project's version, so a changed
+item is new work. Run the same command again and items that finished before with the same
+prompt, agent and version are skipped (listed on standard error), interrupted ones resumed
+from their transcripts, with totals that count every part paid for. An item another agentmd
+runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output; on a terminal a
 progress bar (done, failed, running, tokens, cost, ETA) is drawn on standard error.
 A rate limit from the API (429 with retry-after) holds every run's next request and
 halves how many runs go at once; steady answers raise it again, up to --concurrency.
@@ -35,19 +49,23 @@ Options:
   --concurrency N   runs at once (default 4)
   --batch-id NAME   the batch's name in session ids (default: FILE's name without .jsonl)
   --retry-failed    run the items that finished with another outcome than done again
+                    (with --redis: queue them again)
   --model M         a model id or alias (sonnet, opus, haiku); overrides agent.md
   --cwd DIR         the folder the project is found from (default: the current folder)
   --redis URL       run on workers instead (see 'agentmd worker --help'): put the items on
                     the queue at URL (redis://host:port) and, with --wait, collect results
-  --wait            with --redis: wait for every result and print it as it comes
+  --wait            with --redis: wait for every result and print it as it comes (stops,
+                    exit 1, if Redis lost the batch's jobs: restarted without its data)
   --queue NAME      with --redis: the queue's name (default ${DEFAULT_QUEUE})
   -h, --help        show this help
 
 Example:
   agentmd batch reviews.jsonl --concurrency 8 > results.jsonl
 
-Exit status: 0 every run done, 1 a run failed (or could not start), 2 bad usage or a bad
-line in FILE, 130 interrupted (Ctrl-C; run the same command again to resume).`;
+Exit status: 0 every run done, 1 a run failed (or could not start; with --redis, the queue
+lost the batch's jobs), 2 bad usage or a bad line in FILE, 75 an item was being run by
+another agentmd (run again later), 130 interrupted (Ctrl-C; run the same command again
+to resume).`;
 
 const DEFAULT_CONCURRENCY = 4;
 
@@ -82,15 +100,29 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
     return usage(io, "batch", "--wait and --queue go with --redis URL");
   if (values.redis !== undefined && !values.wait)
     return usage(io, "batch", "with --redis, add --wait (or use 'agentmd enqueue' to only queue the runs)");
-  if (values.redis !== undefined && (values.model !== undefined || values["retry-failed"]))
-    return usage(io, "batch", "--model and --retry-failed are for runs in this process, not with --redis");
+  if (values.redis !== undefined && values.model !== undefined)
+    return usage(
+      io,
+      "batch",
+      "--model is for runs in this process, not with --redis (the workers' agent.md decides)",
+    );
   const cwd = path.resolve(io.cwd, values.cwd ?? ".");
   const items = await loadItems(file, io);
   if (!items) return 2;
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
   const projectDir = findProjectRoot(cwd, io.env.HOME);
   if (values.redis !== undefined)
-    return queueBatch({ redisUrl: values.redis, queue: values.queue, batchId, items, projectDir }, io);
+    return queueBatch(
+      {
+        redisUrl: values.redis,
+        queue: values.queue,
+        batchId,
+        items,
+        projectDir,
+        retryFailed: values["retry-failed"],
+      },
+      io,
+    );
   return localBatch(
     {
       items,
@@ -122,6 +154,8 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const project = await openTrusted(o.projectDir, restrictedWithNotice(io), io);
   if (!project) return 1;
   printToolDiagnostics(project, io.cwd, io);
+  // Each item's session is held by its run of the batch (`runItem`), so the runners do not lock.
+  const store = fileTranscripts(sessionsDir(o.projectDir));
   const runners = runnersByFolder(project, {
     env: io.env,
     model: {
@@ -129,6 +163,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       maxRetries: BATCH_MAX_RETRIES,
       ...(o.model !== undefined && { id: o.model }),
     },
+    transcript: { store: withoutLock(store) },
   });
   try {
     runners.runnerFor({});
@@ -142,21 +177,26 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const stop = interruptions(io, "batch: stopping; running runs are interrupted and resume next time");
   const bar = progressBar(io);
   let anyFailed = false;
+  const skipped: string[] = [];
+  const versionOf = projectVersions(o.projectDir);
   const started = Date.now();
   let summary: Awaited<ReturnType<typeof runBatch>>;
   try {
     summary = await runBatch({
       items: o.items,
       batchId: o.batchId,
+      versionOf: (item) => versionOf(item.cwd),
       runnerFor: runners.runnerFor,
-      store: fileTranscripts(sessionsDir(o.projectDir)),
+      store,
       gate,
       signal: stop.signal,
       retryFailed: o.retryFailed,
       onResult: (r) => {
         anyFailed ||= failed(r);
+        if (r.skipped) skipped.push(r.id);
         bar.print(r);
       },
+      onHeld: (item, message) => bar.note(`agentmd batch: ${item.id} not run: ${message}`),
       onProgress: bar.draw,
     });
   } finally {
@@ -166,9 +206,11 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   }
   const p = summary.progress;
   const left = summary.interrupted + summary.notStarted;
+  if (skipped.length > 0) io.stderr.write(`${skippedLine(o.batchId, skipped)}\n`);
   io.stderr.write(
-    `${summaryLine(o.batchId, p, Date.now() - started)}${left ? `, ${left} left (run the same command again to resume)` : ""}\n`,
+    `${summaryLine(o.batchId, p, Date.now() - started)}${left ? `, ${left} left (run the same command again to resume)` : ""}${summary.held ? `, ${summary.held} being run by another agentmd (run the same command again once it ends)` : ""}\n`,
   );
   if (stop.signal.aborted) return 130;
-  return anyFailed ? 1 : 0;
+  if (anyFailed) return 1;
+  return summary.held > 0 ? SESSION_BUSY_EXIT : 0;
 }

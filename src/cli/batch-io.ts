@@ -2,9 +2,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type BatchItem, parseBatchItems } from "../batch/batch-item.js";
 import type { BatchResult } from "../batch/batch-result.js";
+import { FINISHED_BEFORE } from "../batch/batch-session-id.js";
 import { duration, type Progress, progressLine } from "../batch/progress.js";
 import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
+
+export { SESSION_BUSY_EXIT } from "./run-command.js";
 
 // What `agentmd batch`, `enqueue` and `worker` share: reading a batch file, their usage lines,
 // Ctrl-C, the summary line and the progress bar.
@@ -65,6 +68,13 @@ export function interruptions(io: RunIo, notice: string): { signal: AbortSignal;
   return { signal: controller.signal, dispose: () => unhook?.() };
 }
 
+/** Which items were not run again, and why: `batch b: 3 skipped, finished before …: a, b, c`. */
+export function skippedLine(batchId: string, ids: readonly string[]): string {
+  const shown = ids.slice(0, 10).join(", ");
+  const more = ids.length > 10 ? `, and ${ids.length - 10} more` : "";
+  return `batch ${batchId}: ${ids.length} skipped, ${FINISHED_BEFORE}: ${shown}${more} (--retry-failed runs the failed ones again)`;
+}
+
 export function summaryLine(batchId: string, p: Progress, ms: number): string {
   const skipped = p.skipped ? ` (${p.skipped} finished before)` : "";
   return `batch ${batchId}: ${p.done} done, ${p.failed} failed${skipped} of ${p.total} · ${p.tokens.toLocaleString("en-US")} tokens · $${p.costUsd.toFixed(4)} · ${duration(ms)}`;
@@ -97,6 +107,12 @@ export function progressBar(io: CliIo) {
     print: (r: BatchResult) => {
       clear();
       io.stdout.write(`${JSON.stringify(r)}\n`);
+      draw();
+    },
+    /** A line on standard error, between two drawings of the bar. */
+    note: (line: string) => {
+      clear();
+      io.stderr.write(`${line}\n`);
       draw();
     },
     end: () => {

@@ -6,12 +6,19 @@ import type { BatchItem } from "../batch/batch-item.js";
 import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
 import { collectResults } from "../batch/collect-results.js";
-import { bullConnection, connectRedis, RedisUnavailableError, shownUrl } from "../batch/connect-redis.js";
+import {
+  bullConnection,
+  connectionWarnings,
+  connectRedis,
+  RedisUnavailableError,
+  shownUrl,
+} from "../batch/connect-redis.js";
 import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
 import { projectVersions } from "../batch/project-version.js";
 import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
+import { refusalText } from "../batch/version-refusal.js";
 import { findProjectRoot } from "../definitions/discover.js";
-import { interruptions, loadItems, progressBar, summaryLine, usage } from "./batch-io.js";
+import { interruptions, loadItems, progressBar, skippedLine, summaryLine, usage } from "./batch-io.js";
 import type { RunIo } from "./run-command.js";
 
 export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
@@ -20,14 +27,18 @@ Puts the runs of a batch file (see 'agentmd batch --help'; - for standard input)
 queue at URL, for 'agentmd worker's to take. Each job names the version of this project
 (a hash of its inputs: agent.md, agents/, skills/, commands/, tools/, .claude/settings*.json,
 .mcp.json and the CLAUDE.md files down to the item's cwd): a worker whose project differs
-refuses it. Enqueuing again adds nothing twice: ids with a result are skipped,
-jobs on the queue are left alone, failed jobs are queued anew. Prints one JSON line:
-{"batch", "projectVersion", "added", "queued", "finished"}.
+does not run it: it puts it back for a worker of that version (a rolling deploy). A job
+is its item: id, prompt or line, agent, cwd and project version; a changed item is a job
+of its own. Enqueuing again adds nothing twice: items that finished before with the same
+prompt, agent and version are skipped (listed on standard error), jobs on the queue are
+left alone, failed jobs are queued anew. Prints one JSON line:
+{"batch", "projectVersion", "added", "queued", "finished", "retried"}.
 
 Options:
   --redis URL       the Redis that holds the queue (redis://host:port[/db])
   --queue NAME      the queue's name (default ${DEFAULT_QUEUE})
   --batch-id NAME   the batch's name (default: FILE's name without .jsonl)
+  --retry-failed    queue again the items whose result is a failure (their runs continue)
   --cwd DIR         the folder the project is found from (default: the current folder)
   -h, --help        show this help
 
@@ -45,6 +56,7 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
       redis: { type: "string" },
       queue: { type: "string" },
       "batch-id": { type: "string" },
+      "retry-failed": { type: "boolean", default: false },
       cwd: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -61,10 +73,14 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
   if (!items) return 2;
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
   const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
+  const retryFailed = values["retry-failed"];
   return withQueue("enqueue", io, values.redis, values.queue, async (q) => {
-    const enqueued = await enqueue(q, batchId, items, projectDir);
-    io.stdout.write(`${JSON.stringify({ batch: batchId, ...enqueued })}\n`);
-    io.stderr.write(`${enqueuedLine(batchId, enqueued, q.url)}\n`);
+    const e = await enqueue(q, { batchId, items, projectDir, retryFailed });
+    const { projectVersion, added, queued, finished, retried } = e;
+    io.stdout.write(
+      `${JSON.stringify({ batch: batchId, projectVersion, added, queued, finished, retried })}\n`,
+    );
+    io.stderr.write(`${enqueuedLine(batchId, e, q.url)}\n`);
     return 0;
   });
 }
@@ -75,15 +91,21 @@ export interface QueueBatch {
   readonly batchId: string;
   readonly items: readonly BatchItem[];
   readonly projectDir: string;
+  readonly retryFailed: boolean;
 }
 
-/** `agentmd batch --redis URL --wait`: enqueue, then collect every result as the workers finish. */
+/**
+ * `agentmd batch --redis URL --wait`: enqueue, then collect every result as the workers finish.
+ * Stops (exit 1) when the queue lost the batch's jobs (Redis restarted without its data): nothing
+ * more would come for them.
+ */
 export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
   return withQueue("batch", io, o.redisUrl, o.queue, async (q) => {
     const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl) });
+    events.on("error", q.warn);
     try {
       await events.waitUntilReady();
-      const enqueued = await enqueue(q, o.batchId, o.items, o.projectDir);
+      const enqueued = await enqueue(q, o);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
       const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
       const bar = progressBar(io);
@@ -94,22 +116,32 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         queue: q.queue,
         events,
         keys: queueKeys(q.name).batch(o.batchId),
-        batchId: o.batchId,
-        ids: o.items.map((i) => i.id),
+        jobs: enqueued.jobs,
+        finishedBefore: enqueued.finishedBefore,
         signal: stop.signal,
         onResult: (r) => {
           anyFailed ||= failed(r);
           bar.print(r);
         },
         onProgress: bar.draw,
+        onRefused: (r) => bar.note(`batch ${o.batchId}: ${refusalText(r)}`),
       });
       stop.dispose();
       bar.end();
-      const left = collected.pending
-        ? `, ${collected.pending} still with the workers (run the same command again to collect them)`
-        : "";
+      const { lost, pending } = collected;
+      if (lost.length > 0)
+        io.stderr.write(
+          `agentmd batch: the queue lost ${lost.length} job(s) of batch ${o.batchId} with no result (${lost.slice(0, 5).join(", ")}${lost.length > 5 ? ", …" : ""}): Redis restarted without its data? Nothing more will come for them; run the same command again to queue them anew\n`,
+        );
+      const left =
+        pending && !lost.length
+          ? `, ${pending} still with the workers (run the same command again to collect them)`
+          : pending
+            ? `, ${pending} without a result`
+            : "";
       io.stderr.write(`${summaryLine(o.batchId, collected.progress, Date.now() - started)}${left}\n`);
-      if (collected.pending) return 130;
+      if (lost.length > 0) return 1;
+      if (pending) return 130;
       return anyFailed ? 1 : 0;
     } finally {
       await events.close();
@@ -122,6 +154,8 @@ interface OpenQueue {
   readonly url: string;
   readonly redis: Redis;
   readonly queue: Queue;
+  /** The error handler of every connection: one short line per kind of trouble. */
+  readonly warn: (e: Error) => void;
 }
 
 /** Opens the queue and agentmd's connection, runs `body`, closes both; Redis errors are exit 1. */
@@ -138,37 +172,46 @@ async function withQueue(
   } catch (e) {
     return usage(io, command, (e as Error).message);
   }
+  const warn = connectionWarnings((line) => io.stderr.write(`agentmd ${command}: ${line}\n`));
   let redis: Redis;
   try {
-    redis = await connectRedis(url);
+    redis = await connectRedis(url, warn);
   } catch (e) {
     if (!(e instanceof RedisUnavailableError)) throw e;
     io.stderr.write(`agentmd: ${e.message}\n`);
     return 1;
   }
   const queue = new Queue(name, { connection: bullConnection(url) });
+  queue.on("error", warn);
   try {
-    return await body({ name, url, redis, queue });
+    return await body({ name, url, redis, queue, warn });
   } finally {
     await queue.close();
     await redis.quit().catch(() => redis.disconnect());
   }
 }
 
-async function enqueue(q: OpenQueue, batchId: string, items: readonly BatchItem[], projectDir: string) {
-  const versionOf = projectVersions(projectDir);
+type ToEnqueue = Pick<QueueBatch, "batchId" | "items" | "projectDir" | "retryFailed">;
+
+async function enqueue(q: OpenQueue, o: ToEnqueue) {
+  const versionOf = projectVersions(o.projectDir);
   const version = versionOf();
   const enqueued = await enqueueItems({
     redis: q.redis,
     queue: q.queue,
-    keys: queueKeys(q.name).batch(batchId),
-    batchId,
-    items,
+    keys: queueKeys(q.name).batch(o.batchId),
+    batchId: o.batchId,
+    items: o.items,
     versionOf: (item) => versionOf(item.cwd),
+    retryFailed: o.retryFailed,
   });
   return { projectVersion: version, ...enqueued };
 }
 
+/** What was queued, and (on a line of its own) which items were skipped, and why. */
 function enqueuedLine(batchId: string, e: Enqueued & { projectVersion: string }, url: string): string {
-  return `batch ${batchId}: ${e.added} queued, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
+  const skipped = e.jobs.filter((j) => e.finishedBefore.has(j.sessionId)).map((j) => j.id);
+  const retried = e.retried ? `, ${e.retried} failed queued again` : "";
+  const line = `batch ${batchId}: ${e.added} queued${retried}, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
+  return skipped.length > 0 ? `${skippedLine(batchId, skipped)}\n${line}` : line;
 }

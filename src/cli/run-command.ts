@@ -2,7 +2,8 @@ import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
 import type { Runner } from "../invocation/runner.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
-import { listSessions, SessionError, sessionsDir } from "../loop/transcript.js";
+import { newestSession } from "../loop/session-list.js";
+import { SessionBusyError, SessionError, sessionsDir } from "../loop/transcript.js";
 import { loadRecording, recordedInput } from "../model/record-replay.js";
 import { claudeOutput } from "./claude-output.js";
 import { type CliIo, styleFor } from "./io.js";
@@ -58,7 +59,8 @@ apply. A call that needs a user's approval is denied, saying how to allow it.
 Transcripts are written to .agentmd/sessions/<id>.jsonl.
 
 Exit status: 0 done, 1 error (or a limit reached), 2 refused by permissions or bad
-usage, 130 aborted (Ctrl-C).
+usage, 75 the session is being written by another agentmd now (-c or --resume while
+its run goes on; try again once it ends), 130 aborted (Ctrl-C).
 
 Example:
   agentmd -p --allowedTools 'Bash(npm test:*)' "run the tests and fix what fails"`;
@@ -116,7 +118,7 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
   } catch (e) {
     if (e instanceof SessionError) {
       io.stderr.write(`agentmd: ${printable(e.message)}\n`);
-      return 1;
+      return e instanceof SessionBusyError ? SESSION_BUSY_EXIT : 1;
     }
     throw e;
   } finally {
@@ -203,8 +205,14 @@ function outputFor(
 
 /** The project's most recent session, for `--continue`; null when it has none. */
 export function latestSession(io: CliIo, cwd = io.cwd): string | null {
-  return listSessions(sessionsDir(findProjectRoot(cwd, io.env.HOME)))[0]?.id ?? null;
+  return newestSession(sessionsDir(findProjectRoot(cwd, io.env.HOME))) ?? null;
 }
+
+/**
+ * The exit status of a command refused because another agentmd writes its session now (`run -c`
+ * during the session's run, a batch item another batch runs): 75, "try again later" (EX_TEMPFAIL).
+ */
+export const SESSION_BUSY_EXIT = 75;
 
 export function exitCode(r: RunResult): number {
   switch (r.outcome) {

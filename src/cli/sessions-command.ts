@@ -1,5 +1,6 @@
 import { findProjectRoot } from "../definitions/discover.js";
-import { listSessions, readSession, SessionError, sessionsDir } from "../loop/transcript.js";
+import { listSessions } from "../loop/session-list.js";
+import { readSession, SessionError, sessionsDir } from "../loop/transcript.js";
 import { type CliIo, styleFor } from "./io.js";
 import { createTextRenderer, printable } from "./render.js";
 

@@ -17,7 +17,7 @@ Takes runs from the queue at URL (put there by 'agentmd enqueue' or 'agentmd bat
 Redis, appended event by event: a worker killed mid-run loses nothing, since its jobs go
 back to the queue once their lock expires and the next worker continues them from there.
 Results, usage and cost go to Redis. A job made for another version of the project is
-refused. Prints one JSON line per run it finishes. Ctrl-C finishes the running runs and
+put back on the queue for a worker of that version (a rolling deploy), said once. Prints one JSON line per run it finishes. Ctrl-C finishes the running runs and
 stops; a second Ctrl-C stops at once (the runs are resumed by another worker).
 
 Options:

@@ -123,8 +123,9 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     const done = Promise.resolve()
       .then(async () => {
         checkSessionId(sessionId);
-        // One run at a time continues a session: a second is refused before it writes anything.
-        const release = keep && runOptions.resume ? store.lock?.(sessionId) : undefined;
+        // One run at a time writes a session (from its first event on, so that `run -c` during
+        // a first run is refused too): a second is refused before it writes anything.
+        const release = keep ? store.lock?.(sessionId) : undefined;
         try {
           const transcript = keep
             ? store.open(sessionId, (message) =>

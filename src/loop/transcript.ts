@@ -1,13 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  appendFileSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import { AgentmdError } from "../shared/errors.js";
@@ -29,6 +21,9 @@ export function newSessionId(now = new Date()): string {
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 
 export class SessionError extends AgentmdError {}
+
+/** The session is being written by another run now (its lock says which process): try later. */
+export class SessionBusyError extends SessionError {}
 
 /** Throws `SessionError` unless `id` can name a session (it is a file name, so a narrow one). */
 export function checkSessionId(id: string): string {
@@ -215,22 +210,25 @@ export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
 }
 
 /**
- * Holds a session for one run at a time: a second run resuming it is refused, not interleaved. A
- * lock left by a process that is gone is taken over. Returns the release. Throws SessionError.
+ * Holds a session for one run at a time: a second run writing it (`run -c` while the first still
+ * runs, the same batch started twice) is refused with `SessionBusyError`, not interleaved. The lock
+ * is a file made exclusively, holding the process id; one left by a process that is gone is taken
+ * over; a folder that cannot be written is not locked. Returns the release. Throws SessionError.
  */
 export function lockSession(dir: string, id: string): () => void {
   const lock = `${sessionFile(dir, id)}.lock`;
-  mkdirSync(dir, { recursive: true });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
+      mkdirSync(dir, { recursive: true });
       writeFileSync(lock, String(process.pid), { flag: "wx" });
       return () => rmSync(lock, { force: true });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST")
-        throw new SessionError(`cannot lock the session ${id}: ${(e as Error).message}`);
+      // A folder that cannot be written holds no transcript either (that is a warning of the
+      // run's): there is nothing to keep apart, so the run goes on unlocked.
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") return () => {};
       const holder = Number(readFileSafe(lock));
       if (Number.isInteger(holder) && holder > 0 && alive(holder))
-        throw new SessionError(
+        throw new SessionBusyError(
           `the session ${id} is in use by another agentmd (process ${holder}); wait for it to end, or start a new session`,
         );
       rmSync(lock, { force: true });
@@ -254,51 +252,4 @@ function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-export interface SessionSummary {
-  readonly id: string;
-  readonly modified: Date;
-  readonly prompt: string;
-  readonly outcome?: string;
-  readonly turns: number;
-}
-
-/** The sessions of a project, newest first. */
-export function listSessions(dir: string): SessionSummary[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
-  } catch {
-    return [];
-  }
-  const out: SessionSummary[] = [];
-  for (const name of names) {
-    const id = name.slice(0, -".jsonl".length);
-    try {
-      const events = readSessionEvents(dir, id);
-      const first = events.find((e) => e.type === "user_message" && e.depth === 0);
-      const start = events.find((e) => e.type === "run_start" && e.depth === 0);
-      const typed = start?.type === "run_start" ? start.input : undefined;
-      const ends = events.filter((e) => e.type === "run_end" && e.depth === 0);
-      const last = ends[ends.length - 1];
-      const said =
-        first?.type === "user_message"
-          ? typeof first.content === "string"
-            ? first.content
-            : "(blocks)"
-          : "";
-      const prompt = typed ?? said;
-      out.push({
-        id,
-        modified: statSync(path.join(dir, name)).mtime,
-        prompt,
-        turns: ends.reduce((n, e) => n + (e.type === "run_end" ? e.turns : 0), 0),
-        ...(last && last.type === "run_end" && { outcome: last.outcome }),
-      });
-    } catch {
-      // not a session file
-    }
-  }
-  return out.sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchItemOf, itemJson, parseBatchItems } from "../../src/batch/batch-item.js";
+import { type BatchItem, batchItemOf, itemJson, parseBatchItems } from "../../src/batch/batch-item.js";
 import { batchIdOf, batchSessionId } from "../../src/batch/batch-session-id.js";
 import { checkSessionId } from "../../src/loop/transcript.js";
 
@@ -52,13 +52,38 @@ describe("batch items", () => {
 });
 
 describe("batch session ids", () => {
-  it("are the same every time, differ by batch and by id, and are valid session and job ids", () => {
-    const a = batchSessionId("reviews", "owner/repo#12");
-    expect(a).toBe(batchSessionId("reviews", "owner/repo#12"));
+  it("are the same every time, differ by batch, id, input, agent, cwd and project version, and are valid session and job ids", () => {
+    const item = (id: string, more: Partial<BatchItem> = {}): BatchItem => ({
+      id,
+      input: { kind: "prompt", text: "review it" },
+      ...more,
+    });
+    const a = batchSessionId("reviews", item("owner/repo#12"), "sha256:1");
+    expect(a).toBe(batchSessionId("reviews", item("owner/repo#12"), "sha256:1"));
     expect(a).toMatch(/^reviews-owner_repo_12-[0-9a-f]{12}$/);
-    expect(batchSessionId("reviews", "owner_repo_12")).not.toBe(a);
-    expect(batchSessionId("other", "owner/repo#12")).not.toBe(a);
-    for (const id of [a, batchSessionId("..", "../../etc"), batchSessionId("x", "é".repeat(200))]) {
+    const others = [
+      batchSessionId("reviews", item("owner_repo_12"), "sha256:1"),
+      batchSessionId("other", item("owner/repo#12"), "sha256:1"),
+      batchSessionId("reviews", item("owner/repo#12"), "sha256:2"),
+      batchSessionId(
+        "reviews",
+        item("owner/repo#12", { input: { kind: "prompt", text: "review it again" } }),
+        "sha256:1",
+      ),
+      batchSessionId(
+        "reviews",
+        item("owner/repo#12", { input: { kind: "line", text: "review it" } }),
+        "sha256:1",
+      ),
+      batchSessionId("reviews", item("owner/repo#12", { agent: "reviewer" }), "sha256:1"),
+      batchSessionId("reviews", item("owner/repo#12", { cwd: "sub" }), "sha256:1"),
+    ];
+    expect(new Set([a, ...others]).size).toBe(others.length + 1);
+    for (const id of [
+      a,
+      batchSessionId("..", item("../../etc"), "v"),
+      batchSessionId("x", item("é".repeat(200)), "v"),
+    ]) {
       expect(checkSessionId(id)).toBe(id);
       expect(id).not.toContain(":");
       expect(id).not.toContain("..");

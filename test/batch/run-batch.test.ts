@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/batch/batch-result.js";
 import { createRateGate } from "../../src/batch/rate-gate.js";
 import { runBatch } from "../../src/batch/run-batch.js";
+import { withoutLock } from "../../src/batch/run-item.js";
 import { createRunner } from "../../src/invocation/runner.js";
 import { fileTranscripts, sessionsDir } from "../../src/loop/transcript.js";
 import { answerItem, itemPrompt } from "../support/batch-script.js";
@@ -53,11 +54,13 @@ describe("runBatch: the rate limits of one process are shared by its runs", () =
       projectDir: dir,
       env: {},
       model: { apiKey: "k", baseURL: fake.url, fetch: gate.wrap() },
+      transcript: { store: withoutLock(fileTranscripts(sessionsDir(dir))) },
     });
     const results: BatchResult[] = [];
     const summary = await runBatch({
       items: items(4),
       batchId: "b",
+      versionOf: () => "v1",
       runnerFor: () => runner,
       store: fileTranscripts(sessionsDir(dir)),
       gate,
@@ -81,11 +84,13 @@ describe("runBatch: the rate limits of one process are shared by its runs", () =
       projectDir: dir,
       env: {},
       model: { apiKey: "k", baseURL: fake.url, fetch: gate.wrap() },
+      transcript: { store: withoutLock(fileTranscripts(sessionsDir(dir))) },
     });
     const stop = new AbortController();
     const summary = await runBatch({
       items: items(5),
       batchId: "b",
+      versionOf: () => "v1",
       runnerFor: () => runner,
       store: fileTranscripts(sessionsDir(dir)),
       gate,
@@ -100,11 +105,17 @@ describe("runBatch: the rate limits of one process are shared by its runs", () =
   it("turns an item whose runner cannot be built into a failed result, and goes on", async () => {
     fake = await startFakeAnthropic(Array.from({ length: 4 }, () => answerItem()));
     const gate = createRateGate({ max: 2 });
-    const runner = createRunner({ projectDir: dir, env: {}, model: { apiKey: "k", baseURL: fake.url } });
+    const runner = createRunner({
+      projectDir: dir,
+      env: {},
+      model: { apiKey: "k", baseURL: fake.url },
+      transcript: { store: withoutLock(fileTranscripts(sessionsDir(dir))) },
+    });
     const results: BatchResult[] = [];
     await runBatch({
       items: [...items(1), { id: "far", input: { kind: "prompt", text: "x" }, cwd: "nowhere" }],
       batchId: "b",
+      versionOf: () => "v1",
       runnerFor: (item) => {
         if (item.cwd) throw new Error("no such folder");
         return runner;

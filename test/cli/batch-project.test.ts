@@ -249,17 +249,32 @@ describe.runIf(hasRedis)("agentmd worker opens the project as run does (real Red
     ["its .mcp.json differs", ".mcp.json", mcpJson({})],
     ["its tools/ differ", "tools/extra.ts", "export const x = 1;\n"],
     ["its CLAUDE.md differs", "CLAUDE.md", "Answer at length.\n"],
-  ])("refuses a job when %s from the enqueuer's", async (_what, file, content) => {
-    fake = await startFakeAnthropic([]);
-    const { dir: checkout, cleanup: done } = tempDir();
-    more.push(done);
-    project(checkout);
-    writeFiles(checkout, { [file]: content });
-    startWorkerIn(checkout);
-    const r = await collect("one.jsonl");
-    expect(r.code).toBe(1);
-    expect(lines(r.stdout)[0]).toMatchObject({ id: "a", outcome: "error" });
-    expect(lines(r.stdout)[0]?.message).toMatch(/refused by .*the job was made for project version sha256:/);
-    expect(fake.requests).toHaveLength(0);
-  });
+  ])(
+    "does not run a job when %s from the enqueuer's: it waits for a worker of its version",
+    async (_what, file, content) => {
+      fake = await startFakeAnthropic([]);
+      const { dir: checkout, cleanup: done } = tempDir();
+      more.push(done);
+      project(checkout);
+      writeFiles(checkout, { [file]: content });
+      startWorkerIn(checkout);
+      let said = "";
+      const r = await runBinAsync(["batch", "one.jsonl", "--redis", redis.url, "--wait"], {
+        cwd: dir,
+        env: env(),
+        onStart: (child) =>
+          child.stderr?.on("data", (d: Buffer) => {
+            said += d.toString();
+            if (said.includes("they wait for a worker of version")) child.kill("SIGINT");
+          }),
+      });
+      expect(r.stderr).toMatch(
+        /jobs made for project version sha256:\w+ were put back by \S+, whose project is sha256:\w+/,
+      );
+      expect(r.code).not.toBe(0);
+      expect(r.stdout).toBe("");
+      expect(fake.requests).toHaveLength(0);
+      expect(await redis.client.zcard("bull:agentmd:failed")).toBe(0);
+    },
+  );
 });

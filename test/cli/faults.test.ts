@@ -336,7 +336,7 @@ describe("resume tells the truth", () => {
     writeFiles(dir, { ".agentmd/sessions/s1.jsonl.lock": String(process.pid) });
     fake = await startFakeAnthropic([text("never")]);
     const r = await cli(["run", "--resume", "s1", "go on"]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(75);
     expect(r.stderr).toContain(`the session s1 is in use by another agentmd (process ${process.pid})`);
     expect(fake.requests).toHaveLength(0);
   });

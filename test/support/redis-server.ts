@@ -24,30 +24,45 @@ export interface RedisServer {
   readonly port: number;
   /** A client of the test's own (closed by stop()). */
   readonly client: Redis;
+  /** Kills the server (SIGKILL) and starts a new, empty one on the same port. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startRedis(): Promise<RedisServer> {
   const dir = mkdtempSync(path.join(tmpdir(), "agentmd-redis-"));
   const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  await ready(child);
+  const spawnServer = async () => {
+    const c = spawn(
+      "redis-server",
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    await ready(c);
+    return c;
+  };
+  const kill = async (c: ChildProcess, signal: NodeJS.Signals) => {
+    const exited = new Promise((resolve) => c.once("exit", resolve));
+    c.kill(signal);
+    await exited;
+  };
+  let child = await spawnServer();
   const url = `redis://127.0.0.1:${port}`;
   const client = new Redis(url, { maxRetriesPerRequest: null });
+  // The test's own client reconnects after a restart; what it saw meanwhile is no test's concern.
+  client.on("error", () => {});
   await client.ping();
   return {
     url,
     port,
     client,
+    restart: async () => {
+      await kill(child, "SIGKILL");
+      child = await spawnServer();
+    },
     stop: async () => {
       client.disconnect();
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
+      await kill(child, "SIGTERM");
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,177 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { BatchResult } from "../../src/batch/batch-result.js";
+import { answers, batchLines, itemOf } from "../support/batch-script.js";
+import { type CliRun, runBinAsync } from "../support/cli.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
+import { tempDir } from "../support/fixtures.js";
+import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
+import { writeFiles } from "../support/tools.js";
+import { until } from "../support/until.js";
+
+let redis: RedisServer;
+let dir: string;
+let cleanup: () => void;
+let fake: FakeAnthropic;
+const children: { child?: ChildProcess; done: Promise<CliRun> }[] = [];
+
+beforeAll(async () => {
+  if (hasRedis) redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+beforeEach(async () => {
+  ({ dir, cleanup } = tempDir());
+  writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\n---\nBe brief.\n", "a.txt": "alpha\n" });
+  if (hasRedis) await redis.client.flushall();
+});
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    c.child?.kill("SIGTERM");
+    await c.done;
+  }
+  await fake?.close();
+  cleanup();
+});
+
+const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url });
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as BatchResult);
+
+/** The CLI in the background, stopped after the test if it is still running; `stderr` as it comes. */
+function background(args: string[], cwd = dir) {
+  const c: { child?: ChildProcess; done: Promise<CliRun>; stderr: string } = {
+    done: Promise.resolve({ code: 0, stdout: "", stderr: "" }),
+    stderr: "",
+  };
+  c.done = runBinAsync(args, {
+    cwd,
+    env: env(),
+    onStart: (child) => {
+      c.child = child;
+      child.stderr?.on("data", (d: Buffer) => (c.stderr += d.toString()));
+    },
+  });
+  children.push(c);
+  return c;
+}
+
+const worker = (cwd = dir) =>
+  background(["worker", "--redis", redis.url, "--concurrency", "2", "--lock-duration", "3000"], cwd);
+const wait = (file: string, more: string[] = []) =>
+  background(["batch", file, "--redis", redis.url, "--wait", ...more]);
+const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+
+describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI, fake server)", () => {
+  it("a changed item with the same file name and id is new work; the unchanged one comes back marked skipped, and said", async () => {
+    fake = await startFakeAnthropic(answers(4));
+    mkdirSync(path.join(dir, "week1"));
+    mkdirSync(path.join(dir, "week2"));
+    writeFiles(dir, {
+      "week1/reviews.jsonl": `${JSON.stringify({ id: "pr", prompt: "item one: read a.txt" })}\n`,
+      "week2/reviews.jsonl": `${JSON.stringify({ id: "pr", prompt: "item two: read a.txt" })}\n`,
+    });
+    worker();
+    const first = await wait("week1/reviews.jsonl").done;
+    expect(first.code, first.stderr).toBe(0);
+    const second = await wait("week2/reviews.jsonl").done;
+    expect(second.code, second.stderr).toBe(0);
+    expect(lines(second.stdout)[0]).toMatchObject({ id: "pr", text: "answer to two" });
+    expect(lines(second.stdout)[0]).not.toHaveProperty("skipped");
+    expect(fake.requests.map(itemOf)).toEqual(["one", "one", "two", "two"]);
+
+    const again = await wait("week2/reviews.jsonl").done;
+    expect(again.code).toBe(0);
+    expect(lines(again.stdout)[0]).toMatchObject({ id: "pr", text: "answer to two", skipped: true });
+    expect(again.stderr).toContain(
+      "batch reviews: 1 skipped, finished before with the same prompt, agent and project version: pr",
+    );
+    expect(again.stderr).toContain("(1 finished before)");
+    expect(fake.requests).toHaveLength(4);
+  });
+
+  it("Redis restarted empty while --wait waits: it stops, says the jobs are gone, exits 1, and prints no stack trace", async () => {
+    fake = await startFakeAnthropic([]);
+    writeFiles(dir, { "one.jsonl": batchLines(["x"]) });
+    const w = wait("one.jsonl");
+    await until(() => w.stderr.includes("waiting for the workers"), { what: "the batch waiting" });
+    await redis.restart();
+    const r = await w.done;
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      "agentmd batch: the queue lost 1 job(s) of batch one with no result (x): Redis restarted without its data?",
+    );
+    expect(r.stderr).toContain("run the same command again to queue them anew");
+    noStackTrace(r.stderr);
+    expect(r.stderr.split("\n").filter((l) => l.includes("Redis:")).length).toBeLessThanOrEqual(4);
+  }, 60_000);
+
+  it("a worker keeps going through a Redis restart with one-line warnings, and runs what is queued after", async () => {
+    fake = await startFakeAnthropic(answers(2));
+    const w = worker();
+    await until(() => w.stderr.includes("at version"), { what: "the worker started" });
+    await redis.restart();
+    writeFiles(dir, { "one.jsonl": batchLines(["y"]) });
+    const r = await wait("one.jsonl").done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout)[0]).toMatchObject({ id: "y", outcome: "done" });
+    noStackTrace(w.stderr);
+  }, 60_000);
+
+  it("--retry-failed with --redis queues a failed result again, and its run goes on to done", async () => {
+    fake = await startFakeAnthropic([
+      { kind: "http-error", status: 400, message: "bad request, for the test" },
+      ...answers(2),
+    ]);
+    writeFiles(dir, { "one.jsonl": batchLines(["z"]) });
+    worker();
+    const failedRun = await wait("one.jsonl").done;
+    expect(failedRun.code, failedRun.stderr).toBe(1);
+    expect(lines(failedRun.stdout)[0]).toMatchObject({ id: "z", outcome: "error" });
+
+    const plain = await wait("one.jsonl").done;
+    expect(plain.code).toBe(1);
+    expect(lines(plain.stdout)[0]).toMatchObject({ outcome: "error", skipped: true });
+
+    const retried = await wait("one.jsonl", ["--retry-failed"]).done;
+    expect(retried.stderr).toContain("1 queued, 1 failed queued again");
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(lines(retried.stdout)[0]).toMatchObject({ id: "z", outcome: "done", text: "answer to z" });
+    const totals = await redis.client.hgetall("agentmd:agentmd:totals:one");
+    expect(totals).toMatchObject({ runs: "1", failed: "0" });
+  }, 60_000);
+
+  it("a job refused for its project version waits for a worker of that version (a rolling deploy), said in --wait", async () => {
+    fake = await startFakeAnthropic(answers(1));
+    const { dir: old, cleanup: done } = tempDir();
+    try {
+      writeFiles(old, { "agent.md": "---\nallowed-tools: Read, Grep\n---\nBe brief.\n", "a.txt": "alpha\n" });
+      const oldWorker = worker(old);
+      writeFiles(dir, { "one.jsonl": batchLines(["v"]) });
+      const w = wait("one.jsonl");
+      await until(() => w.stderr.includes("they wait for a worker of version"), {
+        what: "the batch saying what the job waits for",
+        timeoutMs: 30_000,
+      });
+      expect(w.stderr).toMatch(
+        /batch one: jobs made for project version sha256:\w+ were put back by \S+, whose project is sha256:\w+; they wait for a worker of version sha256:\w+/,
+      );
+      expect(fake.requests).toHaveLength(0);
+      await until(() => oldWorker.stderr.includes("were put back by"), { what: "the old worker's notice" });
+      worker();
+      const r = await w.done;
+      expect(r.code, r.stderr).toBe(0);
+      expect(lines(r.stdout)[0]).toMatchObject({ id: "v", outcome: "done", text: "answer to v" });
+      expect(await redis.client.zcard("bull:agentmd:failed")).toBe(0);
+    } finally {
+      done();
+    }
+  }, 60_000);
+});
