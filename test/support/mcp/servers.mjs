@@ -140,9 +140,65 @@ function toolsOf(kind) {
           run: () => text("odd"),
         },
       ];
+    case "timing":
+      return timingTools();
+    case "big":
+      return bigTools();
     default:
       return [whoami, echo];
   }
+}
+
+/**
+ * `hang` never answers (it writes `mark` when it has the call, and notes when the client cancels
+ * it); `after_cancel` answers once a `hang` call was cancelled; `fast` answers at once.
+ */
+function timingTools() {
+  let cancelled;
+  const wasCancelled = new Promise((resolve) => {
+    cancelled = resolve;
+  });
+  return [
+    {
+      def: { name: "hang", description: "Never answers.", inputSchema: obj({ mark: { type: "string" } }) },
+      run: (a, extra) => {
+        if (a.mark) writeFileSync(a.mark, "received\n");
+        extra.signal.addEventListener("abort", () => cancelled());
+        return new Promise(() => {});
+      },
+    },
+    {
+      def: { name: "after_cancel", description: "Answers after a hang was cancelled.", inputSchema: obj({}) },
+      run: async () => {
+        await wasCancelled;
+        return text("answered after the other call was cancelled");
+      },
+    },
+    { def: { name: "fast", description: "Answers at once.", inputSchema: obj({}) }, run: () => text("fast") },
+  ];
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const png = (bytes) => Buffer.concat([PNG_SIGNATURE, Buffer.alloc(bytes - 8)]).toString("base64");
+
+/** Answers larger than the model API takes: an 8 MB PNG, 50 MB of text; and a small PNG. */
+function bigTools() {
+  const image = (bytes) => ({ content: [{ type: "image", mimeType: "image/png", data: png(bytes) }] });
+  return [
+    {
+      def: { name: "png_8mb", description: "An 8 MB image.", inputSchema: obj({}) },
+      run: () => image(8 << 20),
+    },
+    {
+      def: { name: "png_small", description: "A 1 KB image.", inputSchema: obj({}) },
+      run: () => image(1024),
+    },
+    {
+      def: { name: "text_50mb", description: "50 MB of text.", inputSchema: obj({}) },
+      run: () => text("x".repeat(50 << 20)),
+    },
+    whoami,
+  ];
 }
 
 function manyTools(n) {
