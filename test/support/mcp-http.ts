@@ -92,15 +92,13 @@ export async function startRestartableHttpMcpServer(kind: string): Promise<Resta
       const t = sessions.get(id);
       if (t) t.handleRequest(req, res).catch(fail);
       else
-        res
-          .writeHead(404, { "content-type": "application/json" })
-          .end(
-            JSON.stringify({
-              jsonrpc: "2.0",
-              error: { code: -32001, message: "Session not found" },
-              id: null,
-            }),
-          );
+        res.writeHead(404, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: -32001, message: "Session not found" },
+            id: null,
+          }),
+        );
       return;
     }
     const t = new StreamableHTTPServerTransport({
