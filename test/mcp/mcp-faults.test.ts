@@ -149,6 +149,26 @@ describe("answers larger than the model API takes", () => {
   }, 60_000);
 });
 
+describe("a server that floods", () => {
+  it("20,000 list_changed notifications and 30 MB of stderr in one call: it answers, and lives on", async () => {
+    const mark = path.join(dir, "noisy.starts");
+    writeFiles(dir, {
+      ".mcp.json": mcpJson({ noisy: stdioServer("noisy", mark) }),
+      "agent.md": "---\nallowed-tools: mcp__noisy__*\n---\nMain.\n",
+    });
+    fake = await startFakeAnthropic([
+      call("mcp__noisy__flood", {}),
+      call("mcp__noisy__whoami", {}),
+      text("ok"),
+    ]);
+    const { result } = await drain(open().run("go"));
+    expect(result.outcome).toBe("done");
+    expect(resultText(resultsSent(fake, 1)[0])).toBe("flooded");
+    expect(resultText(resultsSent(fake, 2)[0])).toMatch(/^pid \d+$/);
+    expect(startsOf(mark)).toBe(1);
+  }, 120_000);
+});
+
 describe("a server that cannot start", () => {
   it("is that server's fault even when the list names only its tools: an error naming it, not a refusal", async () => {
     writeFiles(dir, {

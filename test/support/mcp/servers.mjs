@@ -144,6 +144,20 @@ function toolsOf(kind) {
       return timingTools();
     case "big":
       return bigTools();
+    case "noisy":
+      return [
+        {
+          def: { name: "flood", description: "Floods the client, then answers.", inputSchema: obj({}) },
+          run: async (_a, extra) => {
+            const note = { method: "notifications/tools/list_changed" };
+            for (let i = 0; i < 20_000; i++) void extra.sendNotification(note);
+            const lines = `${"e".repeat(1023)}\n`.repeat(64);
+            for (let i = 0; i < 30 * 16; i++) process.stderr.write(lines);
+            return text("flooded");
+          },
+        },
+        whoami,
+      ];
     default:
       return [whoami, echo];
   }
@@ -247,7 +261,7 @@ export function buildServer(kind) {
   const prompts = PROMPTS[kind] ?? [];
   const server = new Server(
     { name: `test-${kind}`, version: "1.0.0" },
-    { capabilities: { tools: {}, ...(prompts.length && { prompts: {} }) } },
+    { capabilities: { tools: { listChanged: true }, ...(prompts.length && { prompts: {} }) } },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.def) }));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
