@@ -114,7 +114,10 @@ export function createTextRenderer(out: Out, style: Style) {
         );
         break;
       case "abort":
-        line(`${indent(e.depth)}${style.yellow("aborted")}`);
+        // The loop's own abort says only that; one that ended a run before it began says why.
+        line(
+          `${indent(e.depth)}${style.yellow("aborted")}${e.message === "the run was aborted" ? "" : `: ${printable(e.message)}`}`,
+        );
         break;
       case "run_start":
         if (e.depth > 0)

@@ -27,17 +27,31 @@ export interface RunTools {
   readonly hidden: ReadonlySet<string>;
   /** Servers that did not start; deferred tools no ToolSearch can find. */
   readonly warnings: readonly string[];
+  /** Why each server the run could reach did not start. */
+  readonly failed: readonly string[];
+  /** The run's signal was aborted while a server was starting: what to say of it. */
+  readonly interrupted?: string;
 }
 
-/** Never rejects. */
-export async function runTools(core: Core, spec: RunSpec, state: RunState): Promise<RunTools> {
+/** Never rejects; the signal's abort ends the wait for servers still starting. */
+export async function runTools(
+  core: Core,
+  spec: RunSpec,
+  state: RunState,
+  signal?: AbortSignal,
+): Promise<RunTools> {
   const external = core.external;
   const servers = [
     ...external.servers.project,
     ...(spec.mcpScope ?? []).flatMap((def) => external.servers.inlineOf(def)),
   ];
-  const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list) : undefined;
-  if (!mcp || mcp.tools.length === 0) return { tools: [], hidden: new Set(), warnings: mcp?.warnings ?? [] };
+  const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list, signal) : undefined;
+  const failed = {
+    failed: mcp?.failed ?? [],
+    ...(mcp?.interrupted !== undefined && { interrupted: mcp.interrupted }),
+  };
+  if (!mcp || mcp.tools.length === 0)
+    return { tools: [], hidden: new Set(), warnings: mcp?.warnings ?? [], ...failed };
   const withoutSearch = registryWith(core, mcp.tools);
   const offerAll = (list: PermissionList) => offeredUnderApproval(withoutSearch.all, list, core.approval);
   const deferrable = new Set(mcp.tools.map((t) => t.name));
@@ -45,7 +59,12 @@ export async function runTools(core: Core, spec: RunSpec, state: RunState): Prom
   // What registering them said (a tool renamed for the API, a schema that does not compile).
   const said = (r: ToolRegistry) => r.warnings.filter((w) => !core.catalog.registry.warnings.includes(w));
   if (deferred.size === 0)
-    return { tools: mcp.tools, hidden: new Set(), warnings: [...mcp.warnings, ...said(withoutSearch)] };
+    return {
+      tools: mcp.tools,
+      hidden: new Set(),
+      warnings: [...mcp.warnings, ...said(withoutSearch)],
+      ...failed,
+    };
   const hidden = new Set(deferred);
   const search = createToolSearchTool(
     {
@@ -63,7 +82,7 @@ export async function runTools(core: Core, spec: RunSpec, state: RunState): Prom
     warnings.push(
       `${deferred.size} tool definitions are deferred (toolSearch), but this run's list does not allow ToolSearch, so the model cannot find them; allow ToolSearch, or set toolSearch: false`,
     );
-  return { tools, hidden, warnings };
+  return { tools, hidden, warnings, ...failed };
 }
 
 /** The catalog's tools with `extra` beside them (the catalog's own registry when there are none). */

@@ -44,7 +44,7 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     ...(spec.approved && { approved: spec.approved }),
   };
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
-  const outside = await runTools(core, spec, state);
+  const outside = await runTools(core, spec, state, io.signal);
   const call = runCalls(core, spec, io, { runId, state, logger, outside });
   // Background commands end with the run that started them, however it ends.
   try {
@@ -121,12 +121,16 @@ async function opened(
     sessionId: io.sessionId,
     messages: [...io.history],
   };
+  if (outside.interrupted) return endInterrupted(ended, outside.interrupted);
   for (const message of outside.warnings) call.logger.warn(message);
   for (const name of unsayableServerTools(registry.all, spec.list))
     call.logger.warn(
       `${name} is allowed but not offered: the model API cannot be told exactly what its rules allow (a subdomains-only pattern, a deny inside an allowed site), and a list is never widened`,
     );
   const refused = refusalOf(spec, offerAll(spec.list), core.restricted);
+  // A list left with nothing because a server it names could not start: that server's fault.
+  if (refused && outside.failed.length > 0 && !allowsNothing(spec.list))
+    return endBeforeStart(ended, "error", "mcp_server_failed", serverFault(outside.failed));
   if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
   // A run that asks for the sandbox and cannot have it is refused before its first request.
   if (spec.sandbox) {
@@ -238,6 +242,16 @@ const RESTRICTED_CLAUSE =
 
 const noToolSentence = (list: PermissionList) =>
   `no entry of the allow-list names a tool that exists in this run (${ruleTexts(list).join(", ")})`;
+
+const serverFault = (failed: readonly string[]) =>
+  `${failed.join("\n")}\nNo other tool the allow-list names exists in this run, so it did not start.`;
+
+/** A run whose signal was aborted before its first request (while an MCP server started). */
+function endInterrupted(run: Parameters<typeof endBeforeStart>[0], message: string): RunResult {
+  run.emit({ runId: run.runId, depth: run.depth, type: "abort", message });
+  const end = { outcome: "aborted" as const, text: "", turns: 0, usage: ZERO_USAGE, costUsd: 0, message };
+  return endRun(run, end, run.messages, 0);
+}
 
 /**
  * A run that ends before its first request (refused by the allow-lists, an unknown `/name`, a

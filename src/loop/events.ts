@@ -29,7 +29,9 @@ export type RunErrorCode =
   /** The run asks for the OS sandbox and it cannot be had here. */
   | "sandbox_unavailable"
   /** The invocation could not be made ready: an unknown `/name`, a denied `!` block, an MCP prompt that failed. */
-  | "invocation_failed";
+  | "invocation_failed"
+  /** An MCP server the run needs could not be started (the allow-list names no other tool that exists). */
+  | "mcp_server_failed";
 
 /** `refused`: the allow-lists left no tool; `declined`: the model refused to answer. */
 export type RunOutcome = "done" | "limit" | "refused" | "declined" | "error" | "aborted";

@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   CallToolResult,
@@ -10,7 +11,8 @@ import type { McpServerConfig } from "../definitions/types.js";
 import { expandConfig } from "./expand-vars.js";
 import { forgetLiveServer, rememberLiveServer } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
-import type { McpServerSpec } from "./server-spec.js";
+import { MessageBuffer } from "./message-buffer.js";
+import { type McpServerSpec, mcpToolName } from "./server-spec.js";
 import { StderrTail } from "./stderr-tail.js";
 
 /** What a server offers, as listed when it started. */
@@ -25,7 +27,9 @@ export type ServerStatus =
   | { readonly state: "ready"; readonly listing: ServerListing }
   | { readonly state: "failed"; readonly message: string };
 
-export type Started = { ok: true; listing: ServerListing } | { ok: false; message: string };
+export type Started =
+  | { ok: true; listing: ServerListing }
+  | { ok: false; message: string /** the caller's signal ended the wait */; interrupted?: true };
 
 export type CallOutcome = { ok: true; result: CallToolResult } | { ok: false; message: string };
 
@@ -47,11 +51,14 @@ const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "
 
 /**
  * One MCP server, started on first use and shared by the runs of a runner. A server that fails to
- * start, stops, or does not answer in time makes the call an error (with the tail of its stderr),
- * never a dead run; it is started again on the next call. The class only holds that state.
+ * start or stops makes the call an error (with the tail of its stderr), never a dead run; it is
+ * started again on the next call. A call past its time is cancelled alone. The class only holds
+ * that state.
  */
 export class McpConnection {
   #client: Client | undefined;
+  /** The server being started, until it is ready or has failed. */
+  #opening: { readonly client: Client; readonly transport: Transport } | undefined;
   #sdk: McpSdk | undefined;
   #starting: Promise<Started> | undefined;
   #status: ServerStatus = { state: "stopped" };
@@ -72,65 +79,101 @@ export class McpConnection {
     return this.#status;
   }
 
-  /** Starts the server (once, however many ask at a time) and lists what it offers. Never rejects. */
-  start(): Promise<Started> {
+  /**
+   * Starts the server (once, however many ask at a time) and lists what it offers. A `signal`'s
+   * abort answers at once (the start goes on, for other callers, until `close`). Never rejects.
+   */
+  start(signal?: AbortSignal): Promise<Started> {
     if (this.#client && this.#status.state === "ready") return Promise.resolve(ok(this.#status.listing));
     this.#starting ??= this.#open().finally(() => {
       this.#starting = undefined;
     });
-    return this.#starting;
+    return signal ? orInterrupted(this.#starting, signal, this.spec.name) : this.#starting;
   }
 
   /** Calls one tool by its server-side name. Never rejects. */
-  async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallOutcome> {
-    const started = await this.start();
-    if (!started.ok) return { ok: false, message: started.message };
-    const client = this.#client;
-    if (!client) return { ok: false, message: this.#lostMessage() };
-    // One signal per call: the SDK keeps its listener on the signal it is given, and a run's signal
-    // lives for many calls.
-    const call = new AbortController();
-    const abort = () => call.abort();
-    signal.addEventListener("abort", abort, { once: true });
-    try {
-      const result = (await client.callTool({ name, arguments: args }, undefined, {
-        timeout: this.cx.timeoutMs,
-        signal: call.signal,
-      })) as CallToolResult;
-      return { ok: true, result };
-    } catch (e) {
-      return { ok: false, message: await this.#failedCall(client, e, signal) };
-    } finally {
-      signal.removeEventListener("abort", abort);
-    }
+  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallOutcome> {
+    return this.#request(mcpToolName(this.spec.name, name), signal, (client, options) =>
+      client.callTool({ name, arguments: args }, undefined, options),
+    ) as Promise<CallOutcome>;
   }
 
   /** A prompt's messages, by its server-side name. Never rejects. */
-  async getPrompt(
+  getPrompt(
     name: string,
     args: Record<string, string>,
   ): Promise<{ ok: true; result: GetPromptResult } | { ok: false; message: string }> {
-    const started = await this.start();
-    if (!started.ok) return { ok: false, message: started.message };
-    const client = this.#client;
-    if (!client) return { ok: false, message: this.#lostMessage() };
-    try {
-      return {
-        ok: true,
-        result: await client.getPrompt({ name, arguments: args }, { timeout: this.cx.timeoutMs }),
-      };
-    } catch (e) {
-      return { ok: false, message: await this.#failedCall(client, e, new AbortController().signal) };
+    return this.#request(`the prompt '${name}'`, new AbortController().signal, (client, options) =>
+      client.getPrompt({ name, arguments: args }, options),
+    );
+  }
+
+  /**
+   * One request, with the call's own timeout and signal: the SDK cancels just that request
+   * (`notifications/cancelled`) when either ends it, and the server goes on serving the others. A
+   * server that answers 404 for the session (an HTTP server that restarted) gets a new session, and
+   * the request is sent again, once: the server never had it.
+   */
+  async #request<T>(
+    what: string,
+    signal: AbortSignal,
+    send: (client: Client, options: RequestOptions) => Promise<T>,
+  ): Promise<{ ok: true; result: T } | { ok: false; message: string }> {
+    for (let attempt = 0; ; attempt++) {
+      const started = await this.start(signal);
+      if (!started.ok) return { ok: false, message: started.message };
+      const client = this.#client;
+      if (!client) return { ok: false, message: this.#lostMessage() };
+      // One signal per request: the SDK keeps its listener on the signal it is given, and a run's
+      // signal lives for many calls.
+      const request = new AbortController();
+      const abort = () => request.abort();
+      signal.addEventListener("abort", abort, { once: true });
+      try {
+        return {
+          ok: true,
+          result: await send(client, { timeout: this.cx.timeoutMs, signal: request.signal }),
+        };
+      } catch (e) {
+        if (attempt === 0 && !signal.aborted && this.#sessionLost(e)) {
+          await this.#drop(client);
+          continue;
+        }
+        return {
+          ok: false,
+          message: await this.#failedCall(client, e, signal, { what, again: attempt > 0 }),
+        };
+      } finally {
+        signal.removeEventListener("abort", abort);
+      }
     }
   }
 
-  /** Stops the server; a later call starts it again unless the runner is closed. */
+  /** Stops the server, a starting one too; a later call starts it again unless the runner is closed. */
   async close(final = true): Promise<void> {
     if (final) this.#closed = true;
     const client = this.#client;
     this.#client = undefined;
     if (final) this.#status = { state: "stopped" };
-    await client?.close().catch(() => {});
+    const opening = this.#opening;
+    this.#opening = undefined;
+    // A server still starting has nothing to finish: it is stopped at once.
+    if (opening) stopProcess(opening.transport);
+    await Promise.all([client?.close().catch(() => {}), opening?.client.close().catch(() => {})]);
+  }
+
+  /** Lets go of a client whose session the server no longer knows: the next start makes a new one. */
+  async #drop(client: Client): Promise<void> {
+    if (this.#client === client) {
+      this.#client = undefined;
+      this.#status = { state: "stopped" };
+    }
+    await client.close().catch(() => {});
+  }
+
+  #sessionLost(e: unknown): boolean {
+    const sdk = this.#sdk;
+    return sdk !== undefined && e instanceof sdk.StreamableHTTPError && e.code === 404;
   }
 
   async #open(): Promise<Started> {
@@ -157,27 +200,29 @@ export class McpConnection {
     const client = new sdk.Client({ name: "agentmd", version: "0.1.0" }, { capabilities: {} });
     let transport: Transport;
     try {
-      transport = this.#transport(config, sdk);
+      transport = this.#transport(config, sdk, client);
     } catch (e) {
       return this.#fail((e as Error).message);
     }
     client.onclose = () => this.#onClose(client);
     client.onerror = () => {};
+    this.#opening = { client, transport };
     try {
       await client.connect(transport, { timeout: this.#startTimeout });
-      const pid = (transport as { pid?: number | null }).pid;
-      if (typeof pid === "number") rememberLiveServer(pid, client);
       const listing = await this.#list(client);
+      if (this.#closed) throw new Error("the runner was closed while it started");
       this.#client = client;
       this.#status = { state: "ready", listing };
       return ok(listing);
     } catch (e) {
       await client.close().catch(() => {});
       return this.#fail(await this.#describe(e, "could not be started"));
+    } finally {
+      if (this.#opening?.client === client) this.#opening = undefined;
     }
   }
 
-  #transport(config: McpServerConfig, sdk: McpSdk): Transport {
+  #transport(config: McpServerConfig, sdk: McpSdk, owner: Client): Transport {
     const headers = config.headers ? { headers: { ...config.headers } } : {};
     if (config.type === "http")
       return new sdk.StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: headers });
@@ -195,7 +240,23 @@ export class McpConnection {
       cwd: config.cwd ?? this.cx.cwd,
       stderr: "pipe",
     });
+    // One message may be large (a 50 MB answer is cut later, in mcp-tools.ts): read in linear time,
+    // and only past MAX_MESSAGE_BYTES does the stream (and so the server) give up.
+    // (The SDK's field, checked by test/mcp/mcp-faults.test.ts.)
+    if ("_readBuffer" in transport)
+      (transport as unknown as { _readBuffer: unknown })._readBuffer = new MessageBuffer(
+        MAX_MESSAGE_BYTES,
+        sdk.deserializeMessage,
+      );
     transport.stderr?.on("data", (chunk: Buffer | string) => this.#stderr.push(String(chunk)));
+    // Known to the CLI's clean-up from the moment it is spawned (start spawns it synchronously): a
+    // SIGTERM while it starts stops it too.
+    const start = transport.start.bind(transport);
+    transport.start = () => {
+      const started = start();
+      if (typeof transport.pid === "number") rememberLiveServer(transport.pid, owner);
+      return started;
+    };
     return transport;
   }
 
@@ -225,30 +286,42 @@ export class McpConnection {
     if (!this.#closed) this.#status = { state: "failed", message: this.#lostMessage() };
   }
 
-  /** Why a request failed; a server that timed out or stopped is closed, to be started on the next call. */
-  async #failedCall(client: Client, e: unknown, signal: AbortSignal): Promise<string> {
+  /**
+   * Why a request failed, said as it is: a call past its time was cancelled and the server runs on;
+   * a server that stopped is started again on the next call; any other failure leaves it as it is.
+   */
+  async #failedCall(
+    client: Client,
+    e: unknown,
+    signal: AbortSignal,
+    request: { what: string; again: boolean },
+  ): Promise<string> {
     if (signal.aborted) return "the call was interrupted";
     const sdk = this.#sdk;
-    const timedOut =
-      sdk !== undefined && e instanceof sdk.McpError && e.code === sdk.ErrorCode.RequestTimeout;
-    const message = await this.#describe(
-      e,
-      timedOut ? `did not answer within ${this.cx.timeoutMs / 1000} s` : "failed during the call",
-    );
-    if (timedOut || this.#client !== client || !this.#client) {
-      if (this.#client === client) this.#client = undefined;
+    if (sdk !== undefined && e instanceof sdk.McpError && e.code === sdk.ErrorCode.RequestTimeout)
+      return this.#withStderr(
+        `MCP server '${this.spec.name}' did not answer ${request.what} within ${this.cx.timeoutMs / 1000} s, so the call was cancelled (the server goes on running)`,
+      );
+    const message = await this.#describe(e, "failed during the call");
+    if (this.#client !== client) {
       this.#status = { state: "failed", message };
-      await client.close().catch(() => {});
+      return `${message}; it will be started again on the next call`;
     }
-    return `${message}; it will be started again on the next call`;
+    return request.again
+      ? `${message} (after it had answered 404 for the session, a new session was started and the call sent again)`
+      : message;
   }
 
   async #describe(e: unknown, what: string): Promise<string> {
     // Let the last of a dying process's stderr arrive before it is quoted.
     await new Promise((resolve) => setImmediate(resolve));
     const why = e instanceof Error ? e.message : String(e);
+    return this.#withStderr(`MCP server '${this.spec.name}' ${what}: ${why}`);
+  }
+
+  #withStderr(message: string): string {
     const tail = this.#stderr.text();
-    return `MCP server '${this.spec.name}' ${what}: ${why}${tail ? `\nits stderr ended with:\n${tail}` : ""}`;
+    return `${message}${tail ? `\nits stderr ended with:\n${tail}` : ""}`;
   }
 
   #lostMessage(): string {
@@ -266,3 +339,35 @@ export class McpConnection {
 }
 
 const ok = (listing: ServerListing): Started => ({ ok: true, listing });
+
+/** The largest message a stdio server may send (the SDK's default is 10 MB). */
+const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+/** A start, or the run's interruption of the wait for it, whichever comes first. */
+function orInterrupted(starting: Promise<Started>, signal: AbortSignal, name: string): Promise<Started> {
+  const interrupted: Started = {
+    ok: false,
+    interrupted: true,
+    message: `the run was interrupted while MCP server '${name}' was starting`,
+  };
+  if (signal.aborted) return Promise.resolve(interrupted);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(interrupted);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void starting.then((started) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(started);
+    });
+  });
+}
+
+/** SIGTERM to a stdio server's process (nothing for the HTTP transports). */
+function stopProcess(transport: Transport): void {
+  const pid = (transport as { pid?: number | null }).pid;
+  if (typeof pid !== "number") return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}

@@ -12,6 +12,10 @@ export interface RunMcpTools {
   readonly deferred: ReadonlySet<string>;
   /** One sentence per server that could not be started (with its stderr's tail). */
   readonly warnings: readonly string[];
+  /** Why each server the list could reach did not start (with its stderr's tail). */
+  readonly failed: readonly string[];
+  /** Set when the signal was aborted while a server was starting: what to say of it. */
+  readonly interrupted?: string;
 }
 
 /**
@@ -23,9 +27,14 @@ export interface McpHub {
   connection(spec: McpServerSpec): McpConnection;
   /**
    * Starts those of `servers` whose tools `list` could offer (see `mayOfferPrefix`; a server none of
-   * whose names any rule could cover is never started) and returns their tools. Never rejects.
+   * whose names any rule could cover is never started) and returns their tools. The signal's abort
+   * ends the wait (a starting server goes on starting until `close`). Never rejects.
    */
-  toolsFor(servers: readonly McpServerSpec[], list: PermissionList): Promise<RunMcpTools>;
+  toolsFor(
+    servers: readonly McpServerSpec[],
+    list: PermissionList,
+    signal?: AbortSignal,
+  ): Promise<RunMcpTools>;
   /** Stops every server. Later runs start none. */
   close(): Promise<void>;
 }
@@ -44,19 +53,23 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
   };
   return {
     connection,
-    async toolsFor(servers, list) {
+    async toolsFor(servers, list, signal) {
       const wanted = reachable(servers, list);
       const started = await Promise.all(
-        wanted.map(async (s) => ({ s, c: connection(s), r: await connection(s).start() })),
+        wanted.map(async (s) => ({ s, c: connection(s), r: await connection(s).start(signal) })),
       );
       const tools: Tool[] = [];
       const deferred = new Set<string>();
       const warnings: string[] = [];
+      const failed: string[] = [];
+      let interrupted: string | undefined;
       for (const { s, c, r } of started) {
-        if (!r.ok) {
+        if (!r.ok && r.interrupted) interrupted ??= r.message;
+        else if (!r.ok) {
+          failed.push(r.message);
           warnings.push(`${r.message}\nIts tools are not offered in this run.`);
-          continue;
         }
+        if (!r.ok) continue;
         let made = toolsOf.get(r.listing);
         if (!made) {
           made = mcpTools(c, r.listing.tools);
@@ -65,7 +78,7 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
         tools.push(...made);
         if (s.config.defer === true) for (const t of made) deferred.add(t.name);
       }
-      return { tools, deferred, warnings };
+      return { tools, deferred, warnings, failed, ...(interrupted !== undefined && { interrupted }) };
     },
     async close() {
       await Promise.all([...connections.values()].map((c) => c.close()));

@@ -7,28 +7,33 @@ export interface McpSdk {
   readonly SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
   readonly StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
   readonly StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  readonly StreamableHTTPError: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPError;
   readonly McpError: typeof import("@modelcontextprotocol/sdk/types.js").McpError;
   readonly ErrorCode: typeof import("@modelcontextprotocol/sdk/types.js").ErrorCode;
+  readonly deserializeMessage: typeof import("@modelcontextprotocol/sdk/shared/stdio.js").deserializeMessage;
 }
 
 let loading: Promise<McpSdk> | undefined;
 
 export function loadMcpSdk(): Promise<McpSdk> {
   loading ??= (async () => {
-    const [client, sse, stdio, http, types] = await Promise.all([
+    const [client, sse, stdio, http, types, lines] = await Promise.all([
       import("@modelcontextprotocol/sdk/client/index.js"),
       import("@modelcontextprotocol/sdk/client/sse.js"),
       import("@modelcontextprotocol/sdk/client/stdio.js"),
       import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
       import("@modelcontextprotocol/sdk/types.js"),
+      import("@modelcontextprotocol/sdk/shared/stdio.js"),
     ]);
     return {
       Client: client.Client,
       SSEClientTransport: sse.SSEClientTransport,
       StdioClientTransport: stdio.StdioClientTransport,
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      StreamableHTTPError: http.StreamableHTTPError,
       McpError: types.McpError,
       ErrorCode: types.ErrorCode,
+      deserializeMessage: lines.deserializeMessage,
     };
   })();
   return loading;

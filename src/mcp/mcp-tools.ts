@@ -7,6 +7,10 @@ import { mcpToolName } from "./server-spec.js";
 const MAX_DESCRIPTION = 4096;
 const MAX_TEXT = 100_000;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+/** The model API's limit for one image (Read refuses larger files). */
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Images of one result, in all: several of the largest still fit in a request. */
+const MAX_IMAGES_BYTES = 20 * 1024 * 1024;
 
 /**
  * A server's tools as agentmd tools named `mcp__<server>__<tool>`. Their schemas are the server's,
@@ -38,12 +42,29 @@ function describe(t: McpTool, server: string): string {
   return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
 }
 
-/** An MCP result as a tool result: text and images kept, other blocks described, long text cut. */
+/**
+ * An MCP result as a tool result, holding nothing the model API would refuse: text and images kept,
+ * other blocks described; an image over the API's size (as Read refuses) is left out, and text past
+ * `MAX_TEXT` characters in all is cut, each said where it was.
+ */
 export function toToolResult(r: CallToolResult): ToolResult {
   const blocks: (TextBlock | ImageBlock)[] = [];
+  let imageBytes = 0;
   for (const b of r.content ?? []) {
-    if (b.type === "text") blocks.push({ type: "text", text: b.text });
-    else if (b.type === "image" && IMAGE_TYPES.has(b.mimeType))
+    if (b.type === "image" && IMAGE_TYPES.has(b.mimeType)) {
+      const bytes = Math.floor((b.data.length * 3) / 4);
+      const over = bytes > MAX_IMAGE_BYTES ? "images of at most 5 MB" : undefined;
+      const tooMany =
+        imageBytes + bytes > MAX_IMAGES_BYTES ? "at most 20 MB of images in one result" : undefined;
+      if (over ?? tooMany) {
+        blocks.push(
+          textBlock(
+            `[an ${b.mimeType} image of ${mb(bytes)} was left out: the model API takes ${over ?? tooMany}]`,
+          ),
+        );
+        continue;
+      }
+      imageBytes += bytes;
       blocks.push({
         type: "image",
         source: {
@@ -52,28 +73,45 @@ export function toToolResult(r: CallToolResult): ToolResult {
           data: b.data,
         },
       });
-    else if (b.type === "resource")
-      blocks.push({
-        type: "text",
-        text:
-          "text" in b.resource && typeof b.resource.text === "string"
-            ? b.resource.text
-            : `[binary resource ${b.resource.uri}]`,
-      });
-    else if (b.type === "resource_link") blocks.push({ type: "text", text: `[resource ${b.uri}]` });
-    else blocks.push({ type: "text", text: `[${b.type} content omitted]` });
+    } else blocks.push(textBlock(textOf(b)));
   }
   if (blocks.length === 0 && r.structuredContent !== undefined)
-    blocks.push({ type: "text", text: JSON.stringify(r.structuredContent) });
+    blocks.push(textBlock(JSON.stringify(r.structuredContent)));
   const isError = r.isError === true;
-  if (blocks.every((b) => b.type === "text")) {
-    const text = blocks.map((b) => (b as TextBlock).text).join("\n");
-    return { content: cut(text), isError };
-  }
-  return { content: blocks.map((b) => (b.type === "text" ? { ...b, text: cut(b.text) } : b)), isError };
+  const cut = cutter();
+  if (blocks.every((b) => b.type === "text"))
+    return { content: cut(blocks.map((b) => b.text).join("\n")), isError };
+  return { content: blocks.map((b) => (b.type === "text" ? textBlock(cut(b.text)) : b)), isError };
 }
 
-const cut = (text: string) =>
-  text.length > MAX_TEXT
-    ? `${text.slice(0, MAX_TEXT)}\n[output cut at ${MAX_TEXT.toLocaleString("en")} characters]`
-    : text;
+type ContentBlock = NonNullable<CallToolResult["content"]>[number];
+
+/** A block other than a kept image, as text. */
+function textOf(b: ContentBlock): string {
+  if (b.type === "text") return b.text;
+  if (b.type === "resource")
+    return "text" in b.resource && typeof b.resource.text === "string"
+      ? b.resource.text
+      : `[binary resource ${b.resource.uri}]`;
+  if (b.type === "resource_link") return `[resource ${b.uri}]`;
+  if (b.type === "image")
+    return `[an ${b.mimeType} image was left out: the model API takes PNG, JPEG, GIF and WebP]`;
+  return `[${b.type} content omitted]`;
+}
+
+const textBlock = (text: string): TextBlock => ({ type: "text", text });
+const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+/** Cuts texts so that together they keep at most `MAX_TEXT` characters, saying how much there was. */
+function cutter(): (text: string) => string {
+  let left = MAX_TEXT;
+  return (text) => {
+    if (text.length <= left) {
+      left -= text.length;
+      return text;
+    }
+    const kept = text.slice(0, left);
+    left = 0;
+    return `${kept}\n[output cut at ${kept.length.toLocaleString("en")} characters of ${text.length.toLocaleString("en")}]`;
+  };
+}

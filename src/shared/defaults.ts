@@ -38,5 +38,8 @@ export const HOOK_TIMEOUT_S = 60;
 /** How long one MCP request may take. */
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
+/** How long one call of a custom tool (`tools/*`) may take unless it sets `timeoutMs`. */
+export const DEFAULT_CUSTOM_TOOL_TIMEOUT_MS = 600_000;
+
 /** `toolSearch: auto` defers tool definitions past this share of the context window, in percent. */
 export const DEFAULT_TOOL_SEARCH_PERCENT = 10;

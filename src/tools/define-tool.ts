@@ -28,6 +28,8 @@ export interface ToolDefinition<S extends JSONSchema> {
   readonly interrupt?: InterruptBehavior;
   /** For a tool the API runs on its side (see `Tool.server`). */
   readonly server?: ServerTool;
+  /** How long a call of a custom tool may take (see `Tool.timeoutMs`). */
+  readonly timeoutMs?: number;
   execute(input: NoInfer<FromSchema<S>>, ctx: ToolContext): Promise<ToolResult>;
 }
 
@@ -57,6 +59,7 @@ export function defineTool<const S extends JSONSchema>(def: ToolDefinition<S>): 
     ...(def.concurrencyFor && { concurrencyFor: def.concurrencyFor }),
     interrupt: def.interrupt ?? "cooperative",
     ...(def.server && { server: def.server }),
+    ...(def.timeoutMs !== undefined && { timeoutMs: def.timeoutMs }),
     ownsSchema: true,
     execute: (input, ctx) => runSafely(def.name, () => execute(input, ctx)),
   };

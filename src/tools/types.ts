@@ -138,6 +138,11 @@ export interface Tool {
    * definition and its calls come back inside the model's response, never to `execute`.
    */
   readonly server?: ServerTool;
+  /**
+   * A custom tool's time limit for one call, in milliseconds (default `DEFAULT_CUSTOM_TOOL_TIMEOUT_MS`):
+   * a call still running then is answered without it, its signal aborted. Other tools keep their own.
+   */
+  readonly timeoutMs?: number;
   execute(input: Readonly<Record<string, unknown>>, ctx: ToolContext): Promise<ToolResult>;
 }
 

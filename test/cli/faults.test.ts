@@ -201,16 +201,21 @@ describe("hostile trees: a diagnostic each, quickly, and a signal ends check at 
 });
 
 describe("a run whose work can never finish is not a silent exit", () => {
-  it("says so and exits 70 when nothing is left that could finish it", async () => {
+  it("a custom tool whose promise never settles is answered, naming it and its time limit; the run goes on", async () => {
     writeFiles(dir, {
       "agent.md": "---\nallowed-tools: Stuck\n---\nMain.\n",
-      "tools/stuck.mjs": `export default { name: "Stuck", description: "Never answers.", inputSchema: { type: "object" }, concurrency: "sequential", interrupt: "cooperative", ownsSchema: true, execute: () => new Promise(() => {}) };\n`,
+      "tools/stuck.mjs": `export default { name: "Stuck", description: "Never answers.", inputSchema: { type: "object" }, concurrency: "sequential", interrupt: "cooperative", ownsSchema: true, timeoutMs: 500, execute: () => new Promise(() => {}) };\n`,
     });
     trustProject(dir);
-    fake = await startFakeAnthropic([call("Stuck", {}), text("never")]);
+    fake = await startFakeAnthropic([call("Stuck", {}), text("went on")]);
     const r = await cli(["run", "go"]);
-    expect(r.code).toBe(70);
-    expect(r.stderr).toContain("agentmd: internal error: the command stopped before it finished");
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    const told = resultsSent(fake, 1)[0];
+    expect(told?.is_error).toBe(true);
+    expect(resultText(told)).toBe(
+      "Stuck did not answer within 0.5 s (its time limit, `timeoutMs` in its definition), so the call was abandoned; what it did is unknown.",
+    );
+    expect(r.stdout).toContain("went on");
   });
 });
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { CUSTOM_TOOLS_DIR } from "../../definitions/project-inputs.js";
 import type { Diagnostic } from "../../definitions/types.js";
 import type { Tool } from "../types.js";
+import { withTimeLimit } from "./time-limit.js";
 
 export interface CustomTools {
   readonly tools: readonly Tool[];
@@ -67,7 +68,7 @@ export async function loadCustomTools(
         continue;
       }
       owner.set(tool.name, path.relative(projectDir, file));
-      tools.push(tool);
+      tools.push(withTimeLimit(tool));
     }
   }
   return { tools, diagnostics };

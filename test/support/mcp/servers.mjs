@@ -140,9 +140,79 @@ function toolsOf(kind) {
           run: () => text("odd"),
         },
       ];
+    case "timing":
+      return timingTools();
+    case "big":
+      return bigTools();
+    case "noisy":
+      return [
+        {
+          def: { name: "flood", description: "Floods the client, then answers.", inputSchema: obj({}) },
+          run: async (_a, extra) => {
+            const note = { method: "notifications/tools/list_changed" };
+            for (let i = 0; i < 20_000; i++) void extra.sendNotification(note);
+            const lines = `${"e".repeat(1023)}\n`.repeat(64);
+            for (let i = 0; i < 30 * 16; i++) process.stderr.write(lines);
+            return text("flooded");
+          },
+        },
+        whoami,
+      ];
     default:
       return [whoami, echo];
   }
+}
+
+/**
+ * `hang` never answers (it writes `mark` when it has the call, and notes when the client cancels
+ * it); `after_cancel` answers once a `hang` call was cancelled; `fast` answers at once.
+ */
+function timingTools() {
+  let cancelled;
+  const wasCancelled = new Promise((resolve) => {
+    cancelled = resolve;
+  });
+  return [
+    {
+      def: { name: "hang", description: "Never answers.", inputSchema: obj({ mark: { type: "string" } }) },
+      run: (a, extra) => {
+        if (a.mark) writeFileSync(a.mark, "received\n");
+        extra.signal.addEventListener("abort", () => cancelled());
+        return new Promise(() => {});
+      },
+    },
+    {
+      def: { name: "after_cancel", description: "Answers after a hang was cancelled.", inputSchema: obj({}) },
+      run: async () => {
+        await wasCancelled;
+        return text("answered after the other call was cancelled");
+      },
+    },
+    { def: { name: "fast", description: "Answers at once.", inputSchema: obj({}) }, run: () => text("fast") },
+  ];
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const png = (bytes) => Buffer.concat([PNG_SIGNATURE, Buffer.alloc(bytes - 8)]).toString("base64");
+
+/** Answers larger than the model API takes: an 8 MB PNG, 50 MB of text; and a small PNG. */
+function bigTools() {
+  const image = (bytes) => ({ content: [{ type: "image", mimeType: "image/png", data: png(bytes) }] });
+  return [
+    {
+      def: { name: "png_8mb", description: "An 8 MB image.", inputSchema: obj({}) },
+      run: () => image(8 << 20),
+    },
+    {
+      def: { name: "png_small", description: "A 1 KB image.", inputSchema: obj({}) },
+      run: () => image(1024),
+    },
+    {
+      def: { name: "text_50mb", description: "50 MB of text.", inputSchema: obj({}) },
+      run: () => text("x".repeat(50 << 20)),
+    },
+    whoami,
+  ];
 }
 
 function manyTools(n) {
@@ -191,7 +261,7 @@ export function buildServer(kind) {
   const prompts = PROMPTS[kind] ?? [];
   const server = new Server(
     { name: `test-${kind}`, version: "1.0.0" },
-    { capabilities: { tools: {}, ...(prompts.length && { prompts: {} }) } },
+    { capabilities: { tools: { listChanged: true }, ...(prompts.length && { prompts: {} }) } },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.def) }));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
