@@ -46,6 +46,10 @@ export async function runItem(
   });
   for await (const event of handle) options.onEvent?.(event);
   const r = await handle.result();
+  // Each item is a session of its own: it ends with the item (its SessionEnd hooks).
+  await runner.endSession(sessionId, "other", (message) =>
+    options.onEvent?.({ runId: "", depth: 0, type: "warning", message }),
+  );
   if (r.outcome === "aborted") return { kind: "interrupted" };
   return { kind: "finished", result: resultOf(item, r, !fresh), ran: true };
 }

@@ -29,7 +29,11 @@ export type RunErrorCode =
   /** The run asks for the OS sandbox and it cannot be had here. */
   | "sandbox_unavailable"
   /** The invocation could not be made ready: an unknown `/name`, a denied `!` block, an MCP prompt that failed. */
-  | "invocation_failed";
+  | "invocation_failed"
+  /** A hook blocked the prompt or the session (UserPromptSubmit, SessionStart, SubagentStart). */
+  | "blocked_by_hook"
+  /** A hook of a blocking event failed, timed out or was withheld: the run fails closed. */
+  | "hook_failed";
 
 /** `refused`: the allow-lists left no tool; `declined`: the model refused to answer. */
 export type RunOutcome = "done" | "limit" | "refused" | "declined" | "error" | "aborted";
