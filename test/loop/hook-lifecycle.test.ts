@@ -70,10 +70,15 @@ const textOf = (m: MessageParam | undefined): string =>
     ? m.content
     : (m?.content ?? []).map((b) => ("text" in b ? b.text : "")).join("\n");
 
-const lastMessage = (fake: FakeAnthropic, i: number) => fake.requests[i]?.body.messages.at(-1) as MessageParam;
+const lastMessage = (fake: FakeAnthropic, i: number) =>
+  fake.requests[i]?.body.messages.at(-1) as MessageParam;
 
 describe("hooks at every step of a session, inside subagents too", () => {
-  it("fires each event with Claude Code's fields, and acts on what the hooks answer", async ({ dir, fake, project }) => {
+  it("fires each event with Claude Code's fields, and acts on what the hooks answer", async ({
+    dir,
+    fake,
+    project,
+  }) => {
     hookProject(project);
     let logAtParentsNext: string[] = [];
     fake.push(
@@ -159,7 +164,7 @@ describe("hooks at every step of a session, inside subagents too", () => {
     expect(byEvent("SessionEnd")[0]).toMatchObject({ reason: "other" });
   });
 
-  it("a resumed session starts with source resume; /compact fires PreCompact (manual) and the next session starts with source compact", async ({
+  it("/compact fires PreCompact (manual), and the session it makes starts with source compact", async ({
     dir,
     fake,
     project,
@@ -167,7 +172,11 @@ describe("hooks at every step of a session, inside subagents too", () => {
     hookProject(project);
     fake.push(text("one"), text("one, again"), text("a summary"), text("two"), text("two, again"));
     const open = () =>
-      createRunner({ projectDir: dir, env: { PATH: process.env.PATH ?? "" }, model: { apiKey: "k", baseURL: fake.url } });
+      createRunner({
+        projectDir: dir,
+        env: { PATH: process.env.PATH ?? "" },
+        model: { apiKey: "k", baseURL: fake.url },
+      });
     const a = open();
     const first = await drain(a.run("go"));
     await a.close();
@@ -177,7 +186,9 @@ describe("hooks at every step of a session, inside subagents too", () => {
     if (!compacted.ok) return;
     await drain(b.run("more", { resume: compacted.sessionId }));
     await b.close();
-    const starts = logOf(dir).filter((p) => ["SessionStart", "PreCompact"].includes(String(p.hook_event_name)));
+    const starts = logOf(dir).filter((p) =>
+      ["SessionStart", "PreCompact"].includes(String(p.hook_event_name)),
+    );
     expect(starts.map((p) => [p.hook_event_name, p.source ?? p.trigger, p.custom_instructions])).toEqual([
       ["SessionStart", "startup", undefined],
       ["PreCompact", "manual", "keep the codeword"],
@@ -200,7 +211,11 @@ describe("hooks at every step of a session, inside subagents too", () => {
       }),
     });
     fake.push(text("done"));
-    const runner = createRunner({ projectDir: dir, env: { PATH: process.env.PATH ?? "" }, model: { apiKey: "k", baseURL: fake.url } });
+    const runner = createRunner({
+      projectDir: dir,
+      env: { PATH: process.env.PATH ?? "" },
+      model: { apiKey: "k", baseURL: fake.url },
+    });
     const { result, events } = await drain(runner.run("go"));
     expect(result.outcome).toBe("error");
     expect(result.message).toContain("the Stop hook failed");
