@@ -16,7 +16,7 @@ import { runStarts, skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
-import { promptHooks } from "./prompt-hooks.js";
+import { promptHooks, withContext } from "./prompt-hooks.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
 import { offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
 import type { ParentRun, RunIo, RunSpec } from "./run-types.js";
@@ -155,16 +155,18 @@ async function converse(
 ): Promise<RunResult> {
   let messages: MessageParam[] = [...io.history];
   if (!io.continues) {
+    // The prompt's hooks (UserPromptSubmit, or SubagentStart below the top) judge it before a
+    // command's `!cmd` runs, and before anything is sent.
+    const hooked = await promptHooks(spec, io, call);
+    if (!hooked.ok) return endBeforeStart(run.ended, "refused", hooked.code, hooked.message);
     const content =
       spec.prompt.kind === "content"
         ? { ok: true as const, text: spec.prompt.content }
         : await expandBody(spec.prompt, call, core.fs);
     if (!content.ok) return endBeforeStart(run.ended, "error", "invocation_failed", content.message);
-    // The prompt's hooks (UserPromptSubmit, or SubagentStart below the top) judge it before it is sent.
-    const hooked = await promptHooks(spec, io, call, content.text);
-    if (!hooked.ok) return endBeforeStart(run.ended, "refused", hooked.code, hooked.message);
-    io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: hooked.content });
-    messages = [...messages, { role: "user", content: hooked.content }];
+    const said = withContext(content.text, hooked.context);
+    io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: said });
+    messages = [...messages, { role: "user", content: said }];
   }
   const system = [
     spec.system.trim(),
