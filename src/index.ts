@@ -89,7 +89,16 @@ export type { ApiModelOptions, ModelChoice } from "./invocation/runner-options.j
 export { resolveSettings, type Settings } from "./invocation/settings.js";
 export type { CallDecision, RunErrorCode, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
 export type { ApprovalAnswer, ApprovalRequest } from "./loop/execute-call.js";
-export type { CommandHook, FunctionHook, HookPayload, HookReply, Hooks } from "./loop/hooks.js";
+export type {
+  CommandHook,
+  FunctionHook,
+  Hook,
+  HookEvent,
+  HookOrigin,
+  HookPayload,
+  HookReply,
+  Hooks,
+} from "./loop/hooks.js";
 export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
 export { type AnthropicModelOptions, createAnthropicModel } from "./model/anthropic.js";

@@ -46,6 +46,19 @@ export interface EntryAudit extends EntryPoint {
   readonly dangers: readonly { readonly danger: Danger; readonly chain: readonly string[] }[];
   /** Whether the commands of its runs run inside the sandbox: in all, some or none of them. */
   readonly sandboxed: "all" | "some" | "none";
+  /** The hooks that fire in its runs, each with the runs it fires in. */
+  readonly hooks: readonly GuardingHook[];
+}
+
+/** A hook as the audit lists it: its event and matcher, what it runs, where it was written. */
+export interface GuardingHook {
+  readonly event: string;
+  readonly matcher: string;
+  /** The command, or `(a function)` for one given in code. */
+  readonly runs: string;
+  readonly origin: string;
+  /** Who the runs it fires in run as (`main`, `agent:NAME`, …). */
+  readonly in: readonly string[];
 }
 
 export interface Audit {
@@ -116,7 +129,25 @@ function entryAudit(entry: EntryPoint, source: AuditSource): EntryAudit {
   const started = nodes.filter((n) => n.run);
   const inside = started.filter((n) => n.run?.sandbox).length;
   const sandboxed = inside === 0 ? "none" : inside === started.length ? "all" : "some";
-  return { ...entry, grants, runs, dangers, sandboxed };
+  return { ...entry, grants, runs, dangers, sandboxed, hooks: guardingHooks(nodes) };
+}
+
+/** Every hook of every run an entry point reaches, once, with the runs it fires in. */
+function guardingHooks(nodes: readonly AuditNode[]): GuardingHook[] {
+  const found = new Map<string, GuardingHook & { in: string[] }>();
+  for (const n of nodes) {
+    for (const [event, list] of Object.entries(n.run?.hooks ?? {}))
+      for (const h of list ?? []) {
+        const runs = "command" in h ? h.command : "(a function)";
+        const matcher = h.matcher === undefined || h.matcher === "" || h.matcher === ".*" ? "*" : h.matcher;
+        const origin = h.origin ?? "library";
+        const key = JSON.stringify([event, matcher, runs, origin]);
+        const seen = found.get(key) ?? { event, matcher, runs, origin, in: [] };
+        if (!seen.in.includes(n.runAs)) seen.in.push(n.runAs);
+        found.set(key, seen);
+      }
+  }
+  return [...found.values()];
 }
 
 /**

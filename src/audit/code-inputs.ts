@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { HOOK_EVENTS } from "../definitions/hook-events.js";
 import { type JsonFile, readJsonFile } from "../definitions/json-file.js";
 import { CUSTOM_TOOLS_DIR, MCP_JSON, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
 import type { Definition } from "../definitions/types.js";
@@ -227,7 +228,7 @@ function definitionInputs(def: Definition): CodeInput[] {
   const out: CodeInput[] = [];
   const own = (_kind: CodeInputKind, key: string) => `${def.surface}:${def.name} ${key}`;
   const hooks = "hooks" in def ? def.hooks : undefined;
-  for (const event of ["PreToolUse", "PostToolUse"] as const)
+  for (const event of HOOK_EVENTS)
     for (const h of hooks?.[event] ?? [])
       out.push({
         ...hookInput(def.file, lineOf(h.command), event, h.matcher, {

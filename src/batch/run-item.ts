@@ -81,6 +81,10 @@ async function runHeld(
   });
   for await (const event of handle) options.onEvent?.(event);
   const r = await handle.result();
+  // Each item is a session of its own: it ends with the item (its SessionEnd hooks).
+  await runner.endSession(sessionId, "other", (message) =>
+    options.onEvent?.({ runId: "", depth: 0, type: "warning", message }),
+  );
   if (r.outcome === "aborted") return { kind: "interrupted" };
   return { kind: "finished", result: resultOf(item, r, fresh ? undefined : paidBy(events)), ran: true };
 }

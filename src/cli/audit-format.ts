@@ -98,6 +98,7 @@ export function auditJson(a: Audit, h: AuditHeader) {
       kind: e.kind,
       ...(e.definition && { file: shownFile(e.definition.file, a) }),
       sandboxed: e.sandboxed,
+      hooks: e.hooks,
       dangers: [
         ...e.dangers.map((d) => ({ ...d.danger, chain: d.chain })),
         ...(a.mode === "bypassPermissions" ? [BYPASS] : []),
@@ -157,6 +158,7 @@ function entryText(e: EntryAudit, a: Audit): string[] {
     `${e.name}${e.definition ? `  [${shownFile(e.definition.file, a)}]` : "  (no agent.md: no list of its own)"}`,
     `  chains: ${nodes.length} · commands sandboxed: ${e.sandboxed} · dangerous: ${dangers.length > 0 ? dangers.join("; ") : "none"}`,
     ...wrap(`  can do: ${e.grants.map((r) => grantText(r.grant, a)).join(", ") || "nothing"}`, "          "),
+    ...hookLines(e),
   ];
   for (const n of nodes) {
     lines.push(`  ${n.chain.join(" → ")}${noteOf(n, a.maxDepth)}`);
@@ -173,6 +175,18 @@ function entryText(e: EntryAudit, a: Audit): string[] {
     for (const [t, by] of rows) lines.push(`    ${t.padEnd(width)}  ${by}`.trimEnd());
   }
   return lines;
+}
+
+/** Which hooks guard the entry point: each event's hooks, what they run, where they were written. */
+function hookLines(e: EntryAudit): string[] {
+  if (e.hooks.length === 0) return ["  hooks: none"];
+  return [
+    "  hooks:",
+    ...e.hooks.map(
+      (h) =>
+        `    ${h.event}${h.matcher === "*" ? "" : `(${h.matcher})`}: ${h.runs}  [${h.origin}] in ${h.in.join(", ")}`,
+    ),
+  ];
 }
 
 function noteOf(n: AuditNode, maxDepth: number): string {

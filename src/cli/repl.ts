@@ -145,7 +145,8 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   } finally {
     unhook?.();
     rl.close();
-    // MCP servers the runs started stop with the conversation.
+    // The session ends (its SessionEnd hooks), and MCP servers the runs started stop with it.
+    if (chat.session) await runner.endSession(chat.session, "prompt_input_exit", warnOf(chat));
     await runner.close();
   }
   if (chat.session && chat.written)
@@ -212,6 +213,7 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
       io.stdout.write(`${costLine(chat.totals)}\n`);
       return;
     case "/clear":
+      if (chat.session) await runner.endSession(chat.session, "clear", warnOf(chat));
       chat.session = undefined;
       chat.totals = newTotals();
       io.stdout.write(`${style.dim("a new conversation starts")}\n`);
@@ -355,3 +357,8 @@ function listing(runner: Runner, surface: "agent" | "skill" | "command", style: 
 }
 
 export type { Interface };
+
+/** A warning of the session's own (a SessionEnd hook that failed), shown as the runs' are. */
+function warnOf(chat: Chat): (message: string) => void {
+  return (message) => chat.io.stderr.write(`${chat.style.yellow("warning:")} ${printable(message, false)}\n`);
+}

@@ -107,12 +107,14 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
   const started = performance.now();
   const out = outputFor(options, io, runner);
   let result: RunResult;
+  let sessionId: string | undefined;
   try {
     const handle = runner.run(prompt, {
       signal: controller.signal,
       ...(resume && { resume }),
       ...(options.agent && { agent: options.agent }),
     });
+    sessionId = handle.sessionId;
     for await (const event of handle) out.event(event);
     result = await handle.result();
   } catch (e) {
@@ -124,7 +126,12 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
   } finally {
     out.stop();
     unhook?.();
-    // MCP servers the run started stop with it (their open pipes would keep the process alive).
+    // The session ends (its SessionEnd hooks); MCP servers the run started stop with it (their
+    // open pipes would keep the process alive).
+    if (sessionId)
+      await runner.endSession(sessionId, "other", (m) =>
+        io.stderr.write(`agentmd: warning: ${printable(m)}\n`),
+      );
     await runner.close();
   }
   out.end(result, performance.now() - started);

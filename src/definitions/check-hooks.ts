@@ -1,23 +1,12 @@
 import { didYouMean } from "../shared/did-you-mean.js";
 import type { DiagnosticSink } from "./diagnostics.js";
+import { HOOK_EVENTS } from "./hook-events.js";
 import type { Field } from "./yaml-fields.js";
 
-/** The hook events agentmd runs. */
-export const HOOK_EVENTS = ["PreToolUse", "PostToolUse"] as const;
+export { HOOK_EVENTS, type HookEventName } from "./hook-events.js";
 
 /** Claude Code's other hook events: real names agentmd does not run (a warning, not an error). */
-export const FOREIGN_HOOK_EVENTS: readonly string[] = [
-  "PermissionRequest",
-  "Notification",
-  "UserPromptSubmit",
-  "Stop",
-  "SubagentStart",
-  "SubagentStop",
-  "PreCompact",
-  "SessionStart",
-  "SessionEnd",
-  "PostToolUseFailure",
-];
+export const FOREIGN_HOOK_EVENTS: readonly string[] = ["PermissionRequest", "PostToolUseFailure"];
 
 /**
  * The event names under `hooks:`. A misspelled or unknown event is an error, as a misspelled list
@@ -35,7 +24,7 @@ export function checkHookEvents(field: Pick<Field, "value" | "locate">, sink: Di
       sink.add(
         "warning",
         "hook-event-not-run",
-        `'${event}' hooks are not run by agentmd (only ${HOOK_EVENTS.join(" and ")}); they are ignored`,
+        `'${event}' hooks are not run by agentmd (it runs ${HOOK_EVENTS.join(", ")}); they are ignored`,
         pos.line,
         pos.column,
       );
@@ -48,7 +37,7 @@ export function checkHookEvents(field: Pick<Field, "value" | "locate">, sink: Di
     sink.add(
       "error",
       "unknown-hook-event",
-      `unknown hook event '${event}'${near ? `; did you mean '${near}'?` : ` (agentmd runs ${HOOK_EVENTS.join(" and ")}).`} A hook that never runs would guard nothing, so this file is not loaded`,
+      `unknown hook event '${event}'${near ? `; did you mean '${near}'?` : ` (agentmd runs ${HOOK_EVENTS.join(", ")}).`} A hook that never runs would guard nothing, so this file is not loaded`,
       pos.line,
       pos.column,
     );
@@ -84,7 +73,7 @@ const isRecord = (x: unknown): x is Record<string, unknown> =>
 
 /**
  * A whole `hooks` value, of agent.md, a skill or a settings file: its event names
- * (`checkHookEvents`), then each list of PreToolUse and PostToolUse, entry by entry. A hook that
+ * (`checkHookEvents`), then each event's list, entry by entry. A hook that
  * would silently never run is an error: an event that is not a list, an entry or a hook that is not
  * a map, a misspelled key (`comand`, `matchr`, `hook`), a command hook without its `command`, an
  * unknown hook type. Claude Code's other hook types (`prompt`, …) are a warning, and not run.

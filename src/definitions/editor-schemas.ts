@@ -120,10 +120,24 @@ const EVENT_DOCS: Readonly<Record<string, string>> = {
   PreToolUse:
     "Before a call runs, once the allow-lists allowed it: exit 2 (stderr is the reason) or a JSON deny blocks it, a JSON ask asks a user; a hook that times out, cannot start or exits otherwise blocks it too.",
   PostToolUse:
-    "After a call ran, with its result: a JSON block adds its reason to the result the model sees; a hook that fails is a warning.",
+    "After a call ran, with its result: a JSON block, or additionalContext, adds its text to the result the model sees; a hook that fails is a warning.",
+  SessionStart:
+    "On a session's first run (matcher: startup, resume, clear, compact): its standard output or additionalContext reaches the model; a hook that fails stops the session.",
+  UserPromptSubmit:
+    "Before a user's prompt is sent: exit 2 or a JSON block sends nothing and shows the reason; standard output or additionalContext goes beside the prompt; a hook that fails blocks it too.",
+  Stop: "When the model stops: a JSON block (or exit 2) makes the run go on with one more request carrying the reason; a hook that fails ends the run as an error.",
+  SubagentStart:
+    "Before a subagent's run (matcher: its name): additionalContext goes beside its prompt; a block or a failure stops it.",
+  SubagentStop:
+    "When a subagent's run stops, before its caller's next request (matcher: its name): as Stop, for the subagent.",
+  PreCompact:
+    "Before the conversation is compacted (matcher: auto or manual): a block or a failure keeps it as it is.",
+  SessionEnd: "When a session ends (matcher: its reason). Cannot block: a failure is a warning.",
+  Notification:
+    "When a call waits for a user's approval (matcher: permission_prompt). Cannot block: a failure is a warning.",
 };
 
-/** `hooks`: agentmd's two events with the loader's entry schema, Claude Code's others accepted. */
+/** `hooks`: agentmd's events with the loader's entry schema, Claude Code's others accepted. */
 function hooksSchema(loader: JsonSchema): JsonSchema {
   const events = loader.properties as Record<string, JsonSchema>;
   const properties: Record<string, JsonSchema> = {};

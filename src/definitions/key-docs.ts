@@ -224,13 +224,13 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     type: "map of hook lists",
     on: {
       main: {
-        description: `PreToolUse and PostToolUse command hooks, as Claude Code writes them: each event a list of \`{ matcher, command, timeout }\` or \`{ matcher, hooks: [{ type: command, command, timeout }] }\`; \`timeout\` in seconds, default ${HOOK_TIMEOUT_S}. They run for every call of every run. A PreToolUse hook that fails blocks the call; a misspelled event is an error, Claude Code's other events a warning (docs/hooks.md).`,
+        description: `Command hooks, as Claude Code writes them, for its events (PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact, SessionEnd, Notification): each event a list of \`{ matcher, command, timeout }\` or \`{ matcher, hooks: [{ type: command, command, timeout }] }\`; \`timeout\` in seconds, default ${HOOK_TIMEOUT_S}. They run at every hop, subagents included. A hook of a blocking event that fails blocks (it fails closed); a misspelled event is an error (docs/hooks.md).`,
       },
       agent: {
-        description: `PreToolUse and PostToolUse command hooks (the form agent.md uses; \`timeout\` default ${HOOK_TIMEOUT_S} s), run for the calls of this subagent's runs after its caller's hooks (docs/hooks.md).`,
+        description: `Command hooks (the form and events agent.md uses; \`timeout\` default ${HOOK_TIMEOUT_S} s), run in this subagent's runs after its caller's hooks (docs/hooks.md).`,
       },
       skill: {
-        description: `PreToolUse and PostToolUse command hooks (the form agent.md uses; \`timeout\` default ${HOOK_TIMEOUT_S} s), added to the run's hooks from when the skill is invoked, whether a user typed \`/name\` or the model called Skill (docs/hooks.md).`,
+        description: `Command hooks (the form and events agent.md uses; \`timeout\` default ${HOOK_TIMEOUT_S} s), added to the run's hooks from when the skill is invoked, whether a user typed \`/name\` or the model called Skill (docs/hooks.md).`,
       },
     },
   },

@@ -3,6 +3,7 @@ import { checkFields } from "./check-fields.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import type { Discovered } from "./discover.js";
 import { readFrontmatter } from "./frontmatter.js";
+import { HOOK_EVENTS } from "./hook-events.js";
 import { readMcpServersField } from "./mcp-servers.js";
 import { readSource } from "./read-source.js";
 import { readSandboxField } from "./sandbox-field.js";
@@ -91,7 +92,8 @@ export function loadDefinitionFile(
     ...optional("model", asString(v.model)),
     ...optional("sandbox", sandbox),
   };
-  const hooks = normaliseHooks(v.hooks);
+  const origin = surface === "main" ? "agent.md" : `${surface}:${String(v.name)}`;
+  const hooks = normaliseHooks(v.hooks, origin);
   let definition: Definition;
   switch (surface) {
     case "main":
@@ -216,10 +218,10 @@ function normaliseConcurrency(value: unknown): MainAgentDefinition["toolConcurre
 }
 
 /** Accepts both `{ matcher, command }` and Claude Code's `{ matcher, hooks: [{ type, command }] }`. */
-export function normaliseHooks(value: unknown): HooksSetting | undefined {
+export function normaliseHooks(value: unknown, origin?: string): HooksSetting | undefined {
   if (value === undefined || value === null || typeof value !== "object") return undefined;
   const out: Record<string, HookEntry[]> = {};
-  for (const event of ["PreToolUse", "PostToolUse"] as const) {
+  for (const event of HOOK_EVENTS) {
     const list = (value as Record<string, unknown>)[event];
     if (!Array.isArray(list)) continue;
     out[event] = list.flatMap((item: Record<string, unknown>) => {
@@ -228,6 +230,7 @@ export function normaliseHooks(value: unknown): HooksSetting | undefined {
         matcher,
         command: h.command as string,
         ...(typeof h.timeout === "number" && { timeout: h.timeout }),
+        ...(origin !== undefined && { origin }),
       });
       // Only command hooks run: another type (`prompt`, …) is left out, as checkHooks said.
       const runs = (h: Record<string, unknown>) =>

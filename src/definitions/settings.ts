@@ -3,6 +3,7 @@ import path from "node:path";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { checkHooks } from "./check-hooks.js";
 import { DiagnosticSink } from "./diagnostics.js";
+import { HOOK_EVENTS } from "./hook-events.js";
 import { type JsonFile, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
@@ -133,20 +134,26 @@ export function loadSettings(
         options.withhold && base === "project"
           ? { env: {}, ...(one.hooks && { hooks: options.withhold(one.hooks) }) }
           : {};
-      merged = merge(merged, { ...one, ...withheld, files: [file] });
+      const origin = base === "home" ? "user" : file.endsWith(".local.json") ? "local" : "project";
+      const own = one.hooks ? { ...one, hooks: withOrigin(one.hooks, origin) } : one;
+      merged = merge(merged, { ...own, ...withheld, files: [file] });
     }
     diagnostics.push(...sink.items);
   }
   return { settings: merged, diagnostics };
 }
 
+/** Each hook marked with the settings file it came from (`user`, `project`, `local`). */
+function withOrigin(hooks: HooksSetting, origin: string): HooksSetting {
+  return Object.fromEntries(
+    Object.entries(hooks).map(([e, list]) => [e, (list ?? []).map((h) => ({ ...h, origin }))]),
+  );
+}
+
 function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
   const hooks =
     a.hooks || b.hooks
-      ? {
-          PreToolUse: [...(a.hooks?.PreToolUse ?? []), ...(b.hooks?.PreToolUse ?? [])],
-          PostToolUse: [...(a.hooks?.PostToolUse ?? []), ...(b.hooks?.PostToolUse ?? [])],
-        }
+      ? Object.fromEntries(HOOK_EVENTS.map((e) => [e, [...(a.hooks?.[e] ?? []), ...(b.hooks?.[e] ?? [])]]))
       : undefined;
   const mode = b.defaultMode ?? a.defaultMode;
   const enabled = b.enabledMcpjsonServers ?? a.enabledMcpjsonServers;

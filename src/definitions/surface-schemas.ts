@@ -1,4 +1,4 @@
-import { FOREIGN_HOOK_KEYS, FOREIGN_HOOK_TYPES } from "./check-hooks.js";
+import { FOREIGN_HOOK_KEYS, FOREIGN_HOOK_TYPES, HOOK_EVENTS } from "./check-hooks.js";
 import type { Surface } from "./types.js";
 
 /**
@@ -64,10 +64,7 @@ const hookEntry: JsonSchema = {
 
 const hooks: JsonSchema = {
   type: "object",
-  properties: {
-    PreToolUse: { type: "array", items: hookEntry },
-    PostToolUse: { type: "array", items: hookEntry },
-  },
+  properties: Object.fromEntries(HOOK_EVENTS.map((e) => [e, { type: "array", items: hookEntry }])),
 };
 
 const lists: Record<string, JsonSchema> = {

@@ -1,3 +1,5 @@
+import type { HookEventName } from "./hook-events.js";
+
 /** The four markdown surfaces agentmd reads. */
 export type Surface = "main" | "agent" | "skill" | "command";
 
@@ -48,12 +50,12 @@ export interface HookEntry {
   readonly timeout?: number;
   /** Not run, and why: a PreToolUse call it matches is refused with this sentence (see CommandHook). */
   readonly withheld?: string;
+  /** Where it was written (`user`, `project`, `local` settings, …), for messages and the audit. */
+  readonly origin?: string;
 }
 
-export interface HooksSetting {
-  readonly PreToolUse?: readonly HookEntry[];
-  readonly PostToolUse?: readonly HookEntry[];
-}
+/** Each event's hooks, in the order they run. */
+export type HooksSetting = { readonly [E in HookEventName]?: readonly HookEntry[] };
 
 interface DefinitionBase {
   readonly surface: Surface;
@@ -193,10 +195,7 @@ export interface HookEntryInput {
   }[];
 }
 
-export interface HooksInput {
-  readonly PreToolUse?: readonly HookEntryInput[];
-  readonly PostToolUse?: readonly HookEntryInput[];
-}
+export type HooksInput = { readonly [E in HookEventName]?: readonly HookEntryInput[] };
 
 interface CommonInput {
   /** The markdown body: the prompt. */

@@ -60,6 +60,8 @@ export interface Core extends HopCore {
   readonly notices: readonly string[];
   /** The project's files run without their code (`RunnerOptions.restricted`). */
   readonly restricted: boolean;
+  /** Claude Code's permission mode of the session, as hooks are told it (`permission_mode`). */
+  readonly permissionMode: string;
 }
 
 /**
@@ -142,7 +144,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
-    restricted: options.restricted === true,
+    ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],

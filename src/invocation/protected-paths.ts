@@ -53,7 +53,7 @@ export function protectedPaths(projectDir: string, hooks: Hooks | undefined): Pr
 /** Files inside the project that a command hook's words name (`bash .claude/hooks/g.sh`, `$CLAUDE_PROJECT_DIR/x.sh`). */
 export function hookScripts(projectDir: string, hooks: Hooks | undefined): string[] {
   const found = new Set<string>();
-  for (const hook of [...(hooks?.PreToolUse ?? []), ...(hooks?.PostToolUse ?? [])]) {
+  for (const hook of Object.values(hooks ?? {}).flat()) {
     if (!("command" in hook) || typeof hook.command !== "string") continue;
     let words: string[];
     try {

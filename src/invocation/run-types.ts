@@ -126,6 +126,10 @@ export interface RunIo {
   readonly typed?: string;
   /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
   readonly continues?: boolean;
+  /** The session's transcript file, which hooks are told of. */
+  readonly transcriptPath?: string;
+  /** What the session's SessionStart hooks said for the model: it goes beside this run's prompt. */
+  readonly context?: readonly string[];
 }
 
 /** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */

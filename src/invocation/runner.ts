@@ -1,7 +1,8 @@
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { summarise } from "../loop/compaction.js";
 import { EventStream } from "../loop/event-stream.js";
-import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
+import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/events.js";
+import type { Fired } from "../loop/hooks.js";
 import {
   checkSessionId,
   conversationOf,
@@ -23,6 +24,7 @@ import { parseLine } from "./parse-line.js";
 import { prepareRun } from "./prepare-run.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
+import { type SessionHooks, sessionHooks } from "./session-hooks.js";
 import { endBeforeStart, newRunId, startRun } from "./start-run.js";
 
 export {
@@ -81,8 +83,14 @@ export interface Runner {
    */
   compact(sessionId: string, options?: CompactOptions): Promise<Compacted>;
   /**
-   * Stops what the runs started and outlives them: the MCP servers (a run's background commands
-   * end with the run itself). Later runs start no server. Contract: idempotent, never rejects.
+   * Ends a session: its SessionEnd hooks run (`reason`: `clear`, `prompt_input_exit`, `other`, …;
+   * a failing one is `onWarning`'s). A session that did not start here is left alone. Never rejects.
+   */
+  endSession(sessionId: string, reason: string, onWarning?: (message: string) => void): Promise<void>;
+  /**
+   * Ends the sessions still open (SessionEnd, reason `other`), then stops what the runs started and
+   * outlives them: the MCP servers (a run's background commands end with the run itself). Later runs
+   * start no server. Contract: idempotent, never rejects.
    */
   close(): Promise<void>;
 }
@@ -115,6 +123,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   let closed: Promise<void> | undefined;
+  const sessions = sessionHooks(core);
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -137,7 +146,14 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
-          const result = await runLine(core, store, options, input, runOptions, { sessionId, emit });
+          const at = {
+            sessionId,
+            emit,
+            signal: runOptions.signal ?? new AbortController().signal,
+            ...(transcript?.file !== undefined && { transcriptPath: transcript.file }),
+          };
+          const started = await sessions.start(at, runOptions.resume !== undefined);
+          const result = await runLine(core, store, options, input, runOptions, { ...at, started });
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
@@ -155,9 +171,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
-    compact: (sessionId, compactOptions = {}) => compactSession(core, store, sessionId, compactOptions),
+    compact: (sessionId, compactOptions = {}) =>
+      compactSession(core, store, sessionId, compactOptions, sessions),
+    endSession: (sessionId, reason, onWarning) => sessions.end(sessionId, reason, onWarning),
     close: () => {
-      closed ??= core.external.hub.close().catch(() => {});
+      closed ??= Promise.all(sessions.open().map((id) => sessions.end(id, "other")))
+        .then(() => core.external.hub.close())
+        .catch(() => {});
       return closed;
     },
   };
@@ -170,7 +190,7 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: { sessionId: string; emit: EventSink },
+  out: { sessionId: string; emit: EventSink; transcriptPath?: string; started: Fired | undefined },
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
   if (recording && typeof input === "string") recordInput(recording, input);
@@ -186,12 +206,22 @@ async function runLine(
         message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
       });
   const history = runOptions.resume ? await resumed(store, runOptions.resume, out.emit) : [];
+  const refusal = sessionRefusal(out.started);
+  if (refusal)
+    return endBeforeStart(
+      { runId: newRunId(), depth: 0, emit: out.emit, sessionId: out.sessionId, messages: history },
+      "refused",
+      refusal.code,
+      refusal.message,
+    );
   let request: RunRequest = parseLine(input, runOptions.agent);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
     sessionId: out.sessionId,
     emit: out.emit,
     history,
+    ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
+    ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
@@ -220,11 +250,24 @@ async function runLine(
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
 }
 
+/** A SessionStart hook that blocked or failed: the session does not start (fail closed). */
+function sessionRefusal(started: Fired | undefined): { code: RunErrorCode; message: string } | undefined {
+  if (started?.kind === "failed")
+    return {
+      code: "hook_failed",
+      message: `the SessionStart hook failed (${started.reason}), so the session did not start`,
+    };
+  if (started?.kind === "block" || started?.kind === "halt")
+    return { code: "blocked_by_hook", message: `blocked by a SessionStart hook: ${started.reason}` };
+  return undefined;
+}
+
 async function compactSession(
   core: Core,
   store: TranscriptStore,
   sessionId: string,
   o: CompactOptions,
+  sessions: SessionHooks,
 ): Promise<Compacted> {
   let events: RunEvent[];
   try {
@@ -233,12 +276,19 @@ async function compactSession(
   } catch (e) {
     return { ok: false, message: (e as Error).message };
   }
+  const signal = o.signal ?? new AbortController().signal;
+  const pre = await sessions.compacting({ sessionId, emit: () => {}, signal }, o.instructions);
+  if (pre.kind === "block" || pre.kind === "failed" || pre.kind === "halt")
+    return {
+      ok: false,
+      message: `a PreCompact hook ${pre.kind === "failed" ? "failed" : "blocked it"}: ${pre.reason}`,
+    };
   const model = o.model ? resolveModel(o.model) : core.settings.model;
   const s = await summarise(
     core.model,
     { model, maxTokens: core.settings.maxTokens, ...(o.instructions && { instructions: o.instructions }) },
     conversationOf(events),
-    o.signal ?? new AbortController().signal,
+    signal,
   );
   if (!s.ok) return s;
   const id = newSessionId();
@@ -254,6 +304,7 @@ async function compactSession(
     from: sessionId,
   });
   if (!transcript.intact) return { ok: false, message: `the compacted session ${id} could not be written` };
+  sessions.compacted(id);
   return { ok: true, sessionId: id, summary: s.summary, tokensBefore, usage: s.usage };
 }
 

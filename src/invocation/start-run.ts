@@ -16,6 +16,7 @@ import { runStarts, skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
+import { promptHooks, withContext } from "./prompt-hooks.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
 import { offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
 import type { ParentRun, RunIo, RunSpec } from "./run-types.js";
@@ -78,6 +79,7 @@ function runCalls(
         sessionId: io.sessionId,
         history: [],
         ...(by.callId && { parentToolUseId: by.callId }),
+        ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
       }),
     expand: (prompt, state, signal) => expandBody(prompt, { ...calls, state, signal }, core.fs),
   };
@@ -157,13 +159,18 @@ async function converse(
 ): Promise<RunResult> {
   let messages: MessageParam[] = [...io.history];
   if (!io.continues) {
+    // The prompt's hooks (UserPromptSubmit, or SubagentStart below the top) judge it before a
+    // command's `!cmd` runs, and before anything is sent.
+    const hooked = await promptHooks(spec, io, call);
+    if (!hooked.ok) return endBeforeStart(run.ended, "refused", hooked.code, hooked.message);
     const content =
       spec.prompt.kind === "content"
         ? { ok: true as const, text: spec.prompt.content }
         : await expandBody(spec.prompt, call, core.fs);
     if (!content.ok) return endBeforeStart(run.ended, "error", "invocation_failed", content.message);
-    io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: content.text });
-    messages = [...messages, { role: "user", content: content.text }];
+    const said = withContext(content.text, hooked.context);
+    io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: said });
+    messages = [...messages, { role: "user", content: said }];
   }
   const system = [
     spec.system.trim(),
@@ -218,6 +225,8 @@ function callContext(
     gateMode: core.settings.gateMode,
     env: core.env,
     sessionId: io.sessionId,
+    ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
+    permissionMode: core.permissionMode,
     depth: spec.depth,
     emit: io.emit,
     agent: spec.agent,

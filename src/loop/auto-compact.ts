@@ -2,7 +2,8 @@ import type { MessageParam } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import { addUsage, costOf, type Price, type Usage } from "../model/models.js";
 import { summarise, summaryMessage } from "./compaction.js";
-import type { CallContext } from "./execute-call.js";
+import { type CallContext, hookContext } from "./execute-call.js";
+import { fireHooks } from "./hooks.js";
 
 /** A long conversation goes on as a summary once it takes this share of the context window. */
 export const COMPACT_AT = 0.8;
@@ -41,8 +42,23 @@ export async function compactConversation(
   const kept = keptTail(messages);
   const head = messages.slice(0, messages.length - kept);
   if (head.length === 0) return false;
-  const s = await summarise(cfg.model, { model: cfg.modelId, maxTokens: cfg.maxTokens }, head, call.signal);
   const base = { runId: call.runId, depth: call.depth };
+  const pre = await fireHooks(
+    call.state.hooks,
+    "PreCompact",
+    { trigger: "auto", custom_instructions: "" },
+    hookContext(call),
+  );
+  if (pre.kind === "block" || pre.kind === "failed" || pre.kind === "halt") {
+    if (!call.signal.aborted)
+      call.emit({
+        ...base,
+        type: "warning",
+        message: `the conversation was not compacted: a PreCompact hook ${pre.kind === "failed" ? "failed" : "blocked it"}: ${pre.reason}`,
+      });
+    return false;
+  }
+  const s = await summarise(cfg.model, { model: cfg.modelId, maxTokens: cfg.maxTokens }, head, call.signal);
   if (!s.ok) {
     if (!call.signal.aborted)
       call.emit({

@@ -31,7 +31,11 @@ export type RunErrorCode =
   /** The invocation could not be made ready: an unknown `/name`, a denied `!` block, an MCP prompt that failed. */
   | "invocation_failed"
   /** An MCP server the run needs could not be started (the allow-list names no other tool that exists). */
-  | "mcp_server_failed";
+  | "mcp_server_failed"
+  /** A hook blocked the prompt or the session (UserPromptSubmit, SessionStart, SubagentStart). */
+  | "blocked_by_hook"
+  /** A hook of a blocking event failed, timed out or was withheld: the run fails closed. */
+  | "hook_failed";
 
 /** `refused`: the allow-lists left no tool; `declined`: the model refused to answer. */
 export type RunOutcome = "done" | "limit" | "refused" | "declined" | "error" | "aborted";

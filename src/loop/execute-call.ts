@@ -1,4 +1,4 @@
-import type { ContentBlockParam, ToolResultBlockParam } from "../model/messages.js";
+import type { ToolResultBlockParam } from "../model/messages.js";
 import type { Usage } from "../model/models.js";
 import type { Approval } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
@@ -14,7 +14,11 @@ import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.
 import { checkInput } from "../tools/schema-gate.js";
 import type { Logger, ReadRecord, SchemaValidationMode, Tool, ToolResult } from "../tools/types.js";
 import type { CallDecision, EventSink } from "./events.js";
-import { type HookOutcome, type Hooks, runHooks } from "./hooks.js";
+import { type Fired, fireHooks, type Hooks, hookContext } from "./hooks.js";
+import { appendNote, resultText, toResultBlock } from "./tool-results.js";
+
+export { hookContext } from "./hooks.js";
+export { notRunResult, resultText, toResultBlock } from "./tool-results.js";
 
 /** What every call of one run is executed in. */
 export interface CallContext {
@@ -29,6 +33,10 @@ export interface CallContext {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly runId: string;
   readonly sessionId: string;
+  /** The session's transcript file, for hooks (`transcript_path`). */
+  readonly transcriptPath?: string;
+  /** The session's permission mode, for hooks (`permission_mode`). */
+  readonly permissionMode?: string;
   readonly depth: number;
   readonly emit: EventSink;
   /** The agent the run runs as, for approval prompts. */
@@ -153,23 +161,23 @@ const refuse = (decision: CallDecision, content: string): Settled => ({
 async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
   const admitted = await admit(use, cx);
   if ("decision" in admitted) return admitted;
-  const { tool, input } = admitted;
+  const { tool } = admitted;
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
-  const payload = {
-    tool_name: tool.name,
-    tool_input: input,
-    run_id: cx.runId,
-    session_id: cx.sessionId,
-    cwd: cx.cwd,
-  };
-  const hookCtx = { logger: cx.logger, signal: cx.signal, ...(cx.env && { env: cx.env }) };
-  const pre = await runHooks(
-    cx.state.hooks.PreToolUse,
-    { ...payload, hook_event_name: "PreToolUse" },
-    hookCtx,
-  );
+  const hooks = hookContext(cx);
+  const call = { tool_name: tool.name, tool_use_id: use.id };
+  const pre = await fireHooks(cx.state.hooks, "PreToolUse", { ...call, tool_input: admitted.input }, hooks);
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
-  if (pre.kind === "block") return refuse("blocked-by-hook", `Blocked by a PreToolUse hook: ${pre.message}`);
+  if (pre.kind === "failed")
+    return refuse(
+      "blocked-by-hook",
+      `Blocked by a PreToolUse hook: ${pre.reason}; a PreToolUse hook that fails blocks the call`,
+    );
+  if (pre.kind === "block" || pre.kind === "halt")
+    return refuse("blocked-by-hook", `Blocked by a PreToolUse hook: ${pre.reason}`);
+  const updated = "updatedInput" in pre ? pre.updatedInput : undefined;
+  const rewritten = updated ? await rewrite(use, updated, cx) : admitted;
+  if ("decision" in rewritten) return rewritten;
+  const { input } = rewritten;
   const consent = await consentTo(tool, input, cx, pre);
   if (consent) return consent;
   // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
@@ -188,18 +196,42 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
   });
   const result = await abandonAfterAbort(tool, running, cx.signal);
   if (result === ABANDONED) return { decision: "interrupted", result };
-  const post = await runHooks(
-    cx.state.hooks.PostToolUse,
-    {
-      ...payload,
-      hook_event_name: "PostToolUse",
-      tool_response: { content: resultText(result), is_error: result.isError },
-    },
-    hookCtx,
+  const response = { content: resultText(result), is_error: result.isError };
+  const post = await fireHooks(
+    cx.state.hooks,
+    "PostToolUse",
+    { ...call, tool_input: input, tool_response: response },
+    hooks,
   );
-  if (post.kind === "block")
-    return { decision: "allowed", result: appendNote(result, `PostToolUse hook: ${post.message}`) };
-  return { decision: cx.signal.aborted && result.isError ? "interrupted" : "allowed", result };
+  const notes = [
+    ...(post.kind === "block" || post.kind === "halt" ? [`PostToolUse hook: ${post.reason}`] : []),
+    ...post.context.map((c) => `PostToolUse hook context: ${c}`),
+  ];
+  const noted = notes.reduce(appendNote, result);
+  return { decision: cx.signal.aborted && result.isError ? "interrupted" : "allowed", result: noted };
+}
+
+/**
+ * A PreToolUse hook's `updatedInput`, judged again as the model's own call would be: the lists and
+ * the schema gate. A rewrite to what the lists deny is denied; a hook narrows, never widens.
+ */
+async function rewrite(
+  use: ToolUse,
+  updated: Readonly<Record<string, unknown>>,
+  cx: CallContext,
+): Promise<Settled | { tool: Tool; input: Readonly<Record<string, unknown>> }> {
+  const a = await admitCall({ id: use.id, name: use.name, input: updated }, cx);
+  if (a.kind === "denied")
+    return refuse(
+      "denied",
+      `A PreToolUse hook rewrote this call to one the allow-lists deny. ${denialText(a.denial)}`,
+    );
+  if (a.kind === "invalid")
+    return refuse(
+      "invalid",
+      `A PreToolUse hook rewrote this call's input to one that is not valid: ${resultText(a.result)}`,
+    );
+  return a;
 }
 
 export const ABANDON_GRACE_MS = 1_000;
@@ -298,7 +330,7 @@ async function consentTo(
   tool: Tool,
   input: Readonly<Record<string, unknown>>,
   cx: CallContext,
-  pre: HookOutcome,
+  pre: Fired,
 ): Promise<Settled | undefined> {
   const approval = cx.approval;
   if (!approval) return undefined;
@@ -312,10 +344,16 @@ async function consentTo(
   if (verdict.kind === "allowed" && pre.kind !== "ask") return undefined;
   const reason =
     pre.kind === "ask"
-      ? `a PreToolUse hook asks: ${pre.message}`
+      ? `a PreToolUse hook asks: ${pre.reason}`
       : verdict.kind === "ask"
         ? verdict.reason
         : "";
+  await fireHooks(
+    cx.state.hooks,
+    "Notification",
+    { message: `agentmd needs your permission to use ${tool.name}`, notification_type: "permission_prompt" },
+    hookContext(cx),
+  );
   // An approval no one gives never holds an aborted run; an asker that fails is no answer.
   const asked = approval
     .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth })
@@ -345,29 +383,4 @@ function accessJudge(cx: CallContext, tool: string, field: string): (file: strin
   return (file) => decide(list, { tool, input: { [field]: file } }, judged).kind === "allowed";
 }
 
-function appendNote(r: ToolResult, note: string): ToolResult {
-  if (typeof r.content === "string") return { ...r, content: `${r.content}\n${note}` };
-  return { ...r, content: [...r.content, { type: "text", text: note }] };
-}
-
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-export function resultText(r: ToolResult): string {
-  if (typeof r.content === "string") return r.content;
-  return r.content.map((b) => (b.type === "text" ? b.text : `[${b.source.media_type} image]`)).join("\n");
-}
-
-export function toResultBlock(id: string, r: ToolResult): ToolResultBlockParam {
-  const content: ToolResultBlockParam["content"] =
-    typeof r.content === "string"
-      ? r.content === ""
-        ? "(no output)"
-        : r.content
-      : (r.content.map((b) => ({ ...b })) as Exclude<ToolResultBlockParam["content"], string | undefined>);
-  return { type: "tool_result", tool_use_id: id, content, ...(r.isError && { is_error: true }) };
-}
-
-/** The result for a call that never ran (the run was aborted, or its response was cut off). */
-export function notRunResult(use: ToolUse, message: string): ContentBlockParam {
-  return { type: "tool_result", tool_use_id: use.id, content: message, is_error: true };
-}

@@ -52,6 +52,8 @@ export interface LoopState {
   contextTokens: number;
   /** Compacted for the model's own limit since its last message: not again until one comes. */
   compactedForLimit: boolean;
+  /** A Stop hook made this run go on (its next Stop hook is told). */
+  stopHookActive: boolean;
 }
 
 /** How a run ended, as its run_end and result say (`message`: what happened, in one sentence). */
@@ -74,6 +76,7 @@ export function newLoopState(messages: MessageParam[]): LoopState {
     offered: { tools: [], servers: new Map() },
     contextTokens: 0,
     compactedForLimit: false,
+    stopHookActive: false,
   };
 }
 

@@ -6,6 +6,7 @@ import type { RunResult } from "./events.js";
 import { baseOf, compact, type Ending, type LoopConfig, type LoopState, newLoopState } from "./loop-state.js";
 import { nextStep } from "./next-step.js";
 import { offerTools } from "./offer-tools.js";
+import { beforeStop } from "./stop-hooks.js";
 import { takeTurn } from "./take-turn.js";
 
 export type { LoopConfig } from "./loop-state.js";
@@ -34,7 +35,11 @@ async function converse(cfg: LoopConfig, state: LoopState): Promise<Ending> {
     if (turn.kind === "ended") return turn.ending;
     await answerCalls(cfg, state, turn);
     const next = await nextStep(cfg, state, turn);
-    if (next.kind === "end") return next.ending;
+    if (next.kind === "end") {
+      if (next.ending.outcome !== "done") return next.ending;
+      const stopped = await beforeStop(cfg, state);
+      if (stopped) return stopped;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { userClaudeDir } from "../definitions/discover.js";
+import { HOOK_EVENTS } from "../definitions/hook-events.js";
 import { readJsonFile } from "../definitions/json-file.js";
 import { loadProject } from "../definitions/load.js";
 import { normaliseHooks } from "../definitions/load-definition.js";
@@ -64,8 +65,8 @@ function item(kind: CodeItem["kind"], id: string, text: string, file: string, co
 
 function hookItems(hooks: HooksSetting | undefined, file: string, dir: string): CodeItem[] {
   const out: CodeItem[] = [];
-  for (const event of ["PreToolUse", "PostToolUse"] as const)
-    for (const h of hooks?.[event] ?? []) {
+  for (const event of HOOK_EVENTS)
+    for (const { origin: _origin, ...h } of hooks?.[event] ?? []) {
       const what = `${event} (${h.matcher || "*"}): ${h.command}`;
       out.push(item("hook", `${file} ${what}`, `hook ${what}  — ${file}`, file, JSON.stringify(h)));
       for (const script of scriptsNamed(h.command, dir)) out.push(...fileItem("script", script, dir));

@@ -14,7 +14,7 @@ export function hookRefusal(command: string): string {
 export function withholdHooks(hooks: HooksSetting): HooksSetting {
   const mark = (list: readonly HookEntry[] | undefined) =>
     (list ?? []).map((h) => ({ ...h, withheld: hookRefusal(h.command) }));
-  return { PreToolUse: mark(hooks.PreToolUse), PostToolUse: mark(hooks.PostToolUse) };
+  return Object.fromEntries(Object.entries(hooks).map(([event, list]) => [event, mark(list)]));
 }
 
 /**

@@ -63,7 +63,7 @@ describe("hooks in frontmatter are checked as settings' hooks are", () => {
     ]);
     const d = r.definitions[0];
     expect(d?.surface === "agent" && d.hooks).toEqual({
-      PreToolUse: [{ matcher: "Bash", command: "./guard.sh" }],
+      PreToolUse: [{ matcher: "Bash", command: "./guard.sh", origin: "agent:a" }],
     });
   });
 });

@@ -88,12 +88,15 @@ describe("settings files, as Claude Code merges them", () => {
         hooks: {
           PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./guard.sh" }] }],
           Stop: [{ hooks: [{ type: "command", command: "true" }] }],
+          PermissionRequest: [{ hooks: [{ type: "command", command: "true" }] }],
         },
       },
     });
     const { settings: s, diagnostics } = load();
     expect(s.additionalDirectories).toEqual([path.join(dir, "shared"), "/opt/data"]);
-    expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh" }]);
+    expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh", origin: "project" }]);
+    // Stop is run now; PermissionRequest is Claude Code's and not run (a warning).
+    expect(s.hooks?.Stop).toEqual([{ matcher: ".*", command: "true", origin: "project" }]);
     expect(diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual(["warning hook-event-not-run"]);
   });
 
@@ -149,7 +152,7 @@ describe("settings files, as Claude Code merges them", () => {
     expect(diagnostics.map((d) => `${d.severity} ${d.code}: ${d.message}`)).toEqual([
       "warning hook-type-not-run: a 'prompt' hook is not run by agentmd (it runs command hooks only); it is ignored",
     ]);
-    expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh" }]);
+    expect(s.hooks?.PreToolUse).toEqual([{ matcher: "Bash", command: "./guard.sh", origin: "project" }]);
   });
 });
 

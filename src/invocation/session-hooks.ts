@@ -1,0 +1,78 @@
+import type { EventSink } from "../loop/events.js";
+import { type Fired, fireHooks, type HookContext } from "../loop/hooks.js";
+import type { Core } from "./core.js";
+
+/** A session's hooks, as the runner fires them: its first run's start, its end, a manual compaction. */
+export interface SessionHooks {
+  /**
+   * The SessionStart hooks, on a session's first run in this runner (`source`: `resume` for one
+   * continued, `compact` for one a compaction made, `clear` right after `end(…, "clear")`,
+   * `startup` otherwise). Undefined when the session had started already.
+   */
+  start(s: SessionAt, resume: boolean): Promise<Fired | undefined>;
+  /** The SessionEnd hooks of a session that started here (non-blocking: a failure is a warning). */
+  end(sessionId: string, reason: string, warn?: (message: string) => void): Promise<void>;
+  /** The session ids that started and have not ended. */
+  open(): string[];
+  /** The PreCompact hooks of `/compact`; marks the session it makes as started by a compaction. */
+  compacting(s: SessionAt, instructions: string | undefined): Promise<Fired>;
+  compacted(sessionId: string): void;
+}
+
+export interface SessionAt {
+  readonly sessionId: string;
+  readonly transcriptPath?: string;
+  readonly emit: EventSink;
+  readonly signal: AbortSignal;
+}
+
+export function sessionHooks(core: Core): SessionHooks {
+  const live = new Map<string, string | undefined>();
+  const fromCompaction = new Set<string>();
+  let cleared = false;
+  const ctx = (s: SessionAt): HookContext => ({
+    session: {
+      sessionId: s.sessionId,
+      cwd: core.cwd,
+      runId: "",
+      permissionMode: core.permissionMode,
+      ...(s.transcriptPath !== undefined && { transcriptPath: s.transcriptPath }),
+    },
+    warn: (message) => s.emit({ runId: "", depth: 0, type: "warning", message }),
+    signal: s.signal,
+    env: core.env,
+  });
+  return {
+    async start(s, resume) {
+      if (live.has(s.sessionId)) return undefined;
+      live.set(s.sessionId, s.transcriptPath);
+      const source = fromCompaction.delete(s.sessionId)
+        ? "compact"
+        : resume
+          ? "resume"
+          : cleared
+            ? "clear"
+            : "startup";
+      cleared = false;
+      return fireHooks(core.hooks, "SessionStart", { source }, ctx(s));
+    },
+    async end(sessionId, reason, warn = () => {}) {
+      if (!live.has(sessionId)) return;
+      const transcriptPath = live.get(sessionId);
+      live.delete(sessionId);
+      if (reason === "clear") cleared = true;
+      const at = { sessionId, emit: () => {}, signal: new AbortController().signal };
+      const c = ctx({ ...at, ...(transcriptPath !== undefined && { transcriptPath }) });
+      await fireHooks(core.hooks, "SessionEnd", { reason }, { ...c, warn });
+    },
+    open: () => [...live.keys()],
+    compacting: (s, instructions) =>
+      fireHooks(
+        core.hooks,
+        "PreCompact",
+        { trigger: "manual", custom_instructions: instructions ?? "" },
+        ctx(s),
+      ),
+    compacted: (sessionId) => void fromCompaction.add(sessionId),
+  };
+}
