@@ -4,6 +4,7 @@ import { DiagnosticSink } from "./diagnostics.js";
 import type { Discovered } from "./discover.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { readMcpServersField } from "./mcp-servers.js";
+import { readOutputSchemaField } from "./output-schema.js";
 import { readSource } from "./read-source.js";
 import { readSandboxField } from "./sandbox-field.js";
 import type { ToolNames } from "./tool-names.js";
@@ -78,6 +79,11 @@ export function loadDefinitionFile(
   // The sandbox, on every surface: below agent.md it can only be turned on.
   const sandboxField = fm.fields.find((f) => f.key === "sandbox");
   const sandbox = readSandboxField(sandboxField, checked.values.sandbox, surface, sink);
+  const outputSchema = readOutputSchemaField(
+    fm.fields.find((f) => f.key === "outputSchema"),
+    checked.values.outputSchema,
+    sink,
+  );
   if (sink.hasErrors) return fail();
   const v = checked.values;
   const common = {
@@ -90,6 +96,7 @@ export function loadDefinitionFile(
     ...(checked.disallowedTools && { disallowedTools: checked.disallowedTools }),
     ...optional("model", asString(v.model)),
     ...optional("sandbox", sandbox),
+    ...optional("outputSchema", outputSchema),
   };
   const hooks = normaliseHooks(v.hooks);
   let definition: Definition;
@@ -113,6 +120,7 @@ export function loadDefinitionFile(
         ...optional("mcpServers", mcpServers),
         ...optional("mcpTimeout", asNumber(v.mcpTimeout)),
         ...optional("toolSearch", typeof v.toolSearch === "boolean" ? v.toolSearch : asString(v.toolSearch)),
+        ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
       } satisfies MainAgentDefinition;
       break;
     case "agent":
@@ -124,6 +132,7 @@ export function loadDefinitionFile(
         ...optional("maxIterations", asNumber(v.maxIterations ?? v.maxTurns)),
         ...optional("hooks", hooks),
         ...optional("mcpServers", mcpServers),
+        ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
       } satisfies SubagentDefinition;
       break;
     case "skill": {

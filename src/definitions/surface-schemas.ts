@@ -87,6 +87,11 @@ const sandbox: JsonSchema = {
 // MCP servers: a list of names and one-key maps, or a map; entries are checked by readMcpServersField.
 const mcpServers: JsonSchema = { type: ["array", "object"] };
 
+// A JSON Schema the run's answer must match (compiled and checked by readOutputSchemaField).
+const outputSchema: JsonSchema = { type: "object" };
+// US dollars a run (with everything it starts) may spend.
+const maxBudgetUsd: JsonSchema = { type: "number", exclusiveMinimum: 0 };
+
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
   "disable-model-invocation": bool,
@@ -125,6 +130,8 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       mcpTimeout: { type: "number", exclusiveMinimum: 0 },
       // When tool definitions are left out for ToolSearch: auto (over 10% of the context), auto:N (N%), true, false.
       toolSearch: { type: ["string", "boolean"], pattern: "^auto(:[0-9]{1,2})?$" },
+      outputSchema,
+      maxBudgetUsd,
     },
   },
   agent: {
@@ -139,6 +146,8 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       maxTurns: positiveInt,
       hooks,
       mcpServers,
+      outputSchema,
+      maxBudgetUsd,
     },
     required: ["name", "description"],
   },
@@ -155,12 +164,21 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       license: str,
       compatibility: str,
       metadata: { type: "object" },
+      outputSchema,
     },
     required: ["name", "description"],
   },
   command: {
     type: "object",
-    properties: { name: anyValue, description: str, model: str, ...lists, sandbox, ...invocable },
+    properties: {
+      name: anyValue,
+      description: str,
+      model: str,
+      ...lists,
+      sandbox,
+      ...invocable,
+      outputSchema,
+    },
   },
 };
 

@@ -77,6 +77,11 @@ interface DefinitionBase {
    * their commands inside the OS sandbox. Absent when the key is absent or `false`.
    */
   readonly sandbox?: SandboxSetting;
+  /**
+   * `outputSchema`: a JSON Schema (type object) the run's answer must match. The run is offered a
+   * StructuredOutput tool taking it; a valid call ends the run with that object as its answer.
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -115,6 +120,8 @@ export interface MainAgentDefinition extends DefinitionBase {
   readonly mcpTimeout?: number;
   /** When tool definitions are left out for ToolSearch (`auto`, `auto:N`, true, false). */
   readonly toolSearch?: string | boolean;
+  /** US dollars the session's runs (the main agent's and all they start) may spend together. */
+  readonly maxBudgetUsd?: number;
 }
 
 export interface SubagentDefinition extends DefinitionBase {
@@ -124,6 +131,8 @@ export interface SubagentDefinition extends DefinitionBase {
   readonly hooks?: HooksSetting;
   /** MCP servers defined inline live only for this subagent's runs (and their children's). */
   readonly mcpServers?: readonly McpServerRef[];
+  /** US dollars one run of this subagent (with what it starts) may spend, within its caller's budget. */
+  readonly maxBudgetUsd?: number;
 }
 
 interface InvocableFields {
@@ -208,6 +217,8 @@ interface CommonInput {
   readonly disallowedTools?: ToolListInput;
   /** Run commands inside the OS sandbox; below agent.md it can only turn it on. */
   readonly sandbox?: SandboxInput;
+  /** A JSON Schema (type object) the answer must match, through the StructuredOutput tool. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 interface InvocableInput {
@@ -237,6 +248,7 @@ export interface MainAgentInput extends CommonInput {
   readonly mcpServers?: McpServersInput;
   readonly mcpTimeout?: number;
   readonly toolSearch?: "auto" | `auto:${number}` | boolean;
+  readonly maxBudgetUsd?: number;
 }
 
 /** `mcpServers` as written: names and `{ name: definition }` items, or a map of names to definitions. */
@@ -286,6 +298,7 @@ export interface SubagentInput extends CommonInput {
   readonly maxTurns?: number;
   readonly hooks?: HooksInput;
   readonly mcpServers?: McpServersInput;
+  readonly maxBudgetUsd?: number;
 }
 
 export interface SkillInput extends CommonInput, InvocableInput {

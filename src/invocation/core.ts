@@ -8,6 +8,7 @@ import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
+import { type Budget, rootBudget } from "../loop/budget.js";
 import type { CallApproval } from "../loop/execute-call.js";
 import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
@@ -60,6 +61,8 @@ export interface Core extends HopCore {
   readonly notices: readonly string[];
   /** The project's files run without their code (`RunnerOptions.restricted`). */
   readonly restricted: boolean;
+  /** What the runner's runs may spend together (`maxBudgetUsd`); every run's budget is below it. */
+  readonly budget: Budget;
 }
 
 /**
@@ -143,6 +146,7 @@ export function createCore(options: RunnerOptions): Core {
     system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     restricted: options.restricted === true,
+    budget: rootBudget(settings.maxBudgetUsd),
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],

@@ -83,7 +83,17 @@ export interface RunnerOptions {
     readonly maxDepth?: number;
     /** Tokens the model takes in one request (default 200,000): at 80% a conversation is compacted. */
     readonly contextWindow?: number;
+    /**
+     * US dollars the runner's runs may spend together, subagents included (over agent.md's
+     * `maxBudgetUsd`); once reached no request is sent and the run ends `limit`.
+     */
+    readonly maxBudgetUsd?: number;
   };
+  /**
+   * A JSON Schema (type object) the main agent's answer must match (over agent.md's `outputSchema`):
+   * the run answers through a StructuredOutput tool, and its result carries `structuredOutput`.
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
   readonly tools?: {
     /** More tools, registered beside the built-in ones. */
     readonly extra?: readonly Tool[];

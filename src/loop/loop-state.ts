@@ -1,13 +1,16 @@
 import type PQueue from "p-queue";
+import type { OutputSchema } from "../definitions/output-schema.js";
 import type { ContentBlockParam, MessageParam, StopReason, ToolUnion } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { OfferedTool } from "../tools/registry.js";
 import { compactConversation } from "./auto-compact.js";
+import type { Budget } from "./budget.js";
 import type { ConcurrencySettings } from "./dispatch.js";
-import type { RunOutcome } from "./events.js";
+import type { LimitKind, RunOutcome } from "./events.js";
 import type { CallContext, ToolUse } from "./execute-call.js";
+import type { StructuredState } from "./structured-output.js";
 
 export interface LoopConfig {
   readonly model: Model;
@@ -26,6 +29,10 @@ export interface LoopConfig {
   readonly sessionId: string;
   /** Tokens the model takes in one request: near it, the conversation is compacted and goes on. */
   readonly contextWindow: number;
+  /** The answer must match this schema, given through the StructuredOutput tool. */
+  readonly outputSchema?: OutputSchema;
+  /** What the run may spend: checked before every request, charged after every response. */
+  readonly budget?: Budget;
 }
 
 /** The tools the requests show, and the list (and offer version) they were made for. */
@@ -52,12 +59,16 @@ export interface LoopState {
   contextTokens: number;
   /** Compacted for the model's own limit since its last message: not again until one comes. */
   compactedForLimit: boolean;
+  /** The StructuredOutput answer and failed attempts, for a run with an output schema. */
+  readonly structured: StructuredState;
 }
 
 /** How a run ended, as its run_end and result say (`message`: what happened, in one sentence). */
 export interface Ending {
   readonly outcome: RunOutcome;
   readonly message?: string;
+  /** For `limit`: which one. */
+  readonly limit?: LimitKind;
 }
 
 /** A turn's response, as the steps after it use it. */
@@ -74,6 +85,7 @@ export function newLoopState(messages: MessageParam[]): LoopState {
     offered: { tools: [], servers: new Map() },
     contextTokens: 0,
     compactedForLimit: false,
+    structured: { attempts: 0 },
   };
 }
 

@@ -3,6 +3,7 @@ import type { TurnContext, TurnOutcome } from "../model/model.js";
 import { addUsage, costOf, priceOf, ZERO_USAGE } from "../model/models.js";
 import { normaliseInput } from "../tools/normalise-input.js";
 import { contextTokens } from "./auto-compact.js";
+import { charge } from "./budget.js";
 import type { ToolUse } from "./execute-call.js";
 import {
   baseOf,
@@ -94,6 +95,7 @@ function meterTurn(cfg: LoopConfig, state: LoopState, usage: ReturnType<typeof a
   const unpriced = priceOf(cfg.modelId, cfg.prices) === undefined ? { costUnknown: true as const } : {};
   meter.usage = addUsage(meter.usage, usage);
   meter.costUsd += costUsd;
+  if (cfg.budget) charge(cfg.budget, costUsd);
   if (unpriced.costUnknown) meter.costUnknown = true;
   cfg.call.emit({ ...baseOf(cfg), type: "usage", turn: state.turns, usage, costUsd, ...unpriced });
   state.contextTokens = contextTokens(usage);
