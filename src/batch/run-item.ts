@@ -85,5 +85,6 @@ function resultOf(item: BatchItem, r: RunResult, resumed: boolean): BatchResult 
     costUsd: r.costUsd,
     ...(r.message !== undefined && { message: r.message }),
     ...(resumed && { resumed: true as const }),
+    ...(r.structuredOutput !== undefined && { structured_output: r.structuredOutput }),
   };
 }

@@ -38,6 +38,7 @@ export function sessionState(events: readonly RunEvent[]): SessionState {
         costUsd: end.costUsd,
         ...(said && "message" in said && { message: said.message }),
         ...(top.filter((e) => e.type === "run_start").length > 1 && { resumed: true as const }),
+        ...(end.structuredOutput !== undefined && { structured_output: end.structuredOutput }),
       },
     };
   }

@@ -61,7 +61,10 @@ export interface Core extends HopCore {
   readonly notices: readonly string[];
   /** The project's files run without their code (`RunnerOptions.restricted`). */
   readonly restricted: boolean;
-  /** What the runner's runs may spend together (`maxBudgetUsd`); every run's budget is below it. */
+  /**
+   * The budget every session's is below: the one given (shared by several runners, a batch's), or
+   * one without a cap. A session's own (`maxBudgetUsd`) is made below it by the runner.
+   */
   readonly budget: Budget;
 }
 
@@ -146,7 +149,7 @@ export function createCore(options: RunnerOptions): Core {
     system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     restricted: options.restricted === true,
-    budget: rootBudget(settings.maxBudgetUsd),
+    budget: options.budget ?? rootBudget(),
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],

@@ -6,6 +6,7 @@ import type {
   SkillInput,
   SubagentInput,
 } from "../definitions/types.js";
+import type { Budget } from "../loop/budget.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { TranscriptStore } from "../loop/transcript.js";
 import type { Model } from "../model/model.js";
@@ -147,6 +148,11 @@ export interface RunnerOptions {
    * `false` turns agent.md's off. Subagents, skills and commands inherit it; none can turn it off.
    */
   readonly sandbox?: SandboxInput;
+  /**
+   * A budget shared with other runners (`rootBudget(usd)`): a batch's, for all its items together.
+   * Each session's own `maxBudgetUsd` is a ceiling below it.
+   */
+  readonly budget?: Budget;
   /** Delay before retry `attempt` of an in-stream overload (tests make it 0). */
   readonly backoff?: (attempt: number) => number;
 }

@@ -1,4 +1,5 @@
 import type { Definition, Diagnostic } from "../definitions/types.js";
+import { type Budget, budgetBelow } from "../loop/budget.js";
 import { summarise } from "../loop/compaction.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
@@ -115,6 +116,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   let closed: Promise<void> | undefined;
+  // Each session's budget (`maxBudgetUsd`): what its runs spend adds up, prompt after prompt.
+  const budgets = new Map<string, Budget>();
+  const budgetOf = (id: string) => {
+    let b = budgets.get(id);
+    if (!b) budgets.set(id, (b = budgetBelow(core.budget, core.settings.maxBudgetUsd)));
+    return b;
+  };
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -136,7 +144,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
-          const result = await runLine(core, store, options, input, runOptions, { sessionId, emit });
+          const budget = budgetOf(sessionId);
+          const result = await runLine(core, store, options, input, runOptions, { sessionId, emit, budget });
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
@@ -169,7 +178,7 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: { sessionId: string; emit: EventSink },
+  out: { sessionId: string; emit: EventSink; budget: Budget },
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
   if (recording && typeof input === "string") recordInput(recording, input);
@@ -190,6 +199,7 @@ async function runLine(
     signal: runOptions.signal ?? new AbortController().signal,
     sessionId: out.sessionId,
     emit: out.emit,
+    budget: out.budget,
     history,
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
