@@ -26,6 +26,8 @@ export interface RunnerFlags {
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** `--max-budget-usd`: what the session may spend. */
   readonly maxBudgetUsd?: number;
+  /** `--fallback-model`: models for an overloaded request, in order. */
+  readonly fallbackModels?: readonly string[];
 }
 
 /**
@@ -52,6 +54,7 @@ export async function openRunner(
         ...(flags.model && { id: flags.model }),
         ...(flags.record && { record: path.resolve(io.cwd, flags.record) }),
         ...(flags.replay && { replay: path.resolve(io.cwd, flags.replay) }),
+        ...(flags.fallbackModels && { fallback: flags.fallbackModels }),
       },
       ...((flags.maxIterations !== undefined || flags.maxBudgetUsd !== undefined) && {
         limits: {

@@ -25,6 +25,7 @@ export const SESSION_FLAGS = {
   verbose: { type: "boolean" },
   "json-schema": { type: "string" },
   "max-budget-usd": { type: "string" },
+  "fallback-model": { type: "string", multiple: true },
   ...PERMISSION_FLAGS,
   help: { type: "boolean", short: "h" },
 } as const;
@@ -56,6 +57,8 @@ export interface SessionOptions {
   readonly outputSchema?: OutputSchema;
   /** `--max-budget-usd`: what the session may spend, subagents included. */
   readonly maxBudgetUsd?: number;
+  /** `--fallback-model` (repeatable, or comma-separated): models for an overloaded request, in order. */
+  readonly fallbackModels?: readonly string[];
 }
 
 type SessionValues = {
@@ -73,6 +76,7 @@ type SessionValues = {
   verbose?: boolean;
   "json-schema"?: string;
   "max-budget-usd"?: string;
+  "fallback-model"?: string[];
 } & Parameters<typeof permissionFlags>[0];
 
 /** The shared flags as options; conflicting or malformed ones are usage errors. */
@@ -91,7 +95,11 @@ export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
   const permissions = permissionFlags(v);
   const outputSchema = jsonSchemaFlag(v["json-schema"]);
   const maxBudgetUsd = budgetFlag(v["max-budget-usd"]);
+  const fallbackModels = (v["fallback-model"] ?? []).flatMap((m) => m.split(",")).map((m) => m.trim());
+  if (fallbackModels.some((m) => m === ""))
+    throw new UsageError("--fallback-model needs a model id or alias (sonnet, opus, haiku)");
   return {
+    ...(fallbackModels.length > 0 && { fallbackModels }),
     ...(outputSchema && { outputSchema }),
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
     ...(v.model && { model: v.model }),

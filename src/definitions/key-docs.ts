@@ -9,25 +9,11 @@ import {
   HOOK_TIMEOUT_S,
   MODEL_ALIASES,
 } from "../shared/defaults.js";
+import type { KeyDoc } from "./key-doc.js";
 import type { Surface } from "./types.js";
+import { UNATTENDED_KEY_DOCS } from "./unattended-key-docs.js";
 
-/**
- * What each frontmatter key does, written once: the editor schemas (`schemas/*.json`) take their
- * `title` and `description` from here, and the key tables of docs/formats.md are generated from it.
- * Plain text with `code` in backticks; defaults come from shared/defaults.ts, the constants the runner uses.
- */
-export interface KeyDoc {
-  /** A few words: the JSON Schema `title`. */
-  readonly title: string;
-  /** What the key does on every surface that accepts it, unless `on` says otherwise there. */
-  readonly description?: string;
-  /** The default, as a reader would say it; absent when there is none to speak of. */
-  readonly default?: string;
-  /** Where a key means something else on one surface: that surface's description and default. */
-  readonly on?: Partial<Record<Surface, { readonly description: string; readonly default?: string }>>;
-  /** How the value is written, where the schema's own type says too little (`tool list`). */
-  readonly type?: string;
-}
+export type { KeyDoc } from "./key-doc.js";
 
 const aliases = Object.entries(MODEL_ALIASES)
   .map(([alias, id]) => `\`${alias}\` is ${id}`)
@@ -332,42 +318,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     description:
       "A map of further properties (Agent Skills spec). Checked to be a map; agentmd does not act on it.",
   },
-  outputSchema: {
-    title: "Structured output",
-    type: "JSON Schema (a YAML map)",
-    description:
-      "A JSON Schema (`type: object`) the answer must match, as Claude Code's `--json-schema`: the run is offered a `StructuredOutput` tool whose input schema it is, and a call that matches ends the run with that object as its answer (`structured_output` in `-p --output-format json`). A call that does not match is answered with what failed; after 5 failed attempts (a text answer without the call counts as one, and is reminded) the run ends with `error_max_structured_output_retries`. An invalid schema is an error at its place in the file.",
-    on: {
-      agent: {
-        description:
-          "A JSON Schema (`type: object`) the subagent's answer must match: it is offered a `StructuredOutput` tool taking it, and its caller's Task call returns the validated object as JSON text. After 5 failed attempts the Task call fails, saying so. An invalid schema is an error at its place in the file.",
-      },
-      skill: {
-        description:
-          "With `context: fork` (or when a user types `/name`): a JSON Schema (`type: object`) the run's answer must match, through the `StructuredOutput` tool; the Skill call returns the validated object as JSON text. A skill loaded inline does not start a run of its own, so it is not used there.",
-      },
-      command: {
-        description:
-          "A JSON Schema (`type: object`) the answer of the run `/name` starts must match, through the `StructuredOutput` tool (`structured_output` in `-p --output-format json`).",
-      },
-    },
-  },
-  maxBudgetUsd: {
-    title: "Budget",
-    type: "US dollars",
-    on: {
-      main: {
-        description:
-          "US dollars a session may spend, the main agent's requests and every subagent's together, as Claude Code's `--max-budget-usd` (which wins over it). Checked before every request: once reached no further request is sent and the run ends with `error_max_budget_usd`. A model with no known price (docs/formats.md, Prices) is refused under a budget.",
-        default: "no budget",
-      },
-      agent: {
-        description:
-          "US dollars one run of this subagent (and what it starts) may spend; it gets the smaller of this and what its caller has left. A subagent stopped by its own cap is reported to its caller as a failed Task call, and the caller may go on.",
-        default: "what its caller has left",
-      },
-    },
-  },
+  ...UNATTENDED_KEY_DOCS,
 };
 
 /** Every key agentmd accepts and ignores (`FOREIGN_KEYS`) is described by this. */

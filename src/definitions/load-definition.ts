@@ -121,6 +121,7 @@ export function loadDefinitionFile(
         ...optional("mcpTimeout", asNumber(v.mcpTimeout)),
         ...optional("toolSearch", typeof v.toolSearch === "boolean" ? v.toolSearch : asString(v.toolSearch)),
         ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
+        ...optional("fallbackModel", asList(v.fallbackModel)),
       } satisfies MainAgentDefinition;
       break;
     case "agent":
@@ -133,6 +134,7 @@ export function loadDefinitionFile(
         ...optional("hooks", hooks),
         ...optional("mcpServers", mcpServers),
         ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
+        ...optional("fallbackModel", asList(v.fallbackModel)),
       } satisfies SubagentDefinition;
       break;
     case "skill": {
@@ -209,6 +211,12 @@ function invocableFields(v: Record<string, unknown>) {
 const asString = (x: unknown) => (typeof x === "string" ? x : undefined);
 const asNumber = (x: unknown) => (typeof x === "number" ? x : undefined);
 const asBoolean = (x: unknown) => (typeof x === "boolean" ? x : undefined);
+const asList = (x: unknown) =>
+  typeof x === "string"
+    ? [x]
+    : Array.isArray(x)
+      ? x.filter((m): m is string => typeof m === "string")
+      : undefined;
 
 function keyPos(
   fields: readonly { key: string; keyPos: { line: number; column: number } }[],

@@ -91,6 +91,8 @@ const mcpServers: JsonSchema = { type: ["array", "object"] };
 const outputSchema: JsonSchema = { type: "object" };
 // US dollars a run (with everything it starts) may spend.
 const maxBudgetUsd: JsonSchema = { type: "number", exclusiveMinimum: 0 };
+// Models to use, in order, when the model is overloaded: one id or alias, or a list.
+const fallbackModel: JsonSchema = { type: ["string", "array"], items: { type: "string", minLength: 1 } };
 
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
@@ -132,6 +134,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       toolSearch: { type: ["string", "boolean"], pattern: "^auto(:[0-9]{1,2})?$" },
       outputSchema,
       maxBudgetUsd,
+      fallbackModel,
     },
   },
   agent: {
@@ -148,6 +151,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       mcpServers,
       outputSchema,
       maxBudgetUsd,
+      fallbackModel,
     },
     required: ["name", "description"],
   },

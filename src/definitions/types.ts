@@ -122,6 +122,8 @@ export interface MainAgentDefinition extends DefinitionBase {
   readonly toolSearch?: string | boolean;
   /** US dollars the session's runs (the main agent's and all they start) may spend together. */
   readonly maxBudgetUsd?: number;
+  /** Models a request goes to, in order, when the model is overloaded after its retries. */
+  readonly fallbackModel?: readonly string[];
 }
 
 export interface SubagentDefinition extends DefinitionBase {
@@ -133,6 +135,7 @@ export interface SubagentDefinition extends DefinitionBase {
   readonly mcpServers?: readonly McpServerRef[];
   /** US dollars one run of this subagent (with what it starts) may spend, within its caller's budget. */
   readonly maxBudgetUsd?: number;
+  readonly fallbackModel?: readonly string[];
 }
 
 interface InvocableFields {
@@ -249,6 +252,7 @@ export interface MainAgentInput extends CommonInput {
   readonly mcpTimeout?: number;
   readonly toolSearch?: "auto" | `auto:${number}` | boolean;
   readonly maxBudgetUsd?: number;
+  readonly fallbackModel?: string | readonly string[];
 }
 
 /** `mcpServers` as written: names and `{ name: definition }` items, or a map of names to definitions. */
@@ -299,6 +303,7 @@ export interface SubagentInput extends CommonInput {
   readonly hooks?: HooksInput;
   readonly mcpServers?: McpServersInput;
   readonly maxBudgetUsd?: number;
+  readonly fallbackModel?: string | readonly string[];
 }
 
 export interface SkillInput extends CommonInput, InvocableInput {

@@ -8,7 +8,6 @@ import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
-import { type Budget, rootBudget } from "../loop/budget.js";
 import type { CallApproval } from "../loop/execute-call.js";
 import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
@@ -61,11 +60,6 @@ export interface Core extends HopCore {
   readonly notices: readonly string[];
   /** The project's files run without their code (`RunnerOptions.restricted`). */
   readonly restricted: boolean;
-  /**
-   * The budget every session's is below: the one given (shared by several runners, a batch's), or
-   * one without a cap. A session's own (`maxBudgetUsd`) is made below it by the runner.
-   */
-  readonly budget: Budget;
 }
 
 /**
@@ -149,7 +143,6 @@ export function createCore(options: RunnerOptions): Core {
     system: systemPrompt(options, main, memory),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     restricted: options.restricted === true,
-    budget: options.budget ?? rootBudget(),
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],

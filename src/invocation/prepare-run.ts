@@ -1,5 +1,6 @@
 import type { SubagentDefinition } from "../definitions/types.js";
 import { mergeHooks } from "../loop/hooks.js";
+import { resolveModel } from "../model/models.js";
 import { allowsNothing, decide, denialText, intersect, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox } from "../sandbox/sandbox-setting.js";
@@ -202,6 +203,7 @@ function agentRun(
       mcpScope: [...(caller.mcpScope ?? []), sub],
       outputSchema: run.outputSchema ?? sub.outputSchema,
       maxBudgetUsd: sub.maxBudgetUsd,
+      fallbackModels: sub.fallbackModel?.map((m) => resolveModel(m)),
     }),
   );
 }

@@ -23,17 +23,19 @@ export interface RunOwn {
   readonly mcpScope: readonly Definition[] | undefined;
   readonly outputSchema?: OutputSchema;
   readonly maxBudgetUsd?: number;
+  readonly fallbackModels?: readonly string[];
 }
 
 /** The one way a run's spec is made: what it is, at its caller's depth, below its caller's run. */
 export function runSpec(caller: Caller, own: RunOwn): RunSpec {
-  const { outputSchema, maxBudgetUsd, ...rest } = own;
+  const { outputSchema, maxBudgetUsd, fallbackModels, ...rest } = own;
   return {
     ...rest,
     depth: caller.depth,
     parentRunId: caller.parentRunId,
     ...(outputSchema && { outputSchema }),
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
+    ...(fallbackModels && { fallbackModels }),
   };
 }
 

@@ -94,6 +94,8 @@ export interface RunSpec {
   readonly outputSchema?: OutputSchema;
   /** Its own cap in US dollars (a subagent's `maxBudgetUsd`), within what its caller has left. */
   readonly maxBudgetUsd?: number;
+  /** Its own fallback models (a subagent's `fallbackModel`), ids resolved; absent: the runner's. */
+  readonly fallbackModels?: readonly string[];
 }
 
 /** The run a request starts, or why it cannot start. */
@@ -140,7 +142,7 @@ export interface RunIo {
   readonly typed?: string;
   /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
   readonly continues?: boolean;
-  /** The caller's budget (a child's is its parent's); absent: the runner's. */
+  /** The caller's budget (a child's is its parent's; a user's run's, its session's); absent: none. */
   readonly budget?: Budget;
 }
 

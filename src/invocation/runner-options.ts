@@ -21,6 +21,8 @@ export interface ModelChoice {
   readonly id?: string;
   /** Prices per million tokens by model id prefix, over the built-in table. */
   readonly prices?: Readonly<Record<string, Price>>;
+  /** Models (ids or aliases), in order, for a request whose model is overloaded after its retries. */
+  readonly fallback?: readonly string[];
 }
 
 /** The Anthropic Messages API as the runner's model: its credential, address, retries and recording. */

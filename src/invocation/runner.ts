@@ -1,5 +1,5 @@
 import type { Definition, Diagnostic } from "../definitions/types.js";
-import { type Budget, budgetBelow } from "../loop/budget.js";
+import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
 import { summarise } from "../loop/compaction.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
@@ -116,11 +116,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   let closed: Promise<void> | undefined;
-  // Each session's budget (`maxBudgetUsd`): what its runs spend adds up, prompt after prompt.
+  // Each session's budget (`maxBudgetUsd`), below the one given (a batch's, shared by its runners):
+  // what its runs spend adds up, prompt after prompt.
+  const shared = options.budget ?? rootBudget();
   const budgets = new Map<string, Budget>();
   const budgetOf = (id: string) => {
-    let b = budgets.get(id);
-    if (!b) budgets.set(id, (b = budgetBelow(core.budget, core.settings.maxBudgetUsd)));
+    const b = budgets.get(id) ?? budgetBelow(shared, core.settings.maxBudgetUsd);
+    budgets.set(id, b);
     return b;
   };
   const run: Runner["run"] = (input, runOptions = {}) => {

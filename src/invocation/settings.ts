@@ -40,11 +40,17 @@ export interface Settings {
   readonly outputSchema?: OutputSchema;
   /** US dollars the runner's runs may spend together (`--max-budget-usd`, else agent.md's). */
   readonly maxBudgetUsd?: number;
+  /** Models for an overloaded request, in order (`--fallback-model`, else agent.md's); ids resolved. */
+  readonly fallbackModels: readonly string[];
 }
 
 /** The runner options that settings come from (a part of `RunnerOptions`). */
 export interface SettingOptions {
-  readonly model?: { readonly id?: string; readonly idleTimeoutMs?: number };
+  readonly model?: {
+    readonly id?: string;
+    readonly idleTimeoutMs?: number;
+    readonly fallback?: readonly string[];
+  };
   readonly limits?: {
     readonly maxIterations?: number;
     readonly maxTokens?: number;
@@ -101,6 +107,7 @@ export function resolveSettings(
     ...(sandbox && { sandbox }),
     ...(outputSchema && { outputSchema }),
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
+    fallbackModels: (options.model?.fallback ?? main?.fallbackModel ?? []).map(resolveModel),
   };
 }
 

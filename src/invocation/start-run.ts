@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Budget, budgetBelow, isCapped } from "../loop/budget.js";
+import { type Budget, budgetBelow, isCapped, rootBudget } from "../loop/budget.js";
 import { endRun } from "../loop/end-run.js";
 import type { EventSink, RunErrorCode, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
@@ -45,7 +45,7 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     ...(spec.approved && { approved: spec.approved }),
   };
   // A budget is a ceiling like the lists: the caller's, or this run's own cap within it.
-  const budget = budgetBelow(io.budget ?? core.budget, spec.maxBudgetUsd);
+  const budget = budgetBelow(io.budget ?? rootBudget(), spec.maxBudgetUsd);
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
   const outside = await runTools(core, spec, state);
   const call = runCalls(core, spec, { ...io, budget }, { runId, state, logger, outside });
@@ -200,6 +200,7 @@ async function converse(
       ...(core.prices && { prices: core.prices }),
       ...(spec.outputSchema && { outputSchema: spec.outputSchema }),
       ...(io.budget && { budget: io.budget }),
+      fallbackModels: spec.fallbackModels ?? core.settings.fallbackModels,
     },
     messages,
   );
@@ -207,8 +208,11 @@ async function converse(
 
 /** A run under a budget whose model has no known price could spend without limit: it is refused. */
 function unpricedUnderBudget(core: Core, spec: RunSpec, budget: Budget | undefined): string | undefined {
-  if (!budget || !isCapped(budget) || priceOf(spec.model, core.prices) !== undefined) return undefined;
-  return `the model ${spec.model} has no known price, so it cannot run under a budget (maxBudgetUsd, --max-budget-usd); give its price (the runner's model.prices) or run without a budget`;
+  if (!budget || !isCapped(budget)) return undefined;
+  const models = [spec.model, ...(spec.fallbackModels ?? core.settings.fallbackModels)];
+  const unpriced = models.find((m) => priceOf(m, core.prices) === undefined);
+  if (unpriced === undefined) return undefined;
+  return `the model ${unpriced} has no known price, so it cannot run under a budget (maxBudgetUsd, --max-budget-usd); give its price (the runner's model.prices) or run without a budget`;
 }
 
 function callContext(

@@ -10,7 +10,6 @@ import type { Budget } from "./budget.js";
 import type { ConcurrencySettings } from "./dispatch.js";
 import type { LimitKind, RunOutcome } from "./events.js";
 import type { CallContext, ToolUse } from "./execute-call.js";
-import type { StructuredState } from "./structured-output.js";
 
 export interface LoopConfig {
   readonly model: Model;
@@ -33,6 +32,8 @@ export interface LoopConfig {
   readonly outputSchema?: OutputSchema;
   /** What the run may spend: checked before every request, charged after every response. */
   readonly budget?: Budget;
+  /** Models for a request whose model is overloaded after its retries, in order. */
+  readonly fallbackModels?: readonly string[];
 }
 
 /** The tools the requests show, and the list (and offer version) they were made for. */
@@ -61,6 +62,15 @@ export interface LoopState {
   compactedForLimit: boolean;
   /** The StructuredOutput answer and failed attempts, for a run with an output schema. */
   readonly structured: StructuredState;
+  /** The model requests go to once a fallback answered (`modelId` until then). */
+  modelId?: string;
+}
+
+/** What the run answered through StructuredOutput, and how often it failed to. */
+export interface StructuredState {
+  attempts: number;
+  /** The first call that matched the schema: the run's answer. */
+  accepted?: { readonly value: unknown };
 }
 
 /** How a run ended, as its run_end and result say (`message`: what happened, in one sentence). */
@@ -88,6 +98,9 @@ export function newLoopState(messages: MessageParam[]): LoopState {
     structured: { attempts: 0 },
   };
 }
+
+/** The model the next request names: the run's, or the fallback that took over. */
+export const currentModel = (cfg: LoopConfig, state: LoopState) => state.modelId ?? cfg.modelId;
 
 /** The event fields every event of this run carries. */
 export const baseOf = (cfg: LoopConfig) => ({ runId: cfg.call.runId, depth: cfg.call.depth });

@@ -3,20 +3,13 @@ import type { OutputSchema } from "../definitions/output-schema.js";
 import type { ContentBlockParam, ToolUnion } from "../model/messages.js";
 import { describeErrors } from "../tools/schema-gate.js";
 import type { ToolUse } from "./execute-call.js";
-import { baseOf, type LoopConfig, type LoopState } from "./loop-state.js";
+import { baseOf, type LoopConfig, type LoopState, type StructuredState } from "./loop-state.js";
 
 /** The tool a run with an output schema answers through, named as Claude Code names it. */
 export const STRUCTURED_OUTPUT = "StructuredOutput";
 
 /** Failed attempts (a call that does not match, a text answer without the call) before the run ends. */
 export const MAX_STRUCTURED_ATTEMPTS = 5;
-
-/** What the run answered through StructuredOutput, and how often it failed to. */
-export interface StructuredState {
-  attempts: number;
-  /** The first call that matched the schema: the run's answer. */
-  accepted?: { readonly value: unknown };
-}
 
 export const REMINDER = `You must give your final answer by calling the ${STRUCTURED_OUTPUT} tool, with input that matches its schema. Call it now.`;
 
