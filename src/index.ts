@@ -87,6 +87,7 @@ export {
 } from "./invocation/runner.js";
 export type { ApiModelOptions, ModelChoice } from "./invocation/runner-options.js";
 export { resolveSettings, type Settings } from "./invocation/settings.js";
+export { type Budget, rootBudget, type SharedSpend } from "./loop/budget.js";
 export type { CallDecision, RunErrorCode, RunEvent, RunOutcome, RunResult } from "./loop/events.js";
 export type { ApprovalAnswer, ApprovalRequest } from "./loop/execute-call.js";
 export type {

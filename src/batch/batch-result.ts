@@ -21,6 +21,8 @@ export interface BatchResult {
   readonly skipped?: true;
   /** The worker that finished it (queue runs). */
   readonly worker?: string;
+  /** The answer given through StructuredOutput, for a run with an output schema (`text` is its JSON). */
+  readonly structured_output?: unknown;
 }
 
 /** A run that did not end `done` makes its batch fail. */

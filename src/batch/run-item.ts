@@ -125,5 +125,6 @@ function resultOf(item: BatchItem, r: RunResult, before: Paid | undefined): Batc
     ...paid,
     ...(r.message !== undefined && { message: r.message }),
     ...(before && { resumed: true as const }),
+    ...(r.structuredOutput !== undefined && { structured_output: r.structuredOutput }),
   };
 }

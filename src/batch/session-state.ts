@@ -54,6 +54,7 @@ export function sessionState(events: readonly RunEvent[]): SessionState {
         ...paidBy(events),
         ...(said && "message" in said && { message: said.message }),
         ...(resumed && { resumed: true as const }),
+        ...(end.structuredOutput !== undefined && { structured_output: end.structuredOutput }),
       },
     };
   }

@@ -10,6 +10,7 @@ import { runBatch } from "../batch/run-batch.js";
 import { withoutLock } from "../batch/run-item.js";
 import { runnersByFolder } from "../batch/runners-by-folder.js";
 import { findProjectRoot } from "../definitions/discover.js";
+import { rootBudget } from "../loop/budget.js";
 import { fileTranscripts, sessionsDir } from "../loop/transcript.js";
 import { ConfigError } from "../shared/errors.js";
 import {
@@ -26,6 +27,8 @@ import { queueBatch } from "./enqueue-command.js";
 import { openTrusted, printToolDiagnostics } from "./open-runner.js";
 import { restrictedWithNotice } from "./project-trust.js";
 import type { RunIo } from "./run-command.js";
+import { budgetFlag, jsonSchemaFlag } from "./session-flags.js";
+import { UsageError } from "./usage-error.js";
 
 export const BATCH_HELP = `Usage: agentmd batch FILE.jsonl [options]
 
@@ -51,6 +54,10 @@ Options:
   --retry-failed    run the items that finished with another outcome than done again
                     (with --redis: queue them again)
   --model M         a model id or alias (sonnet, opus, haiku); overrides agent.md
+  --json-schema S   every run's answer must match this JSON Schema (type object); each
+                    result line carries it as structured_output
+  --max-budget-usd N  US dollars all the batch's runs may spend together: once reached,
+                    no run sends another request (each ends error_max_budget_usd)
   --cwd DIR         the folder the project is found from (default: the current folder)
   --redis URL       run on workers instead (see 'agentmd worker --help'): put the items on
                     the queue at URL (redis://host:port) and, with --wait, collect results
@@ -83,6 +90,8 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       redis: { type: "string" },
       wait: { type: "boolean", default: false },
       queue: { type: "string" },
+      "json-schema": { type: "string" },
+      "max-budget-usd": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -105,6 +114,24 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       io,
       "batch",
       "--model is for runs in this process, not with --redis (the workers' agent.md decides)",
+    );
+  let unattended: Pick<LocalBatch, "outputSchema" | "maxBudgetUsd">;
+  try {
+    const outputSchema = jsonSchemaFlag(values["json-schema"]);
+    const maxBudgetUsd = budgetFlag(values["max-budget-usd"]);
+    unattended = {
+      ...(outputSchema && { outputSchema }),
+      ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
+    };
+  } catch (e) {
+    if (e instanceof UsageError) return usage(io, "batch", e.message);
+    throw e;
+  }
+  if (values.redis !== undefined && Object.keys(unattended).length > 0)
+    return usage(
+      io,
+      "batch",
+      "--json-schema and --max-budget-usd are for runs in this process, not with --redis",
     );
   const cwd = path.resolve(io.cwd, values.cwd ?? ".");
   const items = await loadItems(file, io);
@@ -131,6 +158,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       concurrency,
       ...(values.model !== undefined && { model: values.model }),
       retryFailed: values["retry-failed"],
+      ...unattended,
     },
     io,
   );
@@ -143,6 +171,9 @@ interface LocalBatch {
   readonly concurrency: number;
   readonly model?: string;
   readonly retryFailed: boolean;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** For all the batch's runs together (in this process). */
+  readonly maxBudgetUsd?: number;
 }
 
 /**
@@ -164,6 +195,8 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       ...(o.model !== undefined && { id: o.model }),
     },
     transcript: { store: withoutLock(store) },
+    ...(o.outputSchema && { outputSchema: o.outputSchema }),
+    ...(o.maxBudgetUsd !== undefined && { budget: rootBudget(o.maxBudgetUsd) }),
   });
   try {
     runners.runnerFor({});

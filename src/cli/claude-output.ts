@@ -110,12 +110,7 @@ export function claudeOutput(session: ClaudeSession): ClaudeOutput {
       const failed = r.outcome !== "done";
       return {
         type: "result",
-        subtype:
-          r.outcome === "done"
-            ? "success"
-            : r.outcome === "limit"
-              ? "error_max_turns"
-              : "error_during_execution",
+        subtype: subtypeOf(r),
         is_error: failed,
         duration_ms: Math.round(durationMs),
         duration_api_ms: Math.round(apiMs),
@@ -125,8 +120,21 @@ export function claudeOutput(session: ClaudeSession): ClaudeOutput {
         total_cost_usd: r.costUnknown ? null : r.costUsd,
         usage: r.usage,
         permission_denials: denials,
+        ...(r.structuredOutput !== undefined && { structured_output: r.structuredOutput }),
+        ...(failed &&
+          r.limit !== undefined &&
+          r.limit !== "max_iterations" && { errors: [r.message ?? r.outcome] }),
         ...(failed && { agentmd_outcome: r.outcome }),
       };
     },
   };
+}
+
+/** The result's subtype, as Claude Code names how a run ended. */
+function subtypeOf(r: RunResult): string {
+  if (r.outcome === "done") return "success";
+  if (r.outcome !== "limit") return "error_during_execution";
+  if (r.limit === "max_budget_usd") return "error_max_budget_usd";
+  if (r.limit === "max_structured_output_retries") return "error_max_structured_output_retries";
+  return "error_max_turns";
 }

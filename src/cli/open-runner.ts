@@ -22,6 +22,12 @@ export interface RunnerFlags {
   readonly systemPrompt?: string;
   /** `--append-system-prompt`: after everything else. */
   readonly appendSystemPrompt?: string;
+  /** `--json-schema`: the main agent's answer must match it. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** `--max-budget-usd`: what the session may spend. */
+  readonly maxBudgetUsd?: number;
+  /** `--fallback-model`: models for an overloaded request, in order. */
+  readonly fallbackModels?: readonly string[];
 }
 
 /**
@@ -48,8 +54,15 @@ export async function openRunner(
         ...(flags.model && { id: flags.model }),
         ...(flags.record && { record: path.resolve(io.cwd, flags.record) }),
         ...(flags.replay && { replay: path.resolve(io.cwd, flags.replay) }),
+        ...(flags.fallbackModels && { fallback: flags.fallbackModels }),
       },
-      ...(flags.maxIterations !== undefined && { limits: { maxIterations: flags.maxIterations } }),
+      ...((flags.maxIterations !== undefined || flags.maxBudgetUsd !== undefined) && {
+        limits: {
+          ...(flags.maxIterations !== undefined && { maxIterations: flags.maxIterations }),
+          ...(flags.maxBudgetUsd !== undefined && { maxBudgetUsd: flags.maxBudgetUsd }),
+        },
+      }),
+      ...(flags.outputSchema && { outputSchema: flags.outputSchema }),
       ...(flags.sandbox && { sandbox: true }),
       ...(flags.permissions && { permissions: flags.permissions }),
       ...((flags.systemPrompt !== undefined || flags.appendSystemPrompt !== undefined) && {

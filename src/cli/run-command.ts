@@ -46,6 +46,14 @@ Options:
   --sandbox              run Bash commands inside bubblewrap: writable only where the
                          lists allow writing, Read denies hidden, no network but
                          WebFetch's hosts (as agent.md's 'sandbox: true')
+  --json-schema SCHEMA   the answer must match this JSON Schema (type object): the
+                         model answers through a StructuredOutput tool; -p
+                         --output-format json gives it as structured_output
+  --max-budget-usd N     stop once the session (subagents included) has spent N US
+                         dollars: no further request, exit 1 (error_max_budget_usd)
+  --fallback-model M     when the model is overloaded after its retries, send the request
+                         to M instead (repeat, or M1,M2, for more; over agent.md's
+                         fallbackModel); the run goes on with the model that answered
   --record FILE          store every model exchange in FILE (JSONL)
   --replay FILE          answer from a recording: no network, no API key
   --cwd DIR              the working folder for tools (default: the current folder)

@@ -1,5 +1,10 @@
 import { statSync } from "node:fs";
 import path from "node:path";
+import {
+  describeSchemaProblems,
+  type OutputSchema,
+  outputSchemaProblems,
+} from "../definitions/output-schema.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import { UsageError } from "./usage-error.js";
@@ -18,6 +23,9 @@ export const SESSION_FLAGS = {
   cwd: { type: "string" },
   sandbox: { type: "boolean" },
   verbose: { type: "boolean" },
+  "json-schema": { type: "string" },
+  "max-budget-usd": { type: "string" },
+  "fallback-model": { type: "string", multiple: true },
   ...PERMISSION_FLAGS,
   help: { type: "boolean", short: "h" },
 } as const;
@@ -45,6 +53,12 @@ export interface SessionOptions {
   readonly sandbox?: boolean;
   readonly verbose?: boolean;
   readonly permissions?: Omit<PermissionOptions, "approve">;
+  /** `--json-schema`: the answer must match it (through the StructuredOutput tool). */
+  readonly outputSchema?: OutputSchema;
+  /** `--max-budget-usd`: what the session may spend, subagents included. */
+  readonly maxBudgetUsd?: number;
+  /** `--fallback-model` (repeatable, or comma-separated): models for an overloaded request, in order. */
+  readonly fallbackModels?: readonly string[];
 }
 
 type SessionValues = {
@@ -60,6 +74,9 @@ type SessionValues = {
   cwd?: string;
   sandbox?: boolean;
   verbose?: boolean;
+  "json-schema"?: string;
+  "max-budget-usd"?: string;
+  "fallback-model"?: string[];
 } & Parameters<typeof permissionFlags>[0];
 
 /** The shared flags as options; conflicting or malformed ones are usage errors. */
@@ -76,7 +93,15 @@ export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
       throw new UsageError(`--max-turns must be a whole number of at least 1, not '${turns}'`);
   }
   const permissions = permissionFlags(v);
+  const outputSchema = jsonSchemaFlag(v["json-schema"]);
+  const maxBudgetUsd = budgetFlag(v["max-budget-usd"]);
+  const fallbackModels = (v["fallback-model"] ?? []).flatMap((m) => m.split(",")).map((m) => m.trim());
+  if (fallbackModels.some((m) => m === ""))
+    throw new UsageError("--fallback-model needs a model id or alias (sonnet, opus, haiku)");
   return {
+    ...(fallbackModels.length > 0 && { fallbackModels }),
+    ...(outputSchema && { outputSchema }),
+    ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
     ...(v.model && { model: v.model }),
     ...(maxIterations !== undefined && { maxIterations }),
     ...(v["system-prompt"] !== undefined && { systemPrompt: v["system-prompt"] }),
@@ -90,6 +115,29 @@ export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
     ...(v.verbose && { verbose: true }),
     ...(Object.keys(permissions).length > 0 && { permissions }),
   };
+}
+
+/** `--json-schema '<schema>'`: JSON text of a JSON Schema describing an object. */
+export function jsonSchemaFlag(text: string | undefined): OutputSchema | undefined {
+  if (text === undefined) return undefined;
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--json-schema must be a JSON Schema as JSON text: ${(e as Error).message}`);
+  }
+  const problems = outputSchemaProblems(schema);
+  if (problems.length > 0) throw new UsageError(`--json-schema: ${describeSchemaProblems(problems)}`);
+  return schema as OutputSchema;
+}
+
+/** `--max-budget-usd N`: US dollars above 0. */
+export function budgetFlag(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const usd = Number(text);
+  if (text.trim() === "" || !Number.isFinite(usd) || usd <= 0)
+    throw new UsageError(`--max-budget-usd must be a number of US dollars above 0, not '${text}'`);
+  return usd;
 }
 
 function isFolder(p: string): boolean {

@@ -9,25 +9,11 @@ import {
   HOOK_TIMEOUT_S,
   MODEL_ALIASES,
 } from "../shared/defaults.js";
+import type { KeyDoc } from "./key-doc.js";
 import type { Surface } from "./types.js";
+import { UNATTENDED_KEY_DOCS } from "./unattended-key-docs.js";
 
-/**
- * What each frontmatter key does, written once: the editor schemas (`schemas/*.json`) take their
- * `title` and `description` from here, and the key tables of docs/formats.md are generated from it.
- * Plain text with `code` in backticks; defaults come from shared/defaults.ts, the constants the runner uses.
- */
-export interface KeyDoc {
-  /** A few words: the JSON Schema `title`. */
-  readonly title: string;
-  /** What the key does on every surface that accepts it, unless `on` says otherwise there. */
-  readonly description?: string;
-  /** The default, as a reader would say it; absent when there is none to speak of. */
-  readonly default?: string;
-  /** Where a key means something else on one surface: that surface's description and default. */
-  readonly on?: Partial<Record<Surface, { readonly description: string; readonly default?: string }>>;
-  /** How the value is written, where the schema's own type says too little (`tool list`). */
-  readonly type?: string;
-}
+export type { KeyDoc } from "./key-doc.js";
 
 const aliases = Object.entries(MODEL_ALIASES)
   .map(([alias, id]) => `\`${alias}\` is ${id}`)
@@ -332,6 +318,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     description:
       "A map of further properties (Agent Skills spec). Checked to be a map; agentmd does not act on it.",
   },
+  ...UNATTENDED_KEY_DOCS,
 };
 
 /** Every key agentmd accepts and ignores (`FOREIGN_KEYS`) is described by this. */

@@ -5,6 +5,7 @@ import type { Discovered } from "./discover.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { HOOK_EVENTS } from "./hook-events.js";
 import { readMcpServersField } from "./mcp-servers.js";
+import { readOutputSchemaField } from "./output-schema.js";
 import { readSource } from "./read-source.js";
 import { readSandboxField } from "./sandbox-field.js";
 import type { ToolNames } from "./tool-names.js";
@@ -79,6 +80,11 @@ export function loadDefinitionFile(
   // The sandbox, on every surface: below agent.md it can only be turned on.
   const sandboxField = fm.fields.find((f) => f.key === "sandbox");
   const sandbox = readSandboxField(sandboxField, checked.values.sandbox, surface, sink);
+  const outputSchema = readOutputSchemaField(
+    fm.fields.find((f) => f.key === "outputSchema"),
+    checked.values.outputSchema,
+    sink,
+  );
   if (sink.hasErrors) return fail();
   const v = checked.values;
   const common = {
@@ -91,6 +97,7 @@ export function loadDefinitionFile(
     ...(checked.disallowedTools && { disallowedTools: checked.disallowedTools }),
     ...optional("model", asString(v.model)),
     ...optional("sandbox", sandbox),
+    ...optional("outputSchema", outputSchema),
   };
   const origin = surface === "main" ? "agent.md" : `${surface}:${String(v.name)}`;
   const hooks = normaliseHooks(v.hooks, origin);
@@ -115,6 +122,8 @@ export function loadDefinitionFile(
         ...optional("mcpServers", mcpServers),
         ...optional("mcpTimeout", asNumber(v.mcpTimeout)),
         ...optional("toolSearch", typeof v.toolSearch === "boolean" ? v.toolSearch : asString(v.toolSearch)),
+        ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
+        ...optional("fallbackModel", asList(v.fallbackModel)),
       } satisfies MainAgentDefinition;
       break;
     case "agent":
@@ -126,6 +135,8 @@ export function loadDefinitionFile(
         ...optional("maxIterations", asNumber(v.maxIterations ?? v.maxTurns)),
         ...optional("hooks", hooks),
         ...optional("mcpServers", mcpServers),
+        ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
+        ...optional("fallbackModel", asList(v.fallbackModel)),
       } satisfies SubagentDefinition;
       break;
     case "skill": {
@@ -202,6 +213,12 @@ function invocableFields(v: Record<string, unknown>) {
 const asString = (x: unknown) => (typeof x === "string" ? x : undefined);
 const asNumber = (x: unknown) => (typeof x === "number" ? x : undefined);
 const asBoolean = (x: unknown) => (typeof x === "boolean" ? x : undefined);
+const asList = (x: unknown) =>
+  typeof x === "string"
+    ? [x]
+    : Array.isArray(x)
+      ? x.filter((m): m is string => typeof m === "string")
+      : undefined;
 
 function keyPos(
   fields: readonly { key: string; keyPos: { line: number; column: number } }[],

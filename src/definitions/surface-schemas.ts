@@ -84,6 +84,13 @@ const sandbox: JsonSchema = {
 // MCP servers: a list of names and one-key maps, or a map; entries are checked by readMcpServersField.
 const mcpServers: JsonSchema = { type: ["array", "object"] };
 
+// A JSON Schema the run's answer must match (compiled and checked by readOutputSchemaField).
+const outputSchema: JsonSchema = { type: "object" };
+// US dollars a run (with everything it starts) may spend.
+const maxBudgetUsd: JsonSchema = { type: "number", exclusiveMinimum: 0 };
+// Models to use, in order, when the model is overloaded: one id or alias, or a list.
+const fallbackModel: JsonSchema = { type: ["string", "array"], items: { type: "string", minLength: 1 } };
+
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
   "disable-model-invocation": bool,
@@ -122,6 +129,9 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       mcpTimeout: { type: "number", exclusiveMinimum: 0 },
       // When tool definitions are left out for ToolSearch: auto (over 10% of the context), auto:N (N%), true, false.
       toolSearch: { type: ["string", "boolean"], pattern: "^auto(:[0-9]{1,2})?$" },
+      outputSchema,
+      maxBudgetUsd,
+      fallbackModel,
     },
   },
   agent: {
@@ -136,6 +146,9 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       maxTurns: positiveInt,
       hooks,
       mcpServers,
+      outputSchema,
+      maxBudgetUsd,
+      fallbackModel,
     },
     required: ["name", "description"],
   },
@@ -152,12 +165,21 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       license: str,
       compatibility: str,
       metadata: { type: "object" },
+      outputSchema,
     },
     required: ["name", "description"],
   },
   command: {
     type: "object",
-    properties: { name: anyValue, description: str, model: str, ...lists, sandbox, ...invocable },
+    properties: {
+      name: anyValue,
+      description: str,
+      model: str,
+      ...lists,
+      sandbox,
+      ...invocable,
+      outputSchema,
+    },
   },
 };
 

@@ -79,6 +79,11 @@ interface DefinitionBase {
    * their commands inside the OS sandbox. Absent when the key is absent or `false`.
    */
   readonly sandbox?: SandboxSetting;
+  /**
+   * `outputSchema`: a JSON Schema (type object) the run's answer must match. The run is offered a
+   * StructuredOutput tool taking it; a valid call ends the run with that object as its answer.
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -117,6 +122,10 @@ export interface MainAgentDefinition extends DefinitionBase {
   readonly mcpTimeout?: number;
   /** When tool definitions are left out for ToolSearch (`auto`, `auto:N`, true, false). */
   readonly toolSearch?: string | boolean;
+  /** US dollars the session's runs (the main agent's and all they start) may spend together. */
+  readonly maxBudgetUsd?: number;
+  /** Models a request goes to, in order, when the model is overloaded after its retries. */
+  readonly fallbackModel?: readonly string[];
 }
 
 export interface SubagentDefinition extends DefinitionBase {
@@ -126,6 +135,9 @@ export interface SubagentDefinition extends DefinitionBase {
   readonly hooks?: HooksSetting;
   /** MCP servers defined inline live only for this subagent's runs (and their children's). */
   readonly mcpServers?: readonly McpServerRef[];
+  /** US dollars one run of this subagent (with what it starts) may spend, within its caller's budget. */
+  readonly maxBudgetUsd?: number;
+  readonly fallbackModel?: readonly string[];
 }
 
 interface InvocableFields {
@@ -207,6 +219,8 @@ interface CommonInput {
   readonly disallowedTools?: ToolListInput;
   /** Run commands inside the OS sandbox; below agent.md it can only turn it on. */
   readonly sandbox?: SandboxInput;
+  /** A JSON Schema (type object) the answer must match, through the StructuredOutput tool. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 interface InvocableInput {
@@ -236,6 +250,8 @@ export interface MainAgentInput extends CommonInput {
   readonly mcpServers?: McpServersInput;
   readonly mcpTimeout?: number;
   readonly toolSearch?: "auto" | `auto:${number}` | boolean;
+  readonly maxBudgetUsd?: number;
+  readonly fallbackModel?: string | readonly string[];
 }
 
 /** `mcpServers` as written: names and `{ name: definition }` items, or a map of names to definitions. */
@@ -285,6 +301,8 @@ export interface SubagentInput extends CommonInput {
   readonly maxTurns?: number;
   readonly hooks?: HooksInput;
   readonly mcpServers?: McpServersInput;
+  readonly maxBudgetUsd?: number;
+  readonly fallbackModel?: string | readonly string[];
 }
 
 export interface SkillInput extends CommonInput, InvocableInput {

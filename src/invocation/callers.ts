@@ -21,6 +21,7 @@ export function userCaller(
       agent: main?.name ?? "main",
       system: core.system ?? [main?.body.trim(), core.memory?.text].filter(Boolean).join("\n\n"),
       maxIterations: core.settings.maxIterations,
+      ...(core.settings.outputSchema && { outputSchema: core.settings.outputSchema }),
     },
     // The runner's sandbox (option > agent.md), inherited by everything the user starts.
     sandbox: core.settings.sandbox,
@@ -48,7 +49,12 @@ export function childCaller(
     depth: spec.depth + 1,
     parentRunId: runId,
     mcpScope: spec.mcpScope,
-    self: { agent: spec.agent, system: spec.system, maxIterations: spec.maxIterations },
+    self: {
+      agent: spec.agent,
+      system: spec.system,
+      maxIterations: spec.maxIterations,
+      ...(spec.outputSchema && { outputSchema: spec.outputSchema }),
+    },
     sandbox: now.sandbox,
     approved: now.approved,
   };

@@ -1,5 +1,6 @@
 import type { SubagentDefinition } from "../definitions/types.js";
 import { mergeHooks } from "../loop/hooks.js";
+import { resolveModel } from "../model/models.js";
 import { allowsNothing, decide, denialText, intersect, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox } from "../sandbox/sandbox-setting.js";
@@ -49,7 +50,10 @@ export function prepareRun(core: HopCore, caller: Caller, request: RunRequest): 
   if (resolved.kind !== "inline") return resolved;
   // A user's inline command or skill runs in a run of their own, as the agent they run as.
   const { list, hooks, model, prompt, sandbox, approved } = resolved;
-  return ready(runSpec(caller, { ...continued(caller), list, hooks, model, prompt, sandbox, approved }));
+  const outputSchema = resolved.outputSchema ?? caller.self.outputSchema;
+  return ready(
+    runSpec(caller, { ...continued(caller), list, hooks, model, prompt, sandbox, approved, outputSchema }),
+  );
 }
 
 /**
@@ -78,7 +82,16 @@ export function resolveInvocable(
   const sandbox = joinSandbox(caller.sandbox, target.sandbox);
   if (target.context !== "fork") {
     const approved = approvedWith(caller.approved, own);
-    return { kind: "inline", list, hooks, model: modelFor(caller, target.model), prompt, sandbox, approved };
+    return {
+      kind: "inline",
+      list,
+      hooks,
+      model: modelFor(caller, target.model),
+      prompt,
+      sandbox,
+      approved,
+      ...(target.outputSchema && { outputSchema: target.outputSchema }),
+    };
   }
   const agent = `${target.surface}:${name}`;
   if (target.agent)
@@ -88,6 +101,7 @@ export function resolveInvocable(
       label,
       agent,
       model: target.model,
+      outputSchema: target.outputSchema,
     });
   return ready(
     runSpec(caller, {
@@ -102,6 +116,7 @@ export function resolveInvocable(
       // A fork is a run of its own: only its own list pre-approves its calls.
       approved: approvedWith(undefined, own),
       mcpScope: caller.mcpScope,
+      outputSchema: target.outputSchema,
     }),
   );
 }
@@ -128,6 +143,7 @@ function forkAsAgent(
     readonly label: string;
     readonly agent: string;
     readonly model: string | undefined;
+    readonly outputSchema: RunSpec["outputSchema"];
   },
 ): Prepared {
   const sub = core.agents.get(name);
@@ -150,6 +166,7 @@ function forkAsAgent(
     prompt: fork.prompt,
     agent: fork.agent,
     model: modelFor(caller, fork.model, sub.model),
+    outputSchema: fork.outputSchema ?? sub.outputSchema,
   });
 }
 
@@ -163,6 +180,7 @@ function agentRun(
     readonly prompt: Prompt;
     readonly agent: string;
     readonly model: string;
+    readonly outputSchema?: RunSpec["outputSchema"];
   },
 ): Prepared {
   const { sub, ceiling } = run;
@@ -183,6 +201,9 @@ function agentRun(
       // A subagent asks for what its caller's commands pre-approved: their lists are not its own.
       approved: undefined,
       mcpScope: [...(caller.mcpScope ?? []), sub],
+      outputSchema: run.outputSchema ?? sub.outputSchema,
+      maxBudgetUsd: sub.maxBudgetUsd,
+      fallbackModels: sub.fallbackModel?.map((m) => resolveModel(m)),
     }),
   );
 }

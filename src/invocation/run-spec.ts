@@ -1,3 +1,4 @@
+import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
 import { resolveModel } from "../model/models.js";
@@ -20,11 +21,22 @@ export interface RunOwn {
   readonly approved: readonly PermissionList[] | undefined;
   readonly sandbox: SandboxSetting | undefined;
   readonly mcpScope: readonly Definition[] | undefined;
+  readonly outputSchema?: OutputSchema;
+  readonly maxBudgetUsd?: number;
+  readonly fallbackModels?: readonly string[];
 }
 
 /** The one way a run's spec is made: what it is, at its caller's depth, below its caller's run. */
 export function runSpec(caller: Caller, own: RunOwn): RunSpec {
-  return { ...own, depth: caller.depth, parentRunId: caller.parentRunId };
+  const { outputSchema, maxBudgetUsd, fallbackModels, ...rest } = own;
+  return {
+    ...rest,
+    depth: caller.depth,
+    parentRunId: caller.parentRunId,
+    ...(outputSchema && { outputSchema }),
+    ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
+    ...(fallbackModels && { fallbackModels }),
+  };
 }
 
 /**

@@ -1,7 +1,9 @@
 // The data of invocation: how a run is asked for, who asks, what it is, and what a run hands the
 // tools that start runs below it. Types only, so every file of invocation can name them without
 // importing the code that makes or starts runs (this file is the leaf of the layer).
+import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
+import type { Budget } from "../loop/budget.js";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { RunState } from "../loop/execute-call.js";
 import type { Hooks } from "../loop/hooks.js";
@@ -40,7 +42,13 @@ export interface Caller {
   /** Lists whose calls need no approval in the caller's run: the commands and skills it runs as. */
   readonly approved?: readonly PermissionList[];
   /** The agent the caller runs as: a prompt or an inline invocation continues as it. */
-  readonly self: { readonly agent: string; readonly system: string; readonly maxIterations: number };
+  readonly self: {
+    readonly agent: string;
+    readonly system: string;
+    readonly maxIterations: number;
+    /** The schema the caller's own answer must match, kept by a run that continues as it. */
+    readonly outputSchema?: OutputSchema;
+  };
   /** The caller's sandbox; whatever it starts runs sandboxed too. */
   readonly sandbox?: SandboxSetting;
 }
@@ -82,6 +90,12 @@ export interface RunSpec {
   readonly mcpScope?: readonly Definition[];
   /** Its commands run inside the OS sandbox: its caller's, joined with its own file's. */
   readonly sandbox?: SandboxSetting;
+  /** The answer must match this schema, given through StructuredOutput (its own definition's). */
+  readonly outputSchema?: OutputSchema;
+  /** Its own cap in US dollars (a subagent's `maxBudgetUsd`), within what its caller has left. */
+  readonly maxBudgetUsd?: number;
+  /** Its own fallback models (a subagent's `fallbackModel`), ids resolved; absent: the runner's. */
+  readonly fallbackModels?: readonly string[];
 }
 
 /** The run a request starts, or why it cannot start. */
@@ -103,6 +117,8 @@ export interface Inline {
   readonly model: string;
   readonly prompt: BodyPrompt;
   readonly sandbox?: SandboxSetting;
+  /** The invocable's own output schema, for a user's `/name` run (a model's inline skill has none). */
+  readonly outputSchema?: OutputSchema;
 }
 
 /** A command or skill by name: a run of its own (`ready`: it forks), the caller's run narrowed, or why neither. */
@@ -130,6 +146,8 @@ export interface RunIo {
   readonly transcriptPath?: string;
   /** What the session's SessionStart hooks said for the model: it goes beside this run's prompt. */
   readonly context?: readonly string[];
+  /** The caller's budget (a child's is its parent's; a user's run's, its session's); absent: none. */
+  readonly budget?: Budget;
 }
 
 /** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */

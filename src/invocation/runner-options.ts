@@ -6,6 +6,7 @@ import type {
   SkillInput,
   SubagentInput,
 } from "../definitions/types.js";
+import type { Budget } from "../loop/budget.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { TranscriptStore } from "../loop/transcript.js";
 import type { Model } from "../model/model.js";
@@ -20,6 +21,8 @@ export interface ModelChoice {
   readonly id?: string;
   /** Prices per million tokens by model id prefix, over the built-in table. */
   readonly prices?: Readonly<Record<string, Price>>;
+  /** Models (ids or aliases), in order, for a request whose model is overloaded after its retries. */
+  readonly fallback?: readonly string[];
 }
 
 /** The Anthropic Messages API as the runner's model: its credential, address, retries and recording. */
@@ -83,7 +86,17 @@ export interface RunnerOptions {
     readonly maxDepth?: number;
     /** Tokens the model takes in one request (default 200,000): at 80% a conversation is compacted. */
     readonly contextWindow?: number;
+    /**
+     * US dollars the runner's runs may spend together, subagents included (over agent.md's
+     * `maxBudgetUsd`); once reached no request is sent and the run ends `limit`.
+     */
+    readonly maxBudgetUsd?: number;
   };
+  /**
+   * A JSON Schema (type object) the main agent's answer must match (over agent.md's `outputSchema`):
+   * the run answers through a StructuredOutput tool, and its result carries `structuredOutput`.
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
   readonly tools?: {
     /** More tools, registered beside the built-in ones. */
     readonly extra?: readonly Tool[];
@@ -137,6 +150,11 @@ export interface RunnerOptions {
    * `false` turns agent.md's off. Subagents, skills and commands inherit it; none can turn it off.
    */
   readonly sandbox?: SandboxInput;
+  /**
+   * A budget shared with other runners (`rootBudget(usd)`): a batch's, for all its items together.
+   * Each session's own `maxBudgetUsd` is a ceiling below it.
+   */
+  readonly budget?: Budget;
   /** Delay before retry `attempt` of an in-stream overload (tests make it 0). */
   readonly backoff?: (attempt: number) => number;
 }

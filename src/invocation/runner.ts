@@ -1,4 +1,5 @@
 import type { Definition, Diagnostic } from "../definitions/types.js";
+import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
 import { summarise } from "../loop/compaction.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/events.js";
@@ -124,6 +125,15 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   let closed: Promise<void> | undefined;
   const sessions = sessionHooks(core);
+  // Each session's budget (`maxBudgetUsd`), below the one given (a batch's, shared by its runners):
+  // what its runs spend adds up, prompt after prompt.
+  const shared = options.budget ?? rootBudget();
+  const budgets = new Map<string, Budget>();
+  const budgetOf = (id: string) => {
+    const b = budgets.get(id) ?? budgetBelow(shared, core.settings.maxBudgetUsd);
+    budgets.set(id, b);
+    return b;
+  };
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -153,7 +163,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             ...(transcript?.file !== undefined && { transcriptPath: transcript.file }),
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
-          const result = await runLine(core, store, options, input, runOptions, { ...at, started });
+          const budget = budgetOf(sessionId);
+          const result = await runLine(core, store, options, input, runOptions, { ...at, started, budget });
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
@@ -190,7 +201,13 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: { sessionId: string; emit: EventSink; transcriptPath?: string; started: Fired | undefined },
+  out: {
+    sessionId: string;
+    emit: EventSink;
+    transcriptPath?: string;
+    started: Fired | undefined;
+    budget: Budget;
+  },
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
   if (recording && typeof input === "string") recordInput(recording, input);
@@ -219,6 +236,7 @@ async function runLine(
     signal: runOptions.signal ?? new AbortController().signal,
     sessionId: out.sessionId,
     emit: out.emit,
+    budget: out.budget,
     history,
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),

@@ -1,3 +1,8 @@
+import {
+  describeSchemaProblems,
+  type OutputSchema,
+  outputSchemaProblems,
+} from "../definitions/output-schema.js";
 import type { MainAgentDefinition } from "../definitions/types.js";
 import { resolveModel } from "../model/models.js";
 import { resolveSandbox, type SandboxInput, type SandboxSetting } from "../sandbox/sandbox-setting.js";
@@ -8,6 +13,7 @@ import {
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_MAX_TOKENS,
 } from "../shared/defaults.js";
+import { ConfigError } from "../shared/errors.js";
 import type { SchemaValidationMode } from "../tools/types.js";
 
 /** What every run of a runner is configured with, once resolved. */
@@ -30,17 +36,29 @@ export interface Settings {
   };
   /** Commands run inside the OS sandbox, for every run of the runner; absent: off. */
   readonly sandbox?: SandboxSetting;
+  /** The main agent's answer must match this schema (`--json-schema`, else agent.md's `outputSchema`). */
+  readonly outputSchema?: OutputSchema;
+  /** US dollars the runner's runs may spend together (`--max-budget-usd`, else agent.md's). */
+  readonly maxBudgetUsd?: number;
+  /** Models for an overloaded request, in order (`--fallback-model`, else agent.md's); ids resolved. */
+  readonly fallbackModels: readonly string[];
 }
 
 /** The runner options that settings come from (a part of `RunnerOptions`). */
 export interface SettingOptions {
-  readonly model?: { readonly id?: string; readonly idleTimeoutMs?: number };
+  readonly model?: {
+    readonly id?: string;
+    readonly idleTimeoutMs?: number;
+    readonly fallback?: readonly string[];
+  };
   readonly limits?: {
     readonly maxIterations?: number;
     readonly maxTokens?: number;
     readonly maxDepth?: number;
     readonly contextWindow?: number;
+    readonly maxBudgetUsd?: number;
   };
+  readonly outputSchema?: OutputSchema;
   readonly tools?: { readonly schemaValidation?: SchemaValidationMode };
   readonly concurrency?: {
     readonly enabled?: boolean;
@@ -70,6 +88,8 @@ export function resolveSettings(
   const maxConcurrency = Math.max(1, c.maxConcurrency ?? m.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
   const perBatch = Math.max(1, c.perBatchMax ?? m.perBatchMax ?? maxConcurrency);
   const sandbox = resolveSandbox(options.sandbox, main?.sandbox);
+  const outputSchema = checkedSchema(options.outputSchema) ?? main?.outputSchema;
+  const maxBudgetUsd = checkedBudget(options.limits?.maxBudgetUsd) ?? main?.maxBudgetUsd;
   return {
     model: resolveModel(options.model?.id ?? (env.ANTHROPIC_MODEL || undefined) ?? main?.model),
     maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
@@ -85,5 +105,23 @@ export function resolveSettings(
       perBatchMax: Math.min(maxConcurrency, perBatch),
     },
     ...(sandbox && { sandbox }),
+    ...(outputSchema && { outputSchema }),
+    ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
+    fallbackModels: (options.model?.fallback ?? main?.fallbackModel ?? []).map(resolveModel),
   };
+}
+
+/** An output schema given in code, checked as agent.md's is. */
+function checkedSchema(schema: OutputSchema | undefined): OutputSchema | undefined {
+  if (schema === undefined) return undefined;
+  const problems = outputSchemaProblems(schema);
+  if (problems.length > 0)
+    throw new ConfigError(`the output schema cannot be used: ${describeSchemaProblems(problems)}`);
+  return schema;
+}
+
+function checkedBudget(usd: number | undefined): number | undefined {
+  if (usd !== undefined && !(Number.isFinite(usd) && usd > 0))
+    throw new ConfigError(`the budget must be a number of US dollars above 0, not ${String(usd)}`);
+  return usd;
 }

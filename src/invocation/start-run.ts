@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { type Budget, budgetBelow, isCapped, rootBudget } from "../loop/budget.js";
 import { endRun } from "../loop/end-run.js";
 import type { EventSink, RunErrorCode, RunResult } from "../loop/events.js";
 import type { CallContext, RunState } from "../loop/execute-call.js";
 import { type LoopConfig, runLoop } from "../loop/run-loop.js";
 import type { MessageParam } from "../model/messages.js";
 import type { Model } from "../model/model.js";
-import { ZERO_USAGE } from "../model/models.js";
+import { priceOf, ZERO_USAGE } from "../model/models.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
 import type { PermissionList } from "../permissions/types.js";
 import { createBackgroundShells } from "../tools/builtin/background-shells.js";
@@ -44,12 +45,14 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
     meter: { usage: ZERO_USAGE, costUsd: 0 },
     ...(spec.approved && { approved: spec.approved }),
   };
+  // A budget is a ceiling like the lists: the caller's, or this run's own cap within it.
+  const budget = budgetBelow(io.budget ?? rootBudget(), spec.maxBudgetUsd);
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
   const outside = await runTools(core, spec, state, io.signal);
-  const call = runCalls(core, spec, io, { runId, state, logger, outside });
+  const call = runCalls(core, spec, { ...io, budget }, { runId, state, logger, outside });
   // Background commands end with the run that started them, however it ends.
   try {
-    return await opened(core, spec, io, call, outside);
+    return await opened(core, spec, { ...io, budget }, call, outside);
   } finally {
     call.shells?.close();
   }
@@ -80,6 +83,7 @@ function runCalls(
         history: [],
         ...(by.callId && { parentToolUseId: by.callId }),
         ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
+        ...(io.budget && { budget: io.budget }),
       }),
     expand: (prompt, state, signal) => expandBody(prompt, { ...calls, state, signal }, core.fs),
   };
@@ -134,6 +138,8 @@ async function opened(
   if (refused && outside.failed.length > 0 && !allowsNothing(spec.list))
     return endBeforeStart(ended, "error", "mcp_server_failed", serverFault(outside.failed));
   if (refused) return endBeforeStart(ended, "refused", "refused_by_permissions", refused);
+  const unpriced = unpricedUnderBudget(core, spec, io.budget);
+  if (unpriced) return endBeforeStart(ended, "refused", "unpriced_under_budget", unpriced);
   // A run that asks for the sandbox and cannot have it is refused before its first request.
   if (spec.sandbox) {
     const sandbox = await runSandboxOf(core, spec.sandbox);
@@ -203,9 +209,21 @@ async function converse(
       concurrency: core.settings.concurrency,
       sessionId: io.sessionId,
       ...(core.prices && { prices: core.prices }),
+      ...(spec.outputSchema && { outputSchema: spec.outputSchema }),
+      ...(io.budget && { budget: io.budget }),
+      fallbackModels: spec.fallbackModels ?? core.settings.fallbackModels,
     },
     messages,
   );
+}
+
+/** A run under a budget whose model has no known price could spend without limit: it is refused. */
+function unpricedUnderBudget(core: Core, spec: RunSpec, budget: Budget | undefined): string | undefined {
+  if (!budget || !isCapped(budget)) return undefined;
+  const models = [spec.model, ...(spec.fallbackModels ?? core.settings.fallbackModels)];
+  const unpriced = models.find((m) => priceOf(m, core.prices) === undefined);
+  if (unpriced === undefined) return undefined;
+  return `the model ${unpriced} has no known price, so it cannot run under a budget (maxBudgetUsd, --max-budget-usd); give its price (the runner's model.prices) or run without a budget`;
 }
 
 function callContext(

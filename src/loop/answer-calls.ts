@@ -2,6 +2,7 @@ import type { ContentBlockParam, MessageParam, StopReason } from "../model/messa
 import { dispatchBatch } from "./dispatch.js";
 import { notRunResult, type ToolUse } from "./execute-call.js";
 import { baseOf, type LoopConfig, type LoopState, type Response } from "./loop-state.js";
+import { answerStructured, STRUCTURED_OUTPUT } from "./structured-output.js";
 
 const CUT_OFF =
   "The response hit max_tokens before this call was complete, so it was not executed. Send it again, shorter.";
@@ -24,8 +25,14 @@ function notRunBecause(stop: StopReason | null): string | undefined {
 export async function answerCalls(cfg: LoopConfig, state: LoopState, response: Response): Promise<void> {
   if (response.uses.length === 0) return;
   const why = notRunBecause(response.stop);
-  const results = why === undefined ? await runCalls(cfg, response.uses) : notRun(response.uses, why);
-  answer(cfg, state, results);
+  if (why !== undefined) return answer(cfg, state, notRun(response.uses, why));
+  const schema = cfg.outputSchema;
+  // StructuredOutput is the loop's own: the answer, judged against the schema; it runs nothing.
+  const isAnswer = (u: { name: string }) => schema !== undefined && u.name === STRUCTURED_OUTPUT;
+  const calls = response.uses.filter((u) => !isAnswer(u));
+  const answers = schema ? answerStructured(cfg, state, schema, response.uses.filter(isAnswer)) : [];
+  const results = calls.length > 0 ? await runCalls(cfg, calls) : [];
+  answer(cfg, state, [...answers, ...results]);
 }
 
 async function runCalls(cfg: LoopConfig, uses: readonly ToolUse[]): Promise<ContentBlockParam[]> {

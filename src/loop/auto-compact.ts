@@ -1,6 +1,7 @@
 import type { MessageParam } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import { addUsage, costOf, type Price, type Usage } from "../model/models.js";
+import { type Budget, charge } from "./budget.js";
 import { summarise, summaryMessage } from "./compaction.js";
 import { type CallContext, hookContext } from "./execute-call.js";
 import { fireHooks } from "./hooks.js";
@@ -15,6 +16,7 @@ export interface CompactionConfig {
   /** Tokens the model can take in one request. */
   readonly contextWindow: number;
   readonly prices?: Readonly<Record<string, Price>>;
+  readonly budget?: Budget;
 }
 
 /** The tokens one turn took of the context window: its whole input (cached or not) and its output. */
@@ -70,7 +72,9 @@ export async function compactConversation(
   }
   const meter = call.state.meter;
   meter.usage = addUsage(meter.usage, s.usage);
-  meter.costUsd += costOf(cfg.modelId, s.usage, cfg.prices);
+  const cost = costOf(cfg.modelId, s.usage, cfg.prices);
+  meter.costUsd += cost;
+  if (cfg.budget) charge(cfg.budget, cost);
   messages.splice(0, head.length, summaryMessage(s.summary));
   call.emit({ ...base, type: "compaction", summary: s.summary, kept, tokensBefore });
   return true;

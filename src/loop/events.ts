@@ -35,7 +35,12 @@ export type RunErrorCode =
   /** A hook blocked the prompt or the session (UserPromptSubmit, SessionStart, SubagentStart). */
   | "blocked_by_hook"
   /** A hook of a blocking event failed, timed out or was withheld: the run fails closed. */
-  | "hook_failed";
+  | "hook_failed"
+  /** The run has a budget and its model no known price: it could spend without limit. */
+  | "unpriced_under_budget";
+
+/** Which limit ended a run (or cut a response off, for `max_tokens`). */
+export type LimitKind = "max_iterations" | "max_tokens" | "max_structured_output_retries" | "max_budget_usd";
 
 /** `refused`: the allow-lists left no tool; `declined`: the model refused to answer. */
 export type RunOutcome = "done" | "limit" | "refused" | "declined" | "error" | "aborted";
@@ -122,7 +127,7 @@ export type RunEvent =
     })
   | (Base & {
       readonly type: "limit";
-      readonly kind: "max_iterations" | "max_tokens";
+      readonly kind: LimitKind;
       readonly message: string;
     })
   | (Base & {
@@ -161,6 +166,10 @@ export interface RunResult {
   readonly message?: string;
   /** The transcript file, when every event of the run was written to it (a resume can rely on it). */
   readonly transcript?: string;
+  /** For `limit`: which one. */
+  readonly limit?: LimitKind;
+  /** The answer given through StructuredOutput (a run with an output schema); `text` is its JSON. */
+  readonly structuredOutput?: unknown;
 }
 
 /** How a run ended: the one object its `run_end` event and its result are both made of. */
@@ -174,4 +183,6 @@ export interface RunEnd {
   readonly costUnknown?: true;
   /** For `error`, `refused`, `limit` and `declined`: what happened, in one sentence (not in run_end). */
   readonly message?: string;
+  readonly limit?: LimitKind;
+  readonly structuredOutput?: unknown;
 }

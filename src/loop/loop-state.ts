@@ -1,12 +1,14 @@
 import type PQueue from "p-queue";
+import type { OutputSchema } from "../definitions/output-schema.js";
 import type { ContentBlockParam, MessageParam, StopReason, ToolUnion } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { OfferedTool } from "../tools/registry.js";
 import { compactConversation } from "./auto-compact.js";
+import type { Budget } from "./budget.js";
 import type { ConcurrencySettings } from "./dispatch.js";
-import type { RunOutcome } from "./events.js";
+import type { LimitKind, RunOutcome } from "./events.js";
 import type { CallContext, ToolUse } from "./execute-call.js";
 
 export interface LoopConfig {
@@ -26,6 +28,12 @@ export interface LoopConfig {
   readonly sessionId: string;
   /** Tokens the model takes in one request: near it, the conversation is compacted and goes on. */
   readonly contextWindow: number;
+  /** The answer must match this schema, given through the StructuredOutput tool. */
+  readonly outputSchema?: OutputSchema;
+  /** What the run may spend: checked before every request, charged after every response. */
+  readonly budget?: Budget;
+  /** Models for a request whose model is overloaded after its retries, in order. */
+  readonly fallbackModels?: readonly string[];
 }
 
 /** The tools the requests show, and the list (and offer version) they were made for. */
@@ -54,12 +62,25 @@ export interface LoopState {
   compactedForLimit: boolean;
   /** A Stop hook made this run go on (its next Stop hook is told). */
   stopHookActive: boolean;
+  /** The StructuredOutput answer and failed attempts, for a run with an output schema. */
+  readonly structured: StructuredState;
+  /** The model requests go to once a fallback answered (`modelId` until then). */
+  modelId?: string;
+}
+
+/** What the run answered through StructuredOutput, and how often it failed to. */
+export interface StructuredState {
+  attempts: number;
+  /** The first call that matched the schema: the run's answer. */
+  accepted?: { readonly value: unknown };
 }
 
 /** How a run ended, as its run_end and result say (`message`: what happened, in one sentence). */
 export interface Ending {
   readonly outcome: RunOutcome;
   readonly message?: string;
+  /** For `limit`: which one. */
+  readonly limit?: LimitKind;
 }
 
 /** A turn's response, as the steps after it use it. */
@@ -77,8 +98,12 @@ export function newLoopState(messages: MessageParam[]): LoopState {
     contextTokens: 0,
     compactedForLimit: false,
     stopHookActive: false,
+    structured: { attempts: 0 },
   };
 }
+
+/** The model the next request names: the run's, or the fallback that took over. */
+export const currentModel = (cfg: LoopConfig, state: LoopState) => state.modelId ?? cfg.modelId;
 
 /** The event fields every event of this run carries. */
 export const baseOf = (cfg: LoopConfig) => ({ runId: cfg.call.runId, depth: cfg.call.depth });

@@ -1,6 +1,6 @@
 import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import type { ModelRequest } from "../model/model.js";
-import type { LoopConfig, LoopState } from "./loop-state.js";
+import { currentModel, type LoopConfig, type LoopState } from "./loop-state.js";
 import { EPHEMERAL } from "./offer-tools.js";
 
 /**
@@ -12,7 +12,7 @@ export function modelRequest(cfg: LoopConfig, state: LoopState): ModelRequest {
   const tools = state.offered.tools;
   const sent = cfg.promptCaching ? withCachedTail(messages) : [...messages];
   return {
-    model: cfg.modelId,
+    model: currentModel(cfg, state),
     max_tokens: cfg.maxTokens,
     messages: sent,
     ...(cfg.system && {

@@ -6,6 +6,7 @@ import {
   type LoopState,
   type Response,
 } from "./loop-state.js";
+import { MAX_STRUCTURED_ATTEMPTS, REMINDER } from "./structured-output.js";
 
 export type Next = { readonly kind: "continue" } | { readonly kind: "end"; readonly ending: Ending };
 
@@ -34,10 +35,38 @@ export async function nextStep(cfg: LoopConfig, state: LoopState, response: Resp
     emit({ ...base, type: "refusal", message });
     return end("declined", message);
   }
-  if (response.uses.length > 0) return cfg.call.signal.aborted ? end("aborted") : CONTINUE;
+  if (cfg.call.signal.aborted && response.uses.length > 0) return end("aborted");
+  if (cfg.outputSchema) {
+    const structured = structuredStep(cfg, state, response);
+    if (structured) return structured;
+  }
+  if (response.uses.length > 0) return CONTINUE;
   if (stop === "pause_turn") return CONTINUE;
   if (stop === "model_context_window_exceeded") return overTheWindow(cfg, state);
   return end("done");
+}
+
+/**
+ * A run with an output schema ends once StructuredOutput was called with a matching answer, or
+ * after too many failed attempts; an answer in text alone is reminded (an attempt too), never
+ * taken as success without the structured answer.
+ */
+function structuredStep(cfg: LoopConfig, state: LoopState, response: Response): Next | undefined {
+  const s = state.structured;
+  if (s.accepted) return end("done");
+  const textOnly = response.uses.length === 0 && response.stop !== "pause_turn";
+  if (textOnly && response.stop !== "model_context_window_exceeded") {
+    s.attempts++;
+    if (s.attempts < MAX_STRUCTURED_ATTEMPTS) {
+      state.messages.push({ role: "user", content: REMINDER });
+      cfg.call.emit({ ...baseOf(cfg), type: "user_message", content: REMINDER });
+      return CONTINUE;
+    }
+  }
+  if (s.attempts < MAX_STRUCTURED_ATTEMPTS) return undefined;
+  const message = `the answer did not match the output schema after ${MAX_STRUCTURED_ATTEMPTS} attempts`;
+  cfg.call.emit({ ...baseOf(cfg), type: "limit", kind: "max_structured_output_retries", message });
+  return { kind: "end", ending: { outcome: "limit", message, limit: "max_structured_output_retries" } };
 }
 
 /** The model stopped at its context window: compacted once and sent again, else the end. */

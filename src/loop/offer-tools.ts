@@ -2,6 +2,7 @@ import type { ToolUnion } from "../model/messages.js";
 import type { OfferedTool } from "../tools/registry.js";
 import type { LoopConfig, LoopState } from "./loop-state.js";
 import { serverToolsOf } from "./server-tools.js";
+import { structuredOutputTool } from "./structured-output.js";
 
 export const EPHEMERAL = { type: "ephemeral" } as const;
 
@@ -16,7 +17,10 @@ export function offerTools(cfg: LoopConfig, state: LoopState): void {
   state.offered = {
     list,
     ...(offerVersion !== undefined && { version: offerVersion }),
-    tools: toApiTools(offered, cfg.promptCaching),
+    tools: [
+      ...(cfg.outputSchema ? [structuredOutputTool(cfg.outputSchema)] : []),
+      ...toApiTools(offered, cfg.promptCaching),
+    ],
     servers: serverToolsOf(offered),
   };
 }

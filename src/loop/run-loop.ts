@@ -1,6 +1,7 @@
 import type { MessageParam } from "../model/messages.js";
 import { answerCalls, answerOpenCalls } from "./answer-calls.js";
 import { needsCompaction } from "./auto-compact.js";
+import { reached, reachedMessage } from "./budget.js";
 import { endRun, lastAssistantText } from "./end-run.js";
 import type { RunResult } from "./events.js";
 import { baseOf, compact, type Ending, type LoopConfig, type LoopState, newLoopState } from "./loop-state.js";
@@ -43,12 +44,18 @@ async function converse(cfg: LoopConfig, state: LoopState): Promise<Ending> {
   }
 }
 
-/** Before a request: the turn limit, and a conversation near the context window compacted. */
+/** Before a request: the budget, the turn limit, and a conversation near the context window compacted. */
 async function beforeTurn(cfg: LoopConfig, state: LoopState): Promise<Ending | undefined> {
+  const spent = cfg.budget && reached(cfg.budget);
+  if (spent) {
+    const message = reachedMessage(spent);
+    cfg.call.emit({ ...baseOf(cfg), type: "limit", kind: "max_budget_usd", message });
+    return { outcome: "limit", message, limit: "max_budget_usd" };
+  }
   if (state.turns >= cfg.maxIterations) {
     const message = `the run stopped after ${cfg.maxIterations} model turns (the turn limit: --max-turns, or maxIterations in agent.md); raise it or ask for less`;
     cfg.call.emit({ ...baseOf(cfg), type: "limit", kind: "max_iterations", message });
-    return { outcome: "limit", message };
+    return { outcome: "limit", message, limit: "max_iterations" };
   }
   // A conversation near the model's context window goes on as a summary of itself.
   if (needsCompaction(state.contextTokens, cfg.contextWindow)) {
@@ -66,11 +73,14 @@ function end(cfg: LoopConfig, state: LoopState, ending: Ending, ms: number): Run
     call.emit({ ...baseOf(cfg), type: "abort", message: "the run was aborted" });
   const { usage, costUsd, costUnknown } = call.state.meter;
   const run = { runId: call.runId, depth: call.depth, sessionId: cfg.sessionId, emit: call.emit };
+  const answer = ending.outcome === "done" ? state.structured.accepted : undefined;
   return endRun(
     run,
     {
       outcome: ending.outcome,
-      text: lastAssistantText(state.messages),
+      text: answer ? JSON.stringify(answer.value) : lastAssistantText(state.messages),
+      ...(answer && { structuredOutput: answer.value }),
+      ...(ending.limit && { limit: ending.limit }),
       turns: state.turns,
       usage,
       costUsd,

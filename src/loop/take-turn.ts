@@ -3,10 +3,12 @@ import type { TurnContext, TurnOutcome } from "../model/model.js";
 import { addUsage, costOf, priceOf, ZERO_USAGE } from "../model/models.js";
 import { normaliseInput } from "../tools/normalise-input.js";
 import { contextTokens } from "./auto-compact.js";
+import { charge } from "./budget.js";
 import type { ToolUse } from "./execute-call.js";
 import {
   baseOf,
   compact,
+  currentModel,
   type Ending,
   type LoopConfig,
   type LoopState,
@@ -31,10 +33,10 @@ export async function takeTurn(cfg: LoopConfig, state: LoopState): Promise<Turn>
   state.turns++;
   call.emit({ ...baseOf(cfg), type: "turn_start", turn: state.turns });
   const cx = turnContext(cfg);
-  let outcome = await cfg.model.turn(modelRequest(cfg, state), cx);
+  let outcome = await send(cfg, state, cx);
   if (outcome.kind === "error" && TOO_LONG.test(outcome.message) && !state.compactedForLimit) {
     state.compactedForLimit = true;
-    if (await compact(cfg, state)) outcome = await cfg.model.turn(modelRequest(cfg, state), cx);
+    if (await compact(cfg, state)) outcome = await send(cfg, state, cx);
   }
   // A compaction cut short by the abort leaves the first request's error: the run was aborted.
   if (outcome.kind === "aborted" || (outcome.kind === "error" && call.signal.aborted))
@@ -44,6 +46,23 @@ export async function takeTurn(cfg: LoopConfig, state: LoopState): Promise<Turn>
     return { kind: "ended", ending: { outcome: "error", message: outcome.message } };
   }
   return { kind: "response", ...received(cfg, state, outcome) };
+}
+
+/**
+ * One request, and when its model is overloaded after its retries, the same request to each
+ * fallback model in turn; the one that answers serves the rest of the run (said as a warning).
+ */
+async function send(cfg: LoopConfig, state: LoopState, cx: TurnContext): Promise<TurnOutcome> {
+  let outcome = await cfg.model.turn(modelRequest(cfg, state), cx);
+  const fallbacks = cfg.fallbackModels ?? [];
+  for (const next of fallbacks.slice(fallbacks.indexOf(currentModel(cfg, state)) + 1)) {
+    if (outcome.kind !== "error" || outcome.code !== "overloaded_error" || cfg.call.signal.aborted) break;
+    const message = `${currentModel(cfg, state)} is overloaded (${outcome.message}); this request and the rest of the run go to the fallback model ${next}`;
+    cfg.call.emit({ ...baseOf(cfg), type: "warning", message });
+    state.modelId = next;
+    outcome = await cfg.model.turn(modelRequest(cfg, state), cx);
+  }
+  return outcome;
 }
 
 function turnContext(cfg: LoopConfig): TurnContext {
@@ -90,10 +109,12 @@ function received(
 
 function meterTurn(cfg: LoopConfig, state: LoopState, usage: ReturnType<typeof addUsage>): void {
   const meter = cfg.call.state.meter;
-  const costUsd = costOf(cfg.modelId, usage, cfg.prices);
-  const unpriced = priceOf(cfg.modelId, cfg.prices) === undefined ? { costUnknown: true as const } : {};
+  const model = currentModel(cfg, state);
+  const costUsd = costOf(model, usage, cfg.prices);
+  const unpriced = priceOf(model, cfg.prices) === undefined ? { costUnknown: true as const } : {};
   meter.usage = addUsage(meter.usage, usage);
   meter.costUsd += costUsd;
+  if (cfg.budget) charge(cfg.budget, costUsd);
   if (unpriced.costUnknown) meter.costUnknown = true;
   cfg.call.emit({ ...baseOf(cfg), type: "usage", turn: state.turns, usage, costUsd, ...unpriced });
   state.contextTokens = contextTokens(usage);

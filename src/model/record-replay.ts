@@ -167,6 +167,15 @@ export function replayFetch(exchanges: readonly Exchange[]): typeof globalThis.f
   return async (_input, init) => {
     const bodyText = typeof init?.body === "string" ? init.body : "";
     const got = summariseRequest(bodyText);
+    // A fallback model's request follows the primary's first overload: the retries recorded
+    // after it (failures of another model, which a replay does not retry) are passed over.
+    while (
+      exchanges[next] &&
+      (exchanges[next] as Exchange).response.status >= 400 &&
+      (exchanges[next] as Exchange).request.model !== got.model &&
+      exchanges.slice(next).some((x) => x.request.model === got.model)
+    )
+      next++;
     const n = next + 1;
     const recorded = exchanges[next];
     if (!recorded)
