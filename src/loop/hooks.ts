@@ -14,6 +14,8 @@ export interface HookPayload {
   readonly run_id: string;
   readonly session_id: string;
   readonly cwd: string;
+  /** The model's tool_use id of the call. */
+  readonly tool_use_id?: string;
   /** PostToolUse only. */
   readonly tool_response?: { readonly content: string; readonly is_error: boolean };
 }
