@@ -3,7 +3,7 @@ import path from "node:path";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { checkHooks } from "./check-hooks.js";
 import { DiagnosticSink } from "./diagnostics.js";
-import { type JsonFile, readJsonFile } from "./json-file.js";
+import { type JsonFile, parseJsonText, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
 import { checkEntry } from "./parse-tool-list.js";
@@ -92,6 +92,11 @@ export interface SettingsOptions {
    * taken and their hooks are these instead (the user's own file stays as it is).
    */
   readonly withhold?: (hooks: HooksSetting) => HooksSetting;
+  /**
+   * Settings given by the caller (Claude Code's `--settings`), merged after every file: `source`
+   * names them in diagnostics. They bind as a project file does (their deny rules add to the rest).
+   */
+  readonly extra?: { readonly source: string; readonly json: unknown };
 }
 
 /**
@@ -134,6 +139,16 @@ export function loadSettings(
           ? { env: {}, ...(one.hooks && { hooks: options.withhold(one.hooks) }) }
           : {};
       merged = merge(merged, { ...one, ...withheld, files: [file] });
+    }
+    diagnostics.push(...sink.items);
+  }
+  if (options.extra) {
+    const sink = new DiagnosticSink(options.extra.source, undefined);
+    const home = userDir ? path.dirname(userDir) : homedir();
+    const read = parseJsonText(JSON.stringify(options.extra.json));
+    if (read.kind === "ok") {
+      const one = checkSettings(read.json, sink, root, "project", home, known);
+      merged = merge(merged, { ...one, files: [options.extra.source] });
     }
     diagnostics.push(...sink.items);
   }
