@@ -22,13 +22,27 @@ function claudeCode() {
   const bin = path.join(cache, `node_modules/@anthropic-ai/claude-agent-sdk-${platform}/claude`);
   if (!existsSync(bin) && process.env.BENCH_INSTALL_CLAUDE === "1") {
     mkdirSync(cache, { recursive: true });
-    spawnSync("npm", ["install", "--no-save", "--ignore-scripts", "--prefix", cache, `@anthropic-ai/claude-agent-sdk-${platform}@${VERSION}`], { stdio: "inherit" });
+    spawnSync(
+      "npm",
+      [
+        "install",
+        "--no-save",
+        "--ignore-scripts",
+        "--prefix",
+        cache,
+        `@anthropic-ai/claude-agent-sdk-${platform}@${VERSION}`,
+      ],
+      { stdio: "inherit" },
+    );
   }
   return existsSync(bin) ? bin : undefined;
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), "agentmd-bench-sdk-"));
-writeFileSync(path.join(dir, "agent.md"), "---\nallowed-tools: Bash\nmaxIterations: 100\n---\nYou run commands.\n");
+writeFileSync(
+  path.join(dir, "agent.md"),
+  "---\nallowed-tools: Bash\nmaxIterations: 100\n---\nYou run commands.\n",
+);
 
 /**
  * Answers by the conversation, not by order, so that a contender's side requests (a title, a quota
@@ -40,7 +54,10 @@ function steps(turns) {
     const t = (req.body.messages ?? []).filter((m) => m.role === "assistant").length;
     if (!offersBash) return { kind: "message", content: [{ type: "text", text: "ok" }] };
     if (t < turns)
-      return { kind: "message", content: [{ type: "tool_use", name: "Bash", input: { command: "true" }, id: `t${t}` }] };
+      return {
+        kind: "message",
+        content: [{ type: "tool_use", name: "Bash", input: { command: "true" }, id: `t${t}` }],
+      };
     return { kind: "message", content: [{ type: "text", text: "done" }] };
   };
   return Array.from({ length: turns * 3 + 20 }, () => reply);
@@ -93,7 +110,9 @@ const contenders = {
   ...(claude && { "claude-code": claude }),
   agentmd: path.join(REPO_ROOT, "bin/agentmd.js"),
 };
-console.log(`bench/agent-sdk — one query() program, whole processes, median of ${ROUNDS} alternating runs each`);
+console.log(
+  `bench/agent-sdk — one query() program, whole processes, median of ${ROUNDS} alternating runs each`,
+);
 if (!claude) console.log("  (Claude Code's binary not found: set CLAUDE_CODE_BIN or BENCH_INSTALL_CLAUDE=1)");
 const out = {};
 for (const [label, turns] of [
@@ -110,5 +129,10 @@ for (const [label, turns] of [
 rmSync(dir, { recursive: true, force: true });
 if (claude) {
   const ratio = (label) => fmt(out[label].agentmd / out[label]["claude-code"]);
-  console.log(`RESULT agent-sdk first_answer_ratio=${ratio("first answer")} target<=0.8 n50_ratio=${ratio("50 Bash turns")} target<=0.4`);
-} else console.log(`RESULT agent-sdk first_answer_ms=${fmt(out["first answer"].agentmd, 0)} n50_ms=${fmt(out["50 Bash turns"].agentmd, 0)}`);
+  console.log(
+    `RESULT agent-sdk first_answer_ratio=${ratio("first answer")} target<=0.8 n50_ratio=${ratio("50 Bash turns")} target<=0.4`,
+  );
+} else
+  console.log(
+    `RESULT agent-sdk first_answer_ms=${fmt(out["first answer"].agentmd, 0)} n50_ms=${fmt(out["50 Bash turns"].agentmd, 0)}`,
+  );

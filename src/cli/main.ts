@@ -117,7 +117,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
 function withoutCommand(argv: readonly string[], io: RunIo): Promise<number> {
   // The Agent SDK starts the CLI with no -p: its prompts come on stdin (`--input-format stream-json`).
   const printing = argv.some(
-    (a) => a === "-p" || a === "--print" || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a) || a.startsWith("--input-format"),
+    (a) =>
+      a === "-p" || a === "--print" || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a) || a.startsWith("--input-format"),
   );
   if (printing) return run(argv, io);
   const [first = ""] = argv;
@@ -254,9 +255,13 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
     throw new UsageError(`${flag} must be text, json or stream-json, not '${output}'`);
   }
   if (wrapper.streamInput) {
-    if (output !== "stream-json") throw new UsageError("--input-format stream-json needs --output-format stream-json");
+    if (output !== "stream-json")
+      throw new UsageError("--input-format stream-json needs --output-format stream-json");
     const { runSdkSession } = await import("./stream-json/sdk-session.js");
-    return runSdkSession({ ...sessionOptions(values, io.cwd), wrapper, ...(values.agent && { agent: values.agent }) }, io);
+    return runSdkSession(
+      { ...sessionOptions(values, io.cwd), wrapper, ...(values.agent && { agent: values.agent }) },
+      io,
+    );
   }
   return runRun(
     {

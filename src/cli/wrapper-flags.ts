@@ -94,7 +94,11 @@ export function wrapperOptions(v: WrapperValues, cwd: string): WrapperOptions {
     throw new UsageError("--permission-prompt-tool stdio needs --input-format stream-json");
   for (const s of splitList(v["setting-sources"] ?? ""))
     if (!SOURCES.has(s)) throw new UsageError(`--setting-sources: '${s}' is not one of user, project, local`);
-  if (v["dangerously-skip-permissions"] && v["permission-mode"] && v["permission-mode"] !== "bypassPermissions")
+  if (
+    v["dangerously-skip-permissions"] &&
+    v["permission-mode"] &&
+    v["permission-mode"] !== "bypassPermissions"
+  )
     throw new UsageError("--dangerously-skip-permissions and --permission-mode cannot be used together");
   if (v["fork-session"] && !v.resume && !v.continue)
     throw new UsageError("--fork-session needs --resume ID or --continue");

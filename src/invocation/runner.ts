@@ -163,7 +163,9 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     slashNames: () => slashNames(core),
     setPermissionMode: (mode) => {
       if (mode === "bypassPermissions" && core.claude.bypassDisabled)
-        throw new ConfigError("bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode)");
+        throw new ConfigError(
+          "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode)",
+        );
       core.approval.setMode?.(mode);
     },
     compact: (sessionId, compactOptions = {}) => compactSession(core, store, sessionId, compactOptions),

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, ToolResultBlockParam } from "../model/messages.js";
+import type { ToolResultBlockParam } from "../model/messages.js";
 import type { Usage } from "../model/models.js";
 import type { Approval, PermissionMode } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
@@ -15,6 +15,7 @@ import { checkInput } from "../tools/schema-gate.js";
 import type { Logger, ReadRecord, SchemaValidationMode, Tool, ToolResult } from "../tools/types.js";
 import type { CallDecision, EventSink } from "./events.js";
 import { type HookOutcome, type Hooks, runHooks } from "./hooks.js";
+import { appendNote, resultText, toResultBlock } from "./tool-result.js";
 
 /** What every call of one run is executed in. */
 export interface CallContext {
@@ -389,29 +390,6 @@ function accessJudge(cx: CallContext, tool: string, field: string): (file: strin
   return (file) => decide(list, { tool, input: { [field]: file } }, judged).kind === "allowed";
 }
 
-function appendNote(r: ToolResult, note: string): ToolResult {
-  if (typeof r.content === "string") return { ...r, content: `${r.content}\n${note}` };
-  return { ...r, content: [...r.content, { type: "text", text: note }] };
-}
-
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export function resultText(r: ToolResult): string {
-  if (typeof r.content === "string") return r.content;
-  return r.content.map((b) => (b.type === "text" ? b.text : `[${b.source.media_type} image]`)).join("\n");
-}
-
-export function toResultBlock(id: string, r: ToolResult): ToolResultBlockParam {
-  const content: ToolResultBlockParam["content"] =
-    typeof r.content === "string"
-      ? r.content === ""
-        ? "(no output)"
-        : r.content
-      : (r.content.map((b) => ({ ...b })) as Exclude<ToolResultBlockParam["content"], string | undefined>);
-  return { type: "tool_result", tool_use_id: id, content, ...(r.isError && { is_error: true }) };
-}
-
-/** The result for a call that never ran (the run was aborted, or its response was cut off). */
-export function notRunResult(use: ToolUse, message: string): ContentBlockParam {
-  return { type: "tool_result", tool_use_id: use.id, content: message, is_error: true };
-}
+export { notRunResult, resultText, toResultBlock } from "./tool-result.js";

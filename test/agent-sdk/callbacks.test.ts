@@ -4,7 +4,7 @@ import type { HookInput } from "@anthropic-ai/claude-agent-sdk";
 import { createSdkMcpServer, tool } from "@anthropic-ai/claude-agent-sdk";
 import { describe, expect } from "vitest";
 import { z } from "zod";
-import { ofType, sdkQuery } from "../support/agent-sdk.js";
+import { initOf, ofType, sdkQuery } from "../support/agent-sdk.js";
 import { test as it } from "../support/fixture.js";
 import { call, resultsSent, resultText, text, toolsOf } from "../support/script.js";
 
@@ -27,7 +27,12 @@ describe("canUseTool", () => {
     expect(ofType(run, "result")[0]?.permission_denials).toHaveLength(1);
   });
 
-  it("allow with updatedInput runs the changed call, judged again by the lists", async ({ dir, env, fake, project }) => {
+  it("allow with updatedInput runs the changed call, judged again by the lists", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
     project({ ".claude/settings.json": JSON.stringify({ permissions: { deny: ["Bash(touch:*)"] } }) });
     fake.push(
       call("Bash", { command: "echo one > a.txt" }),
@@ -53,7 +58,12 @@ describe("canUseTool", () => {
 });
 
 describe("hooks as callbacks", () => {
-  it("a PreToolUse deny blocks the call with its reason; PostToolUse sees the result", async ({ dir, env, fake, project }) => {
+  it("a PreToolUse deny blocks the call with its reason; PostToolUse sees the result", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
     project({ "agent.md": "---\nallowed-tools: Bash(echo:*)\n---\nBe brief.\n" });
     fake.push(call("Bash", { command: "echo blocked" }), call("Bash", { command: "echo fine" }), text("ok"));
     const seen: HookInput[] = [];
@@ -69,13 +79,28 @@ describe("hooks as callbacks", () => {
                 seen.push(input);
                 const command = (input as { tool_input: { command: string } }).tool_input.command;
                 return command.includes("blocked")
-                  ? { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "NO-BLOCKED" } }
+                  ? {
+                      hookSpecificOutput: {
+                        hookEventName: "PreToolUse",
+                        permissionDecision: "deny",
+                        permissionDecisionReason: "NO-BLOCKED",
+                      },
+                    }
                   : {};
               },
             ],
           },
         ],
-        PostToolUse: [{ hooks: [async (input) => (seen.push(input), {})] }],
+        PostToolUse: [
+          {
+            hooks: [
+              async (input) => {
+                seen.push(input);
+                return {};
+              },
+            ],
+          },
+        ],
       },
     });
     expect(run.error, run.stderr).toBeUndefined();
@@ -94,7 +119,13 @@ describe("hooks as callbacks", () => {
       env,
       hooks: {
         PreToolUse: [
-          { hooks: [async () => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } })] },
+          {
+            hooks: [
+              async () => ({
+                hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" },
+              }),
+            ],
+          },
         ],
       },
     });
@@ -117,14 +148,24 @@ describe("in-process MCP servers", () => {
 
   it("offers mcp__vault__lookup_code and relays its calls to the program", async ({ dir, env, fake }) => {
     fake.push(call("mcp__vault__lookup_code", { key: "alpha" }), text("4242"));
-    const run = await sdkQuery("code?", { cwd: dir, env, mcpServers: { vault: vault() }, allowedTools: ["mcp__vault"] });
+    const run = await sdkQuery("code?", {
+      cwd: dir,
+      env,
+      mcpServers: { vault: vault() },
+      allowedTools: ["mcp__vault"],
+    });
     expect(run.error, run.stderr).toBeUndefined();
     expect(toolsOf(fake, 0)).toContain("mcp__vault__lookup_code");
     expect(resultText(resultsSent(fake, 1)[0])).toBe("CODE-FOR-alpha-IS-4242");
-    expect(ofType(run, "system", "init")[0]?.mcp_servers).toEqual([{ name: "vault", status: "connected", source: "sdk" }]);
+    expect(initOf(run)?.mcp_servers).toEqual([{ name: "vault", status: "connected", source: "sdk" }]);
   });
 
-  it("agent.md's list binds the SDK's server: a tool it does not name is not offered", async ({ dir, env, fake, project }) => {
+  it("agent.md's list binds the SDK's server: a tool it does not name is not offered", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
     project({ "agent.md": "---\nallowed-tools: Read\n---\nBe brief.\n" });
     fake.push(call("mcp__vault__lookup_code", { key: "alpha" }), text("no"));
     await sdkQuery("code?", { cwd: dir, env, mcpServers: { vault: vault() }, allowedTools: ["mcp__vault"] });

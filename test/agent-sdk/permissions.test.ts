@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect } from "vitest";
-import { ofType, sdkQuery } from "../support/agent-sdk.js";
+import { initOf, ofType, sdkQuery } from "../support/agent-sdk.js";
 import { test as it } from "../support/fixture.js";
 import { call, resultsSent, resultText, text, toolsOf } from "../support/script.js";
 
@@ -18,10 +18,18 @@ describe("SDK permission options under agent.md and the settings", () => {
   }) => {
     project({ "agent.md": "---\nallowed-tools: Bash(echo:*)\n---\nBe brief.\n" });
     fake.push(call("Bash", { command: "touch pwned" }, "toolu_1"), text("done"));
-    const run = await sdkQuery("go", { cwd: dir, env, allowedTools: ["Bash"], permissionMode: "bypassPermissions" });
+    const run = await sdkQuery("go", {
+      cwd: dir,
+      env,
+      allowedTools: ["Bash"],
+      permissionMode: "bypassPermissions",
+    });
     expect(existsSync(path.join(dir, "pwned"))).toBe(false);
     expect(resultsSent(fake, 1)[0]?.is_error).toBe(true);
-    expect(ofType(run, "system", "permission_denied")[0]).toMatchObject({ tool_name: "Bash", tool_use_id: "toolu_1" });
+    expect(ofType(run, "system", "permission_denied")[0]).toMatchObject({
+      tool_name: "Bash",
+      tool_use_id: "toolu_1",
+    });
     const [result] = ofType(run, "result");
     expect(result?.permission_denials).toEqual([
       { tool_name: "Bash", tool_use_id: "toolu_1", tool_input: { command: "touch pwned" } },
@@ -54,16 +62,23 @@ describe("SDK permission options under agent.md and the settings", () => {
     fake,
   }) => {
     const write = (name: string) => call("Write", { file_path: path.join(dir, name), content: "x" });
-    fake.push(write("plan.txt"), text("ok"), write("edits.txt"), text("ok"), call("Bash", { command: "ls" }), text("ok"));
+    fake.push(
+      write("plan.txt"),
+      text("ok"),
+      write("edits.txt"),
+      text("ok"),
+      call("Bash", { command: "ls" }),
+      text("ok"),
+    );
     const plan = await sdkQuery("w", { cwd: dir, env, permissionMode: "plan" });
     const edits = await sdkQuery("w", { cwd: dir, env, permissionMode: "acceptEdits" });
     const dontAsk = await sdkQuery("b", { cwd: dir, env, permissionMode: "dontAsk" });
-    expect(ofType(plan, "system", "init")[0]?.permissionMode).toBe("plan");
+    expect(initOf(plan)?.permissionMode).toBe("plan");
     expect(existsSync(path.join(dir, "plan.txt"))).toBe(false);
     expect(resultText(resultsSent(fake, 1)[0])).toMatch(/plan mode/);
     expect(existsSync(path.join(dir, "edits.txt"))).toBe(true);
     expect(ofType(edits, "result")[0]?.permission_denials).toEqual([]);
-    expect(ofType(dontAsk, "system", "init")[0]?.permissionMode).toBe("dontAsk");
+    expect(initOf(dontAsk)?.permissionMode).toBe("dontAsk");
     expect(ofType(dontAsk, "result")[0]?.permission_denials).toHaveLength(1);
   });
 });

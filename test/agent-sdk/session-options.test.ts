@@ -9,17 +9,35 @@ const systemOf = (fake: { requests: { body: { system?: unknown } }[] }, i: numbe
   JSON.stringify(fake.requests[i]?.body.system ?? "");
 
 describe("SDK session options", () => {
-  it("maxTurns ends the turn with error_max_turns (and the query throws, as on Claude Code)", async ({ dir, env, fake, project }) => {
+  it("maxTurns ends the turn with error_max_turns (and the query throws, as on Claude Code)", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
     project({ "agent.md": "---\nallowed-tools: Bash(echo:*)\n---\nBe brief.\n" });
-    fake.push(call("Bash", { command: "echo 1" }), call("Bash", { command: "echo 2" }), call("Bash", { command: "echo 3" }));
+    fake.push(
+      call("Bash", { command: "echo 1" }),
+      call("Bash", { command: "echo 2" }),
+      call("Bash", { command: "echo 3" }),
+    );
     const run = await sdkQuery("loop", { cwd: dir, env, maxTurns: 2 });
     const [result] = ofType(run, "result");
-    expect(result).toMatchObject({ subtype: "error_max_turns", is_error: true, terminal_reason: "max_turns" });
+    expect(result).toMatchObject({
+      subtype: "error_max_turns",
+      is_error: true,
+      terminal_reason: "max_turns",
+    });
     expect((result as { errors?: string[] }).errors?.length).toBe(1);
     expect(run.error).toBeDefined();
   });
 
-  it("resume, forkSession and sessionId: the conversation goes on, in a new session when forked", async ({ dir, env, fake, project }) => {
+  it("resume, forkSession and sessionId: the conversation goes on, in a new session when forked", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
     project({ "agent.md": "---\nallowed-tools: Read\n---\nBe brief.\n" });
     fake.push(text("REMEMBER-ME"), text("resumed"), text("forked"));
     const first = await sdkQuery("first", { cwd: dir, env, sessionId: "s-first-1" });
@@ -33,11 +51,20 @@ describe("SDK session options", () => {
     expect(JSON.stringify(fake.requests[2]?.body.messages)).toContain("REMEMBER-ME");
   });
 
-  it("systemPrompt: a string replaces agent.md's body; the preset keeps it and appends", async ({ dir, env, fake, project }) => {
+  it("systemPrompt: a string replaces agent.md's body; the preset keeps it and appends", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
     project({ "agent.md": "---\nallowed-tools: Read\n---\nBODY-OF-AGENT-MD\n" });
     fake.push(text("a"), text("b"), text("c"));
     await sdkQuery("x", { cwd: dir, env, systemPrompt: "GIVEN-PROMPT" });
-    await sdkQuery("x", { cwd: dir, env, systemPrompt: { type: "preset", preset: "claude_code", append: "APPENDED" } });
+    await sdkQuery("x", {
+      cwd: dir,
+      env,
+      systemPrompt: { type: "preset", preset: "claude_code", append: "APPENDED" },
+    });
     await sdkQuery("x", { cwd: dir, env });
     expect(systemOf(fake, 0)).toContain("GIVEN-PROMPT");
     expect(systemOf(fake, 0)).not.toContain("BODY-OF-AGENT-MD");
@@ -45,7 +72,12 @@ describe("SDK session options", () => {
     expect(systemOf(fake, 2)).toContain("BODY-OF-AGENT-MD");
   });
 
-  it("agents in code are bound by caller ∩ callee, as file subagents", async ({ dir, env, fake, project }) => {
+  it("agents in code are bound by caller ∩ callee, as file subagents", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
     project({ "agent.md": "---\nallowed-tools: Read, Task, Bash(echo:*)\n---\nBe brief.\n" });
     fake.push(
       call("Task", { subagent_type: "reviewer", description: "review", prompt: "REVIEW-THIS" }, "toolu_task"),
@@ -74,7 +106,11 @@ describe("SDK session options", () => {
     expect(resultsSent(fake, 1)[0]?.content).toMatch(`FROM-SDK-ENV ${path.join(dir, "sub")}\n`);
   });
 
-  it("includePartialMessages streams the text as stream_events before its assistant message", async ({ dir, env, fake }) => {
+  it("includePartialMessages streams the text as stream_events before its assistant message", async ({
+    dir,
+    env,
+    fake,
+  }) => {
     fake.push(text("streamed words"));
     const run = await sdkQuery("x", { cwd: dir, env, includePartialMessages: true });
     const kinds = run.messages.map((m) => (m.type === "stream_event" ? m.event.type : m.type));

@@ -1,5 +1,5 @@
 import { describe, expect } from "vitest";
-import { ofType, sdkQuery, userTurns } from "../support/agent-sdk.js";
+import { initOf, ofType, sdkQuery, userTurns } from "../support/agent-sdk.js";
 import { test as it } from "../support/fixture.js";
 import { promptOf, text } from "../support/script.js";
 
@@ -15,8 +15,13 @@ describe("query() with pathToClaudeCodeExecutable set to agentmd", () => {
     fake.push(text("Hello from agentmd."));
     const run = await sdkQuery("say hello", { cwd: dir, env, maxTurns: 3, allowedTools: ["Read"] });
     expect(run.error, run.stderr).toBeUndefined();
-    expect(run.messages[0]).toMatchObject({ type: "system", subtype: "init", permissionMode: "default", cwd: dir });
-    const [init] = ofType(run, "system", "init");
+    expect(run.messages[0]).toMatchObject({
+      type: "system",
+      subtype: "init",
+      permissionMode: "default",
+      cwd: dir,
+    });
+    const init = initOf(run);
     expect(init?.tools).toEqual(["Read"]);
     const [assistant] = ofType(run, "assistant");
     expect(assistant?.message.content).toEqual([{ type: "text", text: "Hello from agentmd." }]);

@@ -1,5 +1,11 @@
 import path from "node:path";
-import { type Options, query, type SDKMessage, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
+import {
+  type Options,
+  query,
+  type SDKMessage,
+  type SDKSystemMessage,
+  type SDKUserMessage,
+} from "@anthropic-ai/claude-agent-sdk";
 import { REPO_ROOT } from "./fixtures.js";
 
 /** The built CLI as the Agent SDK starts Claude Code: `node bin/agentmd.js …` (a `.js` path). */
@@ -66,9 +72,18 @@ export function userTurns(texts: readonly string[]): {
     prompt: (async function* () {
       for (const [i, t] of texts.entries()) {
         await waits[i];
-        yield { type: "user", message: { role: "user", content: t }, parent_tool_use_id: null, session_id: "" };
+        yield {
+          type: "user",
+          message: { role: "user", content: t },
+          parent_tool_use_id: null,
+          session_id: "",
+        };
       }
     })(),
     next: () => gates[opened++]?.(),
   };
 }
+
+/** The session's first `system` `init` message. */
+export const initOf = (run: SdkRun): SDKSystemMessage | undefined =>
+  run.messages.find((m): m is SDKSystemMessage => m.type === "system" && m.subtype === "init");

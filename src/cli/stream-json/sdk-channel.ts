@@ -64,7 +64,9 @@ export function openChannel(io: ChannelIo, onRequest: (r: SdkRequest) => void): 
       m = JSON.parse(line);
       if (typeof m !== "object" || m === null) throw new Error("not an object");
     } catch (e) {
-      io.stderr.write(`agentmd: a line of stdin is not a JSON message (${(e as Error).message}): ${printable(line.slice(0, 200))}\n`);
+      io.stderr.write(
+        `agentmd: a line of stdin is not a JSON message (${(e as Error).message}): ${printable(line.slice(0, 200))}\n`,
+      );
       return;
     }
     if (m.type === "control_response") return settle(pending, m.response);
@@ -79,7 +81,9 @@ export function openChannel(io: ChannelIo, onRequest: (r: SdkRequest) => void): 
       return;
     }
     if (m.type === "control_cancel_request") return;
-    io.stderr.write(`agentmd: a message of type '${printable(String(m.type))}' on stdin is not understood; skipped\n`);
+    io.stderr.write(
+      `agentmd: a message of type '${printable(String(m.type))}' on stdin is not understood; skipped\n`,
+    );
   };
   const rl = createInterface({ input: Readable.from(io.stdin), crlfDelay: Number.POSITIVE_INFINITY });
   rl.on("line", take);
@@ -103,8 +107,14 @@ export function openChannel(io: ChannelIo, onRequest: (r: SdkRequest) => void): 
         signal?.addEventListener("abort", onAbort, { once: true });
         const done = () => signal?.removeEventListener("abort", onAbort);
         pending.set(request_id, {
-          resolve: (r) => (done(), resolve(r)),
-          reject: (e) => (done(), reject(e)),
+          resolve: (r) => {
+            done();
+            resolve(r);
+          },
+          reject: (e) => {
+            done();
+            reject(e);
+          },
         });
         send({ type: "control_request", request_id, request: body });
       });

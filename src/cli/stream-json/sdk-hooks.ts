@@ -61,7 +61,8 @@ function callbackHook(
         );
         return readReply(reply, payload.hook_event_name);
       } catch (e) {
-        if (controller.signal.aborted) throw new Error(`the SDK's hook ${id} did not answer within ${timeout} s`);
+        if (controller.signal.aborted)
+          throw new Error(`the SDK's hook ${id} did not answer within ${timeout} s`);
         throw new Error(`the SDK's hook ${id} failed: ${(e as Error).message}`);
       } finally {
         clearTimeout(timer);

@@ -73,7 +73,11 @@ function relayedTool(server: string, t: McpTool, relay: Relay): Tool {
       try {
         const result = await relay(
           "tools/call",
-          { name: t.name, arguments: { ...input }, ...(ctx.callId && { _meta: { "claudecode/toolUseId": ctx.callId } }) },
+          {
+            name: t.name,
+            arguments: { ...input },
+            ...(ctx.callId && { _meta: { "claudecode/toolUseId": ctx.callId } }),
+          },
           ctx.signal,
         );
         return toToolResult((result ?? {}) as CallToolResult);

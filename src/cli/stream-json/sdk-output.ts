@@ -108,9 +108,10 @@ function partialMessages(): (e: RunEvent, sessionId: string) => object[] {
             { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
           ];
       open = true;
-      return [...start, { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: e.text } }].map(
-        (x) => wrap(x, sessionId),
-      );
+      return [
+        ...start,
+        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: e.text } },
+      ].map((x) => wrap(x, sessionId));
     }
     if (e.type === "message_end" && open) {
       open = false;

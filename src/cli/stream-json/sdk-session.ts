@@ -40,7 +40,9 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
     io.stderr.write("agentmd: --input-format stream-json needs its messages on standard input\n");
     return 2;
   }
-  const live: Live = { mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default") };
+  const live: Live = {
+    mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default"),
+  };
   if (options.wrapper.dontAsk) live.mode = "dontAsk";
   let onInit: (r: SdkRequest | undefined) => void = () => {};
   const initialized = new Promise<SdkRequest | undefined>((resolve) => (onInit = resolve));
@@ -133,21 +135,26 @@ function control(r: SdkRequest, channel: SdkChannel, live: Live): void {
   const { subtype } = r.request;
   if (subtype === "interrupt") {
     live.turn?.abort();
-    return answer(channel, r.request_id, { still_queued: [] });
+    answer(channel, r.request_id, { still_queued: [] });
+    return;
   }
   if (subtype === "set_permission_mode") {
     const mode = String(r.request.mode);
-    if (mode !== "dontAsk" && !(PERMISSION_MODES as readonly string[]).includes(mode))
-      return answer(channel, r.request_id, new Error(`'${mode}' is not a permission mode agentmd has`));
+    if (mode !== "dontAsk" && !(PERMISSION_MODES as readonly string[]).includes(mode)) {
+      answer(channel, r.request_id, new Error(`'${mode}' is not a permission mode agentmd has`));
+      return;
+    }
     try {
       live.runner?.setPermissionMode(mode === "dontAsk" ? "default" : (mode as PermissionMode));
     } catch (e) {
-      if (e instanceof ConfigError) return answer(channel, r.request_id, e);
-      throw e;
+      if (!(e instanceof ConfigError)) throw e;
+      answer(channel, r.request_id, e);
+      return;
     }
     live.mode = mode;
     channel.send({ type: "system", subtype: "status", status: null, permissionMode: mode });
-    return answer(channel, r.request_id, { mode });
+    answer(channel, r.request_id, { mode });
+    return;
   }
   answer(channel, r.request_id, new Error(`agentmd does not support the '${subtype}' request`));
 }
