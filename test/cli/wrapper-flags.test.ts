@@ -13,7 +13,8 @@ const it = test.extend<{ claude: (args: string[]) => Promise<CliRun> }>({
   },
 });
 
-const resultOf = (r: CliRun) => JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+const resultOf = (r: CliRun) =>
+  JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
 
 describe("the wrapper flags of -p", () => {
   it("--tools leaves only the tools named, in either spelling", async ({ fake, claude }) => {
@@ -24,7 +25,12 @@ describe("the wrapper flags of -p", () => {
     expect(toolsOf(fake, 1)).toEqual(["Read"]);
   });
 
-  it("--dangerously-skip-permissions is bypass mode, still under agent.md's list", async ({ dir, fake, claude, project }) => {
+  it("--dangerously-skip-permissions is bypass mode, still under agent.md's list", async ({
+    dir,
+    fake,
+    claude,
+    project,
+  }) => {
     project({ "agent.md": "---\nallowed-tools: Bash(echo:*)\n---\nBe brief.\n" });
     fake.push(call("Bash", { command: "touch pwned" }), text("done"));
     const r = await claude(["-p", "--dangerously-skip-permissions", "--output-format=json", "go"]);
@@ -54,7 +60,11 @@ describe("the wrapper flags of -p", () => {
     }
   });
 
-  it("--session-id names the session; --no-session-persistence writes none", async ({ dir, fake, claude }) => {
+  it("--session-id names the session; --no-session-persistence writes none", async ({
+    dir,
+    fake,
+    claude,
+  }) => {
     fake.push(text("one"), text("two"));
     const named = await claude(["-p", "--session-id=chosen-id-1", "--output-format=json", "x"]);
     expect(resultOf(named).session_id).toBe("chosen-id-1");
@@ -67,7 +77,14 @@ describe("the wrapper flags of -p", () => {
   it("--fork-session goes on from the session in a new one", async ({ fake, claude }) => {
     fake.push(text("REMEMBER"), text("forked"));
     await claude(["-p", "--session-id", "base-1", "x"]);
-    const r = await claude(["-p", "--resume=base-1", "--fork-session", "--session-id=fork-1", "--output-format=json", "y"]);
+    const r = await claude([
+      "-p",
+      "--resume=base-1",
+      "--fork-session",
+      "--session-id=fork-1",
+      "--output-format=json",
+      "y",
+    ]);
     expect(resultOf(r).session_id).toBe("fork-1");
     expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain("REMEMBER");
   });
