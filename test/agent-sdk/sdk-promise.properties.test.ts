@@ -87,7 +87,8 @@ describe("no SDK option widens agent.md or the settings", () => {
           await runner.close();
           for (const end of ofType(events, "tool_end").filter((e) => e.decision === "allowed")) {
             const start = ofType(events, "tool_start").find((e) => e.id === end.id);
-            const executed = ran.get(end.id) ?? (start?.input as { command: string }).command;
+            const executed =
+              ran.get(end.id) ?? (start?.input as { command?: string } | undefined)?.command ?? "";
             const word = executed.split(" ")[0] as (typeof WORDS)[number];
             expect(s.deny).not.toContain(word);
             if (s.agentMd) expect(s.agentMd).toContain(word);
