@@ -56,11 +56,9 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
   const store = options.wrapper.persist ? undefined : memoryTranscripts();
   const opened = await openSession(options, io, init, channel, live, store);
   if (!opened) return 1;
-  const unhook = io.onInterrupt?.(() => live.turn?.abort());
   try {
     return await turns(options, io, opened, channel, live, store);
   } finally {
-    unhook?.();
     await opened.runner.close();
   }
 }
@@ -183,6 +181,8 @@ async function turns(
   for (let message = await channel.nextUser(); message; message = await channel.nextUser()) {
     const controller = new AbortController();
     live.turn = controller;
+    // A signal stops the running turn; between turns it ends the process at once.
+    const unhook = io.onInterrupt?.(() => controller.abort());
     const out = turnOutput({
       cwd,
       permissionMode: live.mode,
@@ -208,6 +208,7 @@ async function turns(
       code = 1;
       continue;
     } finally {
+      unhook?.();
       live.turn = undefined;
     }
     session = result.sessionId;
