@@ -20,6 +20,8 @@ export interface SdkChannel {
   readonly ended: boolean;
   /** Settles when stdin ends. */
   readonly closed: Promise<void>;
+  /** Stops reading stdin (the session is over): an open pipe must not keep the process alive. */
+  close(): void;
 }
 
 export interface SdkUserMessage {
@@ -85,12 +87,18 @@ export function openChannel(io: ChannelIo, onRequest: (r: SdkRequest) => void): 
       `agentmd: a message of type '${printable(String(m.type))}' on stdin is not understood; skipped\n`,
     );
   };
-  const rl = createInterface({ input: Readable.from(io.stdin), crlfDelay: Number.POSITIVE_INFINITY });
+  // process.stdin itself, so that closing it lets the process end while the SDK still holds the pipe.
+  const source = io.stdin instanceof Readable ? io.stdin : Readable.from(io.stdin);
+  const rl = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
   rl.on("line", take);
   rl.on("close", end);
   return {
     send,
     closed: whenClosed,
+    close() {
+      rl.close();
+      source.destroy();
+    },
     get ended() {
       return ended;
     },

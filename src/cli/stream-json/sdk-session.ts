@@ -50,16 +50,20 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
     if (r.request.subtype === "initialize") onInit(r);
     else control(r, channel, live);
   });
-  // The SDK writes initialize first; without one (stdin ended), the session has nothing to do.
-  const init = await Promise.race([initialized, channel.closed.then(() => undefined)]);
-  if (!init) return 0;
-  const store = options.wrapper.persist ? undefined : memoryTranscripts();
-  const opened = await openSession(options, io, init, channel, live, store);
-  if (!opened) return 1;
   try {
-    return await turns(options, io, opened, channel, live, store);
+    // The SDK writes initialize first; without one (stdin ended), the session has nothing to do.
+    const init = await Promise.race([initialized, channel.closed.then(() => undefined)]);
+    if (!init) return 0;
+    const store = options.wrapper.persist ? undefined : memoryTranscripts();
+    const opened = await openSession(options, io, init, channel, live, store);
+    if (!opened) return 1;
+    try {
+      return await turns(options, io, opened, channel, live, store);
+    } finally {
+      await opened.runner.close();
+    }
   } finally {
-    await opened.runner.close();
+    channel.close();
   }
 }
 
