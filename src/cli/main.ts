@@ -7,6 +7,7 @@ import type { RunIo } from "./run-command.js";
 import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./session-flags.js";
 import { UsageError } from "./usage-error.js";
 import { VERSION } from "./version.js";
+import { wrapperOptions } from "./wrapper-flags.js";
 
 export type { CliIo } from "./io.js";
 export type { RunIo } from "./run-command.js";
@@ -114,7 +115,11 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
  * error naming the nearest command.
  */
 function withoutCommand(argv: readonly string[], io: RunIo): Promise<number> {
-  const printing = argv.some((a) => a === "-p" || a === "--print" || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a));
+  // The Agent SDK starts the CLI with no -p: its prompts come on stdin (`--input-format stream-json`).
+  const printing = argv.some(
+    (a) =>
+      a === "-p" || a === "--print" || /^-[a-zA-Z]*p[a-zA-Z]*$/.test(a) || a.startsWith("--input-format"),
+  );
   if (printing) return run(argv, io);
   const [first = ""] = argv;
   if (first.startsWith("-")) return chat(argv, io);
@@ -231,7 +236,11 @@ async function trust(args: readonly string[], io: RunIo): Promise<number> {
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
   const { RUN_HELP, runRun } = await import("./run-command.js");
-  const { values, positionals } = parseFlags(args, RUN_FLAGS);
+  const parsed = parseFlags(args, RUN_FLAGS);
+  const { positionals } = parsed;
+  const wrapper = wrapperOptions(parsed.values, io.cwd);
+  // dontAsk is the default mode with no one to ask (the wrapper options carry it).
+  const values = wrapper.dontAsk ? { ...parsed.values, "permission-mode": undefined } : parsed.values;
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
@@ -245,9 +254,19 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
     const flag = claude !== undefined ? "--output-format" : "--output";
     throw new UsageError(`${flag} must be text, json or stream-json, not '${output}'`);
   }
+  if (wrapper.streamInput) {
+    if (output !== "stream-json")
+      throw new UsageError("--input-format stream-json needs --output-format stream-json");
+    const { runSdkSession } = await import("./stream-json/sdk-session.js");
+    return runSdkSession(
+      { ...sessionOptions(values, io.cwd), wrapper, ...(values.agent && { agent: values.agent }) },
+      io,
+    );
+  }
   return runRun(
     {
       ...sessionOptions(values, io.cwd),
+      wrapper,
       output,
       // Claude Code's shapes with --output-format, or with -p (its text is the answer alone).
       ...((claude !== undefined || (values.print && native === undefined)) && { claudeShapes: true }),

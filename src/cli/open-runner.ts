@@ -3,6 +3,7 @@ import { findProjectRoot } from "../definitions/discover.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
 import { type OpenProject, openProject, type ProjectTrust } from "../invocation/open-project.js";
 import type { Runner } from "../invocation/runner.js";
+import type { RunnerOptions } from "../invocation/runner-options.js";
 import { ReplayFileError } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { CliIo } from "./io.js";
@@ -28,6 +29,8 @@ export interface RunnerFlags {
   readonly maxBudgetUsd?: number;
   /** `--fallback-model`: models for an overloaded request, in order. */
   readonly fallbackModels?: readonly string[];
+  /** More runner options (the wrapper flags', the Agent SDK's), over the ones above. */
+  readonly extra?: Omit<RunnerOptions, "projectDir" | "restricted">;
 }
 
 /**
@@ -71,6 +74,7 @@ export async function openRunner(
           ...(flags.appendSystemPrompt !== undefined && { append: flags.appendSystemPrompt }),
         },
       }),
+      ...flags.extra,
     });
   } catch (e) {
     if (e instanceof ConfigError || e instanceof ReplayFileError) {

@@ -12,6 +12,8 @@ import { createProgress } from "./progress.js";
 import { restrictedWithNotice } from "./project-trust.js";
 import { createTextRenderer, printable, summary } from "./render.js";
 import type { SessionOptions } from "./session-flags.js";
+import { forkSession } from "./stream-json/sdk-sessions.js";
+import { type WrapperOptions, withWrapper } from "./wrapper-flags.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
        agentmd -p [PROMPT] [options]
@@ -80,6 +82,8 @@ export interface RunCommandOptions extends SessionOptions {
   readonly claudeShapes?: boolean;
   /** Run this subagent instead of the main agent. */
   readonly agent?: string;
+  /** The flags wrappers of Claude Code pass (`--mcp-config`, `--tools`, `--session-id`, …). */
+  readonly wrapper?: WrapperOptions;
 }
 
 export interface RunIo extends CliIo {
@@ -103,7 +107,13 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     io.stderr.write("agentmd run: --continue: this project has no session to continue yet\n");
     return 1;
   }
-  const runner = await openRunner(options, io, restrictedWithNotice(io));
+  const wrapper = options.wrapper;
+  const permissions = withWrapper(options.permissions, wrapper);
+  const runner = await openRunner(
+    { ...options, ...(permissions && { permissions }), ...(wrapper && { extra: wrapper.runner }) },
+    io,
+    restrictedWithNotice(io),
+  );
   if (!runner) return 1;
   const controller = new AbortController();
   let interrupts = 0;
@@ -117,9 +127,12 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
   let result: RunResult;
   let sessionId: string | undefined;
   try {
+    // --fork-session: the session's conversation goes on in a new session; the old one stays as it was.
+    const from = resume && wrapper?.fork ? await forkSession(runner, resume, wrapper.sessionId) : resume;
     const handle = runner.run(prompt, {
       signal: controller.signal,
-      ...(resume && { resume }),
+      ...(from && { resume: from }),
+      ...(!resume && wrapper?.sessionId && { sessionId: wrapper.sessionId }),
       ...(options.agent && { agent: options.agent }),
     });
     sessionId = handle.sessionId;

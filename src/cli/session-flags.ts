@@ -8,6 +8,7 @@ import {
 import type { PermissionOptions } from "../invocation/approvals.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import { UsageError } from "./usage-error.js";
+import { WRAPPER_FLAGS } from "./wrapper-flags.js";
 
 /** The flags of `run` and `chat`, spelled as Claude Code spells them (agentmd's own names too). */
 export const SESSION_FLAGS = {
@@ -37,6 +38,7 @@ export const RUN_FLAGS = {
   output: { type: "string" },
   "output-format": { type: "string" },
   agent: { type: "string" },
+  ...WRAPPER_FLAGS,
 } as const;
 
 export interface SessionOptions {

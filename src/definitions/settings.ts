@@ -4,7 +4,7 @@ import { didYouMean } from "../shared/did-you-mean.js";
 import { checkHooks } from "./check-hooks.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import { HOOK_EVENTS } from "./hook-events.js";
-import { type JsonFile, readJsonFile } from "./json-file.js";
+import { type JsonFile, parseJsonText, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
 import { checkEntry } from "./parse-tool-list.js";
@@ -93,6 +93,11 @@ export interface SettingsOptions {
    * taken and their hooks are these instead (the user's own file stays as it is).
    */
   readonly withhold?: (hooks: HooksSetting) => HooksSetting;
+  /**
+   * Settings given by the caller (Claude Code's `--settings`), merged after every file: `source`
+   * names them in diagnostics. They bind as a project file does (their deny rules add to the rest).
+   */
+  readonly extra?: { readonly source: string; readonly json: unknown };
 }
 
 /**
@@ -137,6 +142,16 @@ export function loadSettings(
       const origin = base === "home" ? "user" : file.endsWith(".local.json") ? "local" : "project";
       const own = one.hooks ? { ...one, hooks: withOrigin(one.hooks, origin) } : one;
       merged = merge(merged, { ...own, ...withheld, files: [file] });
+    }
+    diagnostics.push(...sink.items);
+  }
+  if (options.extra) {
+    const sink = new DiagnosticSink(options.extra.source, undefined);
+    const home = userDir ? path.dirname(userDir) : homedir();
+    const read = parseJsonText(JSON.stringify(options.extra.json));
+    if (read.kind === "ok") {
+      const one = checkSettings(read.json, sink, root, "project", home, known);
+      merged = merge(merged, { ...one, files: [options.extra.source] });
     }
     diagnostics.push(...sink.items);
   }

@@ -112,10 +112,11 @@ function bothPaths(dir: string): string[] {
  * a user allowed for the session, and say how to allow a call no one could approve.
  */
 export function createApprovals(
-  policy: ApprovalPolicy,
+  initial: ApprovalPolicy,
   ctx: CompileContext,
   approver: Approver | undefined,
 ): CallApproval {
+  let policy = initial;
   const session: PermissionList[] = [];
   // The parser the executor judged with: a call is checked before it is asked about or allowed
   // for the session, and its rule for the session is read with the same parser.
@@ -139,6 +140,9 @@ export function createApprovals(
             }),
           )
         : Promise.resolve(undefined),
+    setMode: (mode) => {
+      policy = { ...policy, mode };
+    },
     allowForSession(call) {
       const { entries } = ruleEntries([sessionRuleFor(call, shell)], "the session");
       session.push(compileList(entries, undefined, ctx));

@@ -192,6 +192,7 @@ function claudeSettings(
   if (options.projectDir === false) return { settings: NO_SETTINGS, diagnostics: [] };
   const loaded = loadSettings(root, userDir, toolNames(names), {
     ...(options.restricted && { withhold: withholdHooks }),
+    ...(options.settings && { extra: { source: "the settings given (--settings)", json: options.settings } }),
   });
   const errors = loaded.diagnostics.filter((d) => d.severity === "error");
   if (errors.length > 0)

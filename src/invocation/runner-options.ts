@@ -131,6 +131,11 @@ export interface RunnerOptions {
    */
   readonly permissions?: PermissionOptions;
   /**
+   * Claude Code settings given in code (`--settings`), merged over the settings files: their deny
+   * and ask rules add to the files', their allow rules pre-approve (never beyond the lists).
+   */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /**
    * The main agent's system prompt: `replace` stands instead of agent.md's body, `append` follows
    * everything else (the body, the environment, the memory).
    */

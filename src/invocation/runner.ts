@@ -1,3 +1,4 @@
+import type { PermissionMode } from "../definitions/settings.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
 import { summarise } from "../loop/compaction.js";
@@ -16,6 +17,7 @@ import type { MessageParam } from "../model/messages.js";
 import { isModel } from "../model/model.js";
 import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
+import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { userCaller } from "./callers.js";
 import { type Core, createCore } from "./core.js";
@@ -78,6 +80,11 @@ export interface Runner {
   invoke(line: string, options?: RunOptions): RunHandle;
   /** The names a user may type after `/`, for completion and `/help`. */
   slashNames(): string[];
+  /**
+   * Claude Code's `setPermissionMode`: later calls of every run are approved in `mode` (never
+   * beyond the lists). Throws a ConfigError for bypassPermissions when the settings turn it off.
+   */
+  setPermissionMode(mode: PermissionMode): void;
   /**
    * `/compact`: the session's conversation, summarised by the model, as the start of a new
    * session (its transcript begins with the summary). Contract: never rejects.
@@ -182,6 +189,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
+    setPermissionMode: (mode) => {
+      if (mode === "bypassPermissions" && core.claude.bypassDisabled)
+        throw new ConfigError(
+          "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode)",
+        );
+      core.approval.setMode?.(mode);
+    },
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
     endSession: (sessionId, reason, onWarning) => sessions.end(sessionId, reason, onWarning),

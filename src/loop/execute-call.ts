@@ -1,6 +1,6 @@
 import type { ToolResultBlockParam } from "../model/messages.js";
 import type { Usage } from "../model/models.js";
-import type { Approval } from "../permissions/approval.js";
+import type { Approval, PermissionMode } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
 import { denialText } from "../permissions/denial-text.js";
 import { judgesCommands } from "../permissions/permission-list.js";
@@ -55,10 +55,13 @@ export interface ApprovalRequest {
   /** Which agent makes the call (a subagent's calls are asked for too). */
   readonly agent: string;
   readonly depth: number;
+  /** The model's tool_use id of the call. */
+  readonly callId?: string;
 }
 
 export type ApprovalAnswer =
-  | { readonly kind: "once" }
+  /** This call; with `input`, the call as the approver changed it (judged again by the lists). */
+  | { readonly kind: "once"; readonly input?: Readonly<Record<string, unknown>> }
   /** This call, and calls like it (`sessionRuleFor`), for the rest of the session. */
   | { readonly kind: "session" }
   | { readonly kind: "deny"; readonly reason?: string };
@@ -70,6 +73,8 @@ export interface CallApproval {
   /** Asks a user; undefined when no one can be asked (`agentmd run`). */
   ask(request: ApprovalRequest): Promise<ApprovalAnswer | undefined>;
   allowForSession(call: ToolCall): void;
+  /** Later calls are approved in this mode (Claude Code's `setPermissionMode`). */
+  setMode?(mode: PermissionMode): void;
   /** The refusal when no one can be asked: what to write where, to allow such calls. */
   howToAllow(call: ToolCall, reason: string): string;
   /**
@@ -177,9 +182,11 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
   const updated = "updatedInput" in pre ? pre.updatedInput : undefined;
   const rewritten = updated ? await rewrite(use, updated, cx) : admitted;
   if ("decision" in rewritten) return rewritten;
-  const { input } = rewritten;
-  const consent = await consentTo(tool, input, cx, pre);
-  if (consent) return consent;
+  const consent = await consentTo(tool, rewritten.input, cx, pre, use.id);
+  if (consent && "decision" in consent) return consent;
+  const again = consent ? await rejudge(use, consent.changed, cx) : rewritten;
+  if ("decision" in again) return again;
+  const { input } = again;
   // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   const running = executeTool(tool, input, {
@@ -331,7 +338,8 @@ async function consentTo(
   input: Readonly<Record<string, unknown>>,
   cx: CallContext,
   pre: Fired,
-): Promise<Settled | undefined> {
+  callId: string,
+): Promise<Settled | { changed: Readonly<Record<string, unknown>> } | undefined> {
   const approval = cx.approval;
   if (!approval) return undefined;
   // The approval rules judge a command line as the lists do: with the parser.
@@ -356,7 +364,7 @@ async function consentTo(
   );
   // An approval no one gives never holds an aborted run; an asker that fails is no answer.
   const asked = approval
-    .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth })
+    .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth, callId })
     .catch(() => undefined);
   const answer = await settleOrAbandon(asked, cx.signal, 0, () => undefined);
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
@@ -367,7 +375,40 @@ async function consentTo(
       `A user denied this ${tool.name} call${answer.reason ? `: ${answer.reason}` : ""}. The tool was not executed.`,
     );
   if (answer.kind === "session") approval.allowForSession(call);
+  if (answer.kind === "once" && answer.input !== undefined) return { changed: answer.input };
   return undefined;
+}
+
+/**
+ * A call whose input the approver changed is a new call: the lists, the PreToolUse hooks and the
+ * approval tier's refusals (plan mode) judge it again, so that an approver can narrow a call but
+ * never make it one the lists deny.
+ */
+async function rejudge(
+  use: ToolUse,
+  changed: Readonly<Record<string, unknown>>,
+  cx: CallContext,
+): Promise<Settled | { input: Readonly<Record<string, unknown>> }> {
+  const again = await admit({ id: use.id, name: use.name, input: changed }, cx);
+  if ("decision" in again) return again;
+  const call = { tool_name: again.tool.name, tool_use_id: use.id, tool_input: again.input };
+  const pre = await fireHooks(cx.state.hooks, "PreToolUse", call, hookContext(cx));
+  if (pre.kind === "failed" || pre.kind === "block" || pre.kind === "halt")
+    return refuse("blocked-by-hook", `Blocked by a PreToolUse hook: ${pre.reason}`);
+  // A second rewrite of a call the approver already changed is not taken: the call is refused.
+  if ("updatedInput" in pre && pre.updatedInput)
+    return refuse(
+      "blocked-by-hook",
+      "A PreToolUse hook rewrote a call its approver had changed; it was not run",
+    );
+  const shell = again.tool.permission?.kind === "command" ? await loadShellParser() : undefined;
+  const verdict = cx.approval?.check(
+    { tool: again.tool.name, input: again.input },
+    { ...judgeContext(cx), shell },
+    cx.state.approved,
+  );
+  if (verdict?.kind === "denied") return refuse("denied", verdict.message);
+  return { input: again.input };
 }
 
 const judgeContext = (cx: Pick<CallContext, "registry" | "cwd">): DecideContext => ({

@@ -1,0 +1,161 @@
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+import { Readable } from "node:stream";
+import { printable } from "../render.js";
+
+/**
+ * The Agent SDK's pipe, one JSON object a line each way. What the SDK writes is sorted as it
+ * arrives: answers to our requests settle them, its requests (`initialize`, `interrupt`,
+ * `set_permission_mode`) go to `onRequest`, user messages wait in order for `nextUser`. A line
+ * that is not JSON is said on stderr and skipped. When stdin ends every pending request fails
+ * (a question no one can answer is a refusal, never a hang) and `nextUser` returns undefined.
+ */
+export interface SdkChannel {
+  send(message: object): void;
+  /** Asks the SDK (`can_use_tool`, `hook_callback`, `mcp_message`); rejects with its error text. */
+  request(body: Readonly<Record<string, unknown>>, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  /** The next user message, or undefined once stdin has ended. */
+  nextUser(): Promise<SdkUserMessage | undefined>;
+  /** Whether stdin has ended. */
+  readonly ended: boolean;
+  /** Settles when stdin ends. */
+  readonly closed: Promise<void>;
+  /** Stops reading stdin (the session is over): an open pipe must not keep the process alive. */
+  close(): void;
+}
+
+export interface SdkUserMessage {
+  readonly type: "user";
+  readonly message: { readonly role: "user"; readonly content: unknown };
+  readonly session_id?: string;
+  readonly parent_tool_use_id?: string | null;
+}
+
+export interface SdkRequest {
+  readonly request_id: string;
+  readonly request: Readonly<Record<string, unknown>> & { readonly subtype: string };
+}
+
+export interface ChannelIo {
+  readonly stdin: AsyncIterable<string | Buffer>;
+  readonly stdout: { write(s: string): unknown };
+  readonly stderr: { write(s: string): unknown };
+}
+
+type Pending = { resolve(r: Record<string, unknown>): void; reject(e: Error): void };
+
+export function openChannel(io: ChannelIo, onRequest: (r: SdkRequest) => void): SdkChannel {
+  const pending = new Map<string, Pending>();
+  const users: SdkUserMessage[] = [];
+  const waiting: ((m: SdkUserMessage | undefined) => void)[] = [];
+  let ended = false;
+  let closed: () => void = () => {};
+  const whenClosed = new Promise<void>((resolve) => (closed = resolve));
+  const send = (message: object) => io.stdout.write(`${JSON.stringify(message)}\n`);
+  const end = () => {
+    ended = true;
+    for (const p of pending.values()) p.reject(new Error("the SDK closed its input before it answered"));
+    pending.clear();
+    for (const take of waiting.splice(0)) take(undefined);
+    closed();
+  };
+  const take = (line: string) => {
+    if (line.trim() === "") return;
+    let m: Record<string, unknown>;
+    try {
+      m = JSON.parse(line);
+      if (typeof m !== "object" || m === null) throw new Error("not an object");
+    } catch (e) {
+      io.stderr.write(
+        `agentmd: a line of stdin is not a JSON message (${(e as Error).message}): ${printable(line.slice(0, 200))}\n`,
+      );
+      return;
+    }
+    if (m.type === "control_response") return settle(pending, m.response);
+    if (m.type === "control_request") {
+      const r = m as unknown as SdkRequest;
+      if (typeof r.request?.subtype === "string") return onRequest(r);
+    }
+    if (m.type === "user" && typeof m.message === "object" && m.message !== null) {
+      const w = waiting.shift();
+      if (w) w(m as unknown as SdkUserMessage);
+      else users.push(m as unknown as SdkUserMessage);
+      return;
+    }
+    if (m.type === "control_cancel_request") return;
+    io.stderr.write(
+      `agentmd: a message of type '${printable(String(m.type))}' on stdin is not understood; skipped\n`,
+    );
+  };
+  // process.stdin itself, so that closing it lets the process end while the SDK still holds the pipe.
+  const source = io.stdin instanceof Readable ? io.stdin : Readable.from(io.stdin);
+  const rl = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
+  rl.on("line", take);
+  rl.on("close", end);
+  return {
+    send,
+    closed: whenClosed,
+    close() {
+      rl.close();
+      source.destroy();
+    },
+    get ended() {
+      return ended;
+    },
+    request(body, signal) {
+      if (ended) return Promise.reject(new Error("the SDK closed its input"));
+      const request_id = randomUUID();
+      return new Promise((resolve, reject) => {
+        const onAbort = () => {
+          pending.delete(request_id);
+          send({ type: "control_cancel_request", request_id });
+          reject(new Error("interrupted"));
+        };
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        const done = () => signal?.removeEventListener("abort", onAbort);
+        pending.set(request_id, {
+          resolve: (r) => {
+            done();
+            resolve(r);
+          },
+          reject: (e) => {
+            done();
+            reject(e);
+          },
+        });
+        send({ type: "control_request", request_id, request: body });
+      });
+    },
+    nextUser() {
+      const next = users.shift();
+      if (next) return Promise.resolve(next);
+      if (ended) return Promise.resolve(undefined);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+}
+
+function settle(pending: Map<string, Pending>, response: unknown): void {
+  if (typeof response !== "object" || response === null) return;
+  const r = response as { subtype?: string; request_id?: string; response?: unknown; error?: unknown };
+  const p = r.request_id === undefined ? undefined : pending.get(r.request_id);
+  if (!p || r.request_id === undefined) return;
+  pending.delete(r.request_id);
+  if (r.subtype === "error") p.reject(new Error(String(r.error ?? "the SDK answered with an error")));
+  else
+    p.resolve(
+      typeof r.response === "object" && r.response !== null ? (r.response as Record<string, unknown>) : {},
+    );
+}
+
+/** The answer to one of the SDK's requests. */
+export function answer(channel: SdkChannel, requestId: string, response: object | Error): void {
+  channel.send({
+    type: "control_response",
+    response:
+      response instanceof Error
+        ? { subtype: "error", request_id: requestId, error: response.message }
+        : { subtype: "success", request_id: requestId, response },
+  });
+}

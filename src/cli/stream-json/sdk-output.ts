@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import type { RunEvent, RunResult } from "../../loop/events.js";
+import { type ClaudeSession, claudeOutput } from "../claude-output.js";
+import { VERSION } from "../version.js";
+import type { SdkMcpServer } from "./sdk-mcp.js";
+
+/**
+ * One turn's messages as Claude Code writes them to the Agent SDK: `system` `init` first (with
+ * the SDK's MCP servers and the mode in force), one `assistant` message per content block,
+ * `system` `permission_denied` before a refused call's result, `stream_event`s with
+ * `--include-partial-messages` (text deltas), and the turn's `result` with its subtype and
+ * `errors`. Built on the `-p --output-format stream-json` shapes, so the two cannot drift.
+ */
+export interface TurnOutput {
+  messages(event: RunEvent): object[];
+  result(r: RunResult, ms: number): object;
+}
+
+export interface TurnSession extends ClaudeSession {
+  readonly mcpServers: readonly SdkMcpServer[];
+  readonly partialMessages: boolean;
+}
+
+export function turnOutput(session: TurnSession): TurnOutput {
+  const claude = claudeOutput(session);
+  const partial = partialMessages();
+  const names = new Map<string, string>();
+  let sessionId = "";
+  let stopReason: string | null = null;
+  const tagged = (m: object) => ({ ...m, uuid: randomUUID() });
+  return {
+    messages(e) {
+      if (e.type === "run_start") sessionId = e.sessionId;
+      if (e.type === "tool_start") names.set(e.id, e.name);
+      if (e.type === "message_end" && e.depth === 0) stopReason = e.stopReason;
+      const before: object[] = [];
+      if (session.partialMessages && e.depth === 0) before.push(...partial(e, sessionId));
+      if (e.type === "tool_end" && (e.decision === "denied" || e.decision === "blocked-by-hook"))
+        before.push({
+          type: "system",
+          subtype: "permission_denied",
+          tool_name: e.name,
+          tool_use_id: e.id,
+          decision_reason_type: e.decision === "denied" ? "rule" : "hook",
+          message: e.content,
+          session_id: sessionId,
+        });
+      const out = claude.messages(e).flatMap((m) => shaped(m as Record<string, unknown>, session));
+      return [...before, ...out].map(tagged);
+    },
+    result(r, ms) {
+      const base = claude.result(r, ms) as Record<string, unknown>;
+      const { result, agentmd_outcome, ...rest } = base;
+      const failed = r.outcome !== "done";
+      return tagged({
+        ...rest,
+        ...(failed ? { errors: [r.message ?? `the run ended: ${r.outcome}`], agentmd_outcome } : { result }),
+        stop_reason: stopReason,
+        modelUsage: {},
+        terminal_reason: terminalReason(r),
+      });
+    },
+  };
+}
+
+function terminalReason(r: RunResult): string {
+  switch (r.outcome) {
+    case "done":
+      return "completed";
+    case "limit":
+      return "max_turns";
+    case "aborted":
+      return "aborted_tools";
+    default:
+      return r.outcome;
+  }
+}
+
+/** `init` with what the SDK reads of it; an assistant message split into one per content block. */
+function shaped(m: Record<string, unknown>, session: TurnSession): object[] {
+  if (m.type === "system" && m.subtype === "init")
+    return [{ ...m, mcp_servers: session.mcpServers, claude_code_version: VERSION, skills: [] }];
+  if (m.type !== "assistant") return [m];
+  const message = m.message as { content: readonly unknown[] };
+  if (message.content.length <= 1) return [m];
+  return message.content.map((block) => ({ ...m, message: { ...message, content: [block] } }));
+}
+
+/**
+ * The Messages API's stream events of a turn's text, as `stream_event`s: a message with one text
+ * block whose deltas are the run's `message_delta`s (tool inputs come whole, in the `assistant`
+ * message).
+ */
+function partialMessages(): (e: RunEvent, sessionId: string) => object[] {
+  let open = false;
+  const wrap = (event: object, sessionId: string) => ({
+    type: "stream_event",
+    event,
+    session_id: sessionId,
+    parent_tool_use_id: null,
+  });
+  return (e, sessionId) => {
+    if (e.type === "message_delta") {
+      const start = open
+        ? []
+        : [
+            { type: "message_start", message: { role: "assistant", content: [], type: "message" } },
+            { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+          ];
+      open = true;
+      return [
+        ...start,
+        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: e.text } },
+      ].map((x) => wrap(x, sessionId));
+    }
+    if (e.type === "message_end" && open) {
+      open = false;
+      return [
+        { type: "content_block_stop", index: 0 },
+        { type: "message_delta", delta: { stop_reason: e.stopReason, stop_sequence: null }, usage: {} },
+        { type: "message_stop" },
+      ].map((x) => wrap(x, sessionId));
+    }
+    return [];
+  };
+}

@@ -1,0 +1,255 @@
+import path from "node:path";
+import { PERMISSION_MODES, type PermissionMode } from "../../definitions/settings.js";
+import type { Runner } from "../../invocation/runner.js";
+import type { RunResult } from "../../loop/events.js";
+import { SessionError, type TranscriptStore } from "../../loop/transcript.js";
+import { ConfigError } from "../../shared/errors.js";
+import { openRunner } from "../open-runner.js";
+import { restrictedWithNotice } from "../project-trust.js";
+import { printable } from "../render.js";
+import { exitCode, latestSession, type RunIo } from "../run-command.js";
+import type { SessionOptions } from "../session-flags.js";
+import { type WrapperOptions, withWrapper } from "../wrapper-flags.js";
+import { answer, openChannel, type SdkChannel, type SdkRequest } from "./sdk-channel.js";
+import { sdkHooks } from "./sdk-hooks.js";
+import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
+import { type SdkMcpServer, sdkMcpTools } from "./sdk-mcp.js";
+import { turnOutput } from "./sdk-output.js";
+import { forkSession, memoryTranscripts, projectTranscripts } from "./sdk-sessions.js";
+
+export interface SdkSessionOptions extends SessionOptions {
+  readonly wrapper: WrapperOptions;
+  readonly agent?: string;
+}
+
+/** What the control requests change while the session runs. */
+interface Live {
+  mode: string;
+  turn?: AbortController;
+  runner?: Runner;
+}
+
+/**
+ * `--input-format stream-json`: the Agent SDK's side of the pipe. The SDK's `initialize` brings
+ * what is not on the command line (system prompt, agents, hook callbacks, in-process MCP servers);
+ * each user message is then one turn of one conversation, answered by its messages and one
+ * `result`; stdin's end ends the session (exit 0, or 1 when the last turn failed, as Claude Code).
+ */
+export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Promise<number> {
+  if (!io.stdin) {
+    io.stderr.write("agentmd: --input-format stream-json needs its messages on standard input\n");
+    return 2;
+  }
+  const live: Live = {
+    mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default"),
+  };
+  if (options.wrapper.dontAsk) live.mode = "dontAsk";
+  let onInit: (r: SdkRequest | undefined) => void = () => {};
+  const initialized = new Promise<SdkRequest | undefined>((resolve) => (onInit = resolve));
+  const channel = openChannel({ stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }, (r) => {
+    if (r.request.subtype === "initialize") onInit(r);
+    else control(r, channel, live);
+  });
+  try {
+    // The SDK writes initialize first; without one (stdin ended), the session has nothing to do.
+    const init = await Promise.race([initialized, channel.closed.then(() => undefined)]);
+    if (!init) return 0;
+    const store = options.wrapper.persist ? undefined : memoryTranscripts();
+    const opened = await openSession(options, io, init, channel, live, store);
+    if (!opened) return 1;
+    try {
+      return await turns(options, io, opened, channel, live, store);
+    } finally {
+      await opened.runner.close();
+    }
+  } finally {
+    channel.close();
+  }
+}
+
+interface Opened {
+  readonly runner: Runner;
+  readonly mcpServers: readonly SdkMcpServer[];
+}
+
+/** The runner the session's turns share: the flags, then what `initialize` brought. */
+async function openSession(
+  options: SdkSessionOptions,
+  io: RunIo,
+  request: SdkRequest,
+  channel: SdkChannel,
+  live: Live,
+  store: TranscriptStore | undefined,
+): Promise<Opened | undefined> {
+  const init = request.request as SdkInitialize;
+  const warn = (m: string) => io.stderr.write(`agentmd: ${printable(m)}\n`);
+  const mcp = await sdkMcpTools(init.sdkMcpServers ?? [], init.sdkMcpServerManifests, channel);
+  const prompt = systemPromptOf(init);
+  const permissions = withWrapper(options.permissions, options.wrapper) ?? {};
+  const approve = options.wrapper.promptOverStdio
+    ? sdkApprover(channel, {
+        signal: () => live.turn?.signal,
+        interrupt: () => live.turn?.abort(),
+        mode: () => live.mode,
+      })
+    : undefined;
+  const runner = await openRunner(
+    {
+      ...options,
+      ...(prompt.replace !== undefined && { systemPrompt: prompt.replace }),
+      ...(prompt.append !== undefined && { appendSystemPrompt: prompt.append }),
+      permissions: { ...permissions, ...(approve && { approve }) },
+      extra: {
+        ...options.wrapper.runner,
+        ...(store && { transcript: { store } }),
+        agents: agentsOf(init),
+        hooks: sdkHooks(init.hooks, channel, { permissionMode: () => live.mode, warn }),
+        tools: { extra: mcp.tools },
+      },
+    },
+    io,
+    restrictedWithNotice(io),
+  );
+  if (!runner) {
+    answer(channel, request.request_id, new Error("agentmd could not open the project (see stderr)"));
+    return undefined;
+  }
+  live.runner = runner;
+  answer(channel, request.request_id, {
+    commands: runner.slashNames().map((name) => ({ name, description: "", argumentHint: "" })),
+    agents: runner.definitions
+      .filter((d) => d.surface === "agent")
+      .map((d) => ({ name: d.name, description: d.description ?? "" })),
+    output_style: "default",
+    available_output_styles: ["default"],
+    models: [],
+    account: {},
+    pid: process.pid,
+    current_permission_mode: live.mode,
+    hook_on_failure_supported: true,
+    ...(init.hooks && { hooks_applied: true }),
+  });
+  return { runner, mcpServers: mcp.servers };
+}
+
+/** The SDK's requests besides initialize: `interrupt`, `set_permission_mode`; others are refused. */
+function control(r: SdkRequest, channel: SdkChannel, live: Live): void {
+  const { subtype } = r.request;
+  if (subtype === "interrupt") {
+    live.turn?.abort();
+    answer(channel, r.request_id, { still_queued: [] });
+    return;
+  }
+  if (subtype === "set_permission_mode") {
+    const mode = String(r.request.mode);
+    if (mode !== "dontAsk" && !(PERMISSION_MODES as readonly string[]).includes(mode)) {
+      answer(channel, r.request_id, new Error(`'${mode}' is not a permission mode agentmd has`));
+      return;
+    }
+    try {
+      live.runner?.setPermissionMode(mode === "dontAsk" ? "default" : (mode as PermissionMode));
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      answer(channel, r.request_id, e);
+      return;
+    }
+    live.mode = mode;
+    channel.send({ type: "system", subtype: "status", status: null, permissionMode: mode });
+    answer(channel, r.request_id, { mode });
+    return;
+  }
+  answer(channel, r.request_id, new Error(`agentmd does not support the '${subtype}' request`));
+}
+
+/** Each user message a turn of the session, one after another, until stdin ends. */
+async function turns(
+  options: SdkSessionOptions,
+  io: RunIo,
+  opened: Opened,
+  channel: SdkChannel,
+  live: Live,
+  store: TranscriptStore | undefined,
+): Promise<number> {
+  const { runner } = opened;
+  const cwd = path.resolve(io.cwd, options.cwd ?? ".");
+  let session: string | undefined;
+  let fresh = options.wrapper.sessionId;
+  let code = 0;
+  try {
+    session = await firstSession(options, io, runner, store);
+  } catch (e) {
+    if (!(e instanceof SessionError)) throw e;
+    io.stderr.write(`agentmd: ${printable(e.message)}\n`);
+    return 1;
+  }
+  for (let message = await channel.nextUser(); message; message = await channel.nextUser()) {
+    const controller = new AbortController();
+    live.turn = controller;
+    // A signal stops the running turn; between turns it ends the process at once.
+    const unhook = io.onInterrupt?.(() => controller.abort());
+    const out = turnOutput({
+      cwd,
+      permissionMode: live.mode,
+      apiKeySource: io.env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : "none",
+      slashCommands: runner.slashNames(),
+      agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
+      mcpServers: opened.mcpServers,
+      partialMessages: options.wrapper.partialMessages,
+    });
+    const started = performance.now();
+    let result: RunResult;
+    try {
+      const handle = runner.run(message.message.content as string, {
+        signal: controller.signal,
+        ...(session ? { resume: session } : fresh ? { sessionId: fresh } : {}),
+        ...(options.agent && { agent: options.agent }),
+      });
+      for await (const event of handle) for (const m of out.messages(event)) channel.send(m);
+      result = await handle.result();
+    } catch (e) {
+      if (!(e instanceof SessionError)) throw e;
+      channel.send(failedTurn(e.message, session ?? ""));
+      code = 1;
+      continue;
+    } finally {
+      unhook?.();
+      live.turn = undefined;
+    }
+    session = result.sessionId;
+    fresh = undefined;
+    channel.send(out.result(result, performance.now() - started));
+    code = exitCode(result) === 0 ? 0 : 1;
+  }
+  return code;
+}
+
+/** The session the first turn continues: `--resume`/`--continue` (forked with `--fork-session`), or none. */
+async function firstSession(
+  options: SdkSessionOptions,
+  io: RunIo,
+  runner: Runner,
+  store: TranscriptStore | undefined,
+): Promise<string | undefined> {
+  const resume = options.continueLast
+    ? (latestSession(io, path.resolve(io.cwd, options.cwd ?? ".")) ?? undefined)
+    : options.resume;
+  if (!resume || !options.wrapper.fork) return resume;
+  return forkSession(store ?? projectTranscripts(runner), resume, options.wrapper.sessionId);
+}
+
+function failedTurn(message: string, sessionId: string): object {
+  return {
+    type: "result",
+    subtype: "error_during_execution",
+    is_error: true,
+    errors: [message],
+    session_id: sessionId,
+    num_turns: 0,
+    duration_ms: 0,
+    duration_api_ms: 0,
+    total_cost_usd: 0,
+    usage: {},
+    permission_denials: [],
+    terminal_reason: "error",
+  };
+}
