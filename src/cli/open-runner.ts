@@ -22,6 +22,8 @@ export interface RunnerFlags {
   readonly systemPrompt?: string;
   /** `--append-system-prompt`: after everything else. */
   readonly appendSystemPrompt?: string;
+  /** `--plugin-dir`: plugin folders to run with. */
+  readonly pluginDirs?: readonly string[];
 }
 
 /**
@@ -51,6 +53,7 @@ export async function openRunner(
       },
       ...(flags.maxIterations !== undefined && { limits: { maxIterations: flags.maxIterations } }),
       ...(flags.sandbox && { sandbox: true }),
+      ...(flags.pluginDirs && { pluginDirs: flags.pluginDirs }),
       ...(flags.permissions && { permissions: flags.permissions }),
       ...((flags.systemPrompt !== undefined || flags.appendSystemPrompt !== undefined) && {
         systemPrompt: {

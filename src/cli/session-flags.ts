@@ -18,6 +18,7 @@ export const SESSION_FLAGS = {
   cwd: { type: "string" },
   sandbox: { type: "boolean" },
   verbose: { type: "boolean" },
+  "plugin-dir": { type: "string", multiple: true },
   ...PERMISSION_FLAGS,
   help: { type: "boolean", short: "h" },
 } as const;
@@ -45,6 +46,8 @@ export interface SessionOptions {
   readonly sandbox?: boolean;
   readonly verbose?: boolean;
   readonly permissions?: Omit<PermissionOptions, "approve">;
+  /** `--plugin-dir DIR`: plugin folders to run with (absolute). */
+  readonly pluginDirs?: readonly string[];
 }
 
 type SessionValues = {
@@ -60,6 +63,7 @@ type SessionValues = {
   cwd?: string;
   sandbox?: boolean;
   verbose?: boolean;
+  "plugin-dir"?: string[];
 } & Parameters<typeof permissionFlags>[0];
 
 /** The shared flags as options; conflicting or malformed ones are usage errors. */
@@ -76,7 +80,10 @@ export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
       throw new UsageError(`--max-turns must be a whole number of at least 1, not '${turns}'`);
   }
   const permissions = permissionFlags(v);
+  const pluginDirs = (v["plugin-dir"] ?? []).map((d) => path.resolve(cwd, d));
+  for (const d of pluginDirs) if (!isFolder(d)) throw new UsageError(`--plugin-dir: no such folder: ${d}`);
   return {
+    ...(pluginDirs.length > 0 && { pluginDirs }),
     ...(v.model && { model: v.model }),
     ...(maxIterations !== undefined && { maxIterations }),
     ...(v["system-prompt"] !== undefined && { systemPrompt: v["system-prompt"] }),

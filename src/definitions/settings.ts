@@ -75,6 +75,8 @@ export const SETTINGS_KEYS: readonly string[] = [
   "disableAllHooks",
   "enabledMcpjsonServers",
   "disabledMcpjsonServers",
+  "enabledPlugins",
+  "extraKnownMarketplaces",
 ];
 /** The keys of `permissions` agentmd reads. */
 export const PERMISSION_KEYS: readonly string[] = [
@@ -236,6 +238,7 @@ function checkSettings(
         : path.resolve(base === "home" ? home : root, d),
   );
   const env = checkSettingsEnv(value.env, json, sink, { base, root });
+  checkPluginSettings(value, json, sink);
   const hooksOk = checkHooks(
     value.hooks,
     {
@@ -370,4 +373,29 @@ function inOurGrammar(entry: ToolEntry, base: "project" | "home"): ToolEntry {
   if (p === undefined || !PATH_TOOLS.has(entry.name) || !p.startsWith("/")) return entry;
   const pattern = p.startsWith("//") ? p.slice(1) : base === "home" ? `~${p}` : p.slice(1) || ".";
   return { ...entry, pattern };
+}
+
+/** `enabledPlugins` maps `name@marketplace` to true or false; `extraKnownMarketplaces` maps names to sources. */
+function checkPluginSettings(value: Record<string, unknown>, json: JsonFile, sink: DiagnosticSink): void {
+  const enabled = value.enabledPlugins;
+  if (enabled !== undefined && !isRecord(enabled))
+    sink.at(json.locate(["enabledPlugins"]))(
+      "error",
+      "settings-type",
+      "'enabledPlugins' must map \"name@marketplace\" to true or false",
+    );
+  for (const [id, on] of Object.entries(isRecord(enabled) ? enabled : {}))
+    if (typeof on !== "boolean")
+      sink.at(json.locate(["enabledPlugins", id]))(
+        "error",
+        "settings-type",
+        `'enabledPlugins.${id}' must be true or false`,
+      );
+  const extra = value.extraKnownMarketplaces;
+  if (extra !== undefined && !isRecord(extra))
+    sink.at(json.locate(["extraKnownMarketplaces"]))(
+      "error",
+      "settings-type",
+      "'extraKnownMarketplaces' must map marketplace names to { \"source\": { … } }",
+    );
 }

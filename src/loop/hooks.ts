@@ -29,6 +29,12 @@ export interface CommandHook {
    * it matches is refused with it — a guard that cannot run fails closed — a PostToolUse one goes on.
    */
   readonly withheld?: string;
+  /** Variables beside the run's environment (a plugin's `CLAUDE_PLUGIN_ROOT`, `CLAUDE_PLUGIN_DATA`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The folder the command runs in instead of the run's (a plugin's hooks: the project folder). */
+  readonly cwd?: string;
+  /** Who defined it when not the project's files: `plugin NAME` (named in what the model is told). */
+  readonly origin?: string;
 }
 
 export interface FunctionHook {
@@ -161,14 +167,14 @@ async function runFunctionHook(
 async function commandOutcome(hook: CommandHook, payload: HookPayload, ctx: HookContext): Promise<Outcome> {
   const timeout = hook.timeout ?? HOOK_TIMEOUT_S;
   const r = await runProcess("bash", ["--norc", "--noprofile", "-c", hook.command], {
-    cwd: payload.cwd,
-    env: ctx.env ?? process.env,
+    cwd: hook.cwd ?? payload.cwd,
+    env: { ...(ctx.env ?? process.env), ...hook.env },
     signal: ctx.signal,
     timeoutMs: timeout * 1000,
     input: JSON.stringify(payload),
     maxChars: MAX_OUTPUT,
   });
-  const name = `hook '${hook.command}'`;
+  const name = `${hook.origin ? `${hook.origin} ` : ""}hook '${hook.command}'`;
   const stderr = r.stderr.text().trim();
   switch (r.kind) {
     case "timed-out":
