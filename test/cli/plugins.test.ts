@@ -149,7 +149,8 @@ describe("a plugin's commands, skills and agents run namespaced, under the proje
     expect(promptOf(fake, 0)).toContain("Explain how the hookify plugin works");
     const bare = await run(["/help"]);
     expect(bare.code).not.toBe(0);
-    expect(bare.stderr).toContain("unknown command or skill /help");
+    expect(bare.stdout).toContain("unknown command or skill /help");
+    expect(bare.stdout).toContain("/hookify:help");
     fake.push(text("rules"), text("rules again"));
     expect((await run(["/hookify:writing-rules"])).code).toBe(0);
     expect((await run(["/writing-rules"])).code).toBe(0);
@@ -168,12 +169,12 @@ describe("a plugin's commands, skills and agents run namespaced, under the proje
     project({ "agent.md": CEILING });
     await installAll(plugin, market);
     const refused = await run(["/ralph-loop:ralph-loop", "fix the bug"]);
-    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toContain("refused_by_permissions");
     const script = path.join(
       dir,
       "home/.claude/plugins/cache/local/ralph-loop/1.0.0/scripts/setup-ralph-loop.sh",
     );
-    expect(refused.stderr).toContain(script);
+    expect(refused.stdout).toContain(`allows Bash(${script}:*)`);
     expect(fake.requests).toHaveLength(0);
     // With Bash in the project's list, the command's own rule lets exactly its script run.
     writeFiles(dir, { "agent.md": CEILING.replace("Bash(echo:*)", "Bash") });
