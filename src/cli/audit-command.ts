@@ -213,7 +213,7 @@ function readProject(dir: string, at: ReadAt): Read {
   };
   return {
     source,
-    code: rebasePaths(codeInputs(dir, loaded.definitions), dir, at.root),
+    code: rebasePaths(codeInputs(dir, loaded.definitions, loaded.plugins), dir, at.root),
     settingsFiles: source.settings.files,
     errors: rebasePaths(errors, dir, at.root),
   };
