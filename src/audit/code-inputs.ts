@@ -66,7 +66,9 @@ export function codeInputs(
  * one (or a new version of it) is a gain, whatever its entries' lists show.
  */
 function pluginInput(p: Plugin): CodeInput {
-  const value = createHash("sha256").update(JSON.stringify([p.version, p.hooks ?? {}, p.servers])).digest("hex");
+  const value = createHash("sha256")
+    .update(JSON.stringify([p.version, p.hooks ?? {}, p.servers]))
+    .digest("hex");
   return {
     kind: "plugin",
     key: p.id,

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { readJsonFile } from "./json-file.js";
+import type { DiagnosticSink } from "./diagnostics.js";
+import { type JsonFile, readJsonFile } from "./json-file.js";
 import type { Diagnostic } from "./types.js";
 
 /**
@@ -114,3 +115,32 @@ export function installedPlugins(pluginsDir: string): Map<string, InstalledPlugi
 
 const isRecord = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** `enabledPlugins` maps `name@marketplace` to true or false; `extraKnownMarketplaces` maps names to sources. */
+export function checkPluginSettings(
+  value: Record<string, unknown>,
+  json: JsonFile,
+  sink: DiagnosticSink,
+): void {
+  const enabled = value.enabledPlugins;
+  if (enabled !== undefined && !isRecord(enabled))
+    sink.at(json.locate(["enabledPlugins"]))(
+      "error",
+      "settings-type",
+      "'enabledPlugins' must map \"name@marketplace\" to true or false",
+    );
+  for (const [id, on] of Object.entries(isRecord(enabled) ? enabled : {}))
+    if (typeof on !== "boolean")
+      sink.at(json.locate(["enabledPlugins", id]))(
+        "error",
+        "settings-type",
+        `'enabledPlugins.${id}' must be true or false`,
+      );
+  const extra = value.extraKnownMarketplaces;
+  if (extra !== undefined && !isRecord(extra))
+    sink.at(json.locate(["extraKnownMarketplaces"]))(
+      "error",
+      "settings-type",
+      "'extraKnownMarketplaces' must map marketplace names to { \"source\": { … } }",
+    );
+}

@@ -6,6 +6,7 @@ import { DiagnosticSink } from "./diagnostics.js";
 import { type JsonFile, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
+import { checkPluginSettings } from "./marketplace.js";
 import { checkEntry } from "./parse-tool-list.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
@@ -373,29 +374,4 @@ function inOurGrammar(entry: ToolEntry, base: "project" | "home"): ToolEntry {
   if (p === undefined || !PATH_TOOLS.has(entry.name) || !p.startsWith("/")) return entry;
   const pattern = p.startsWith("//") ? p.slice(1) : base === "home" ? `~${p}` : p.slice(1) || ".";
   return { ...entry, pattern };
-}
-
-/** `enabledPlugins` maps `name@marketplace` to true or false; `extraKnownMarketplaces` maps names to sources. */
-function checkPluginSettings(value: Record<string, unknown>, json: JsonFile, sink: DiagnosticSink): void {
-  const enabled = value.enabledPlugins;
-  if (enabled !== undefined && !isRecord(enabled))
-    sink.at(json.locate(["enabledPlugins"]))(
-      "error",
-      "settings-type",
-      "'enabledPlugins' must map \"name@marketplace\" to true or false",
-    );
-  for (const [id, on] of Object.entries(isRecord(enabled) ? enabled : {}))
-    if (typeof on !== "boolean")
-      sink.at(json.locate(["enabledPlugins", id]))(
-        "error",
-        "settings-type",
-        `'enabledPlugins.${id}' must be true or false`,
-      );
-  const extra = value.extraKnownMarketplaces;
-  if (extra !== undefined && !isRecord(extra))
-    sink.at(json.locate(["extraKnownMarketplaces"]))(
-      "error",
-      "settings-type",
-      "'extraKnownMarketplaces' must map marketplace names to { \"source\": { … } }",
-    );
 }

@@ -131,7 +131,6 @@ export function createCore(options: RunnerOptions): Core {
     catalog,
     settings,
     hooks: sessionHooks(main, claude.settings, options, pluginHooks(definitions.plugins, options)),
-    // The runner's own state (its sessions) and the files that define runs bind every run too.
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const memory =
@@ -157,7 +156,10 @@ export function createCore(options: RunnerOptions): Core {
   };
 }
 
-/** The runner's own deny rules: its sessions, and the protected paths no main list names. */
+/**
+ * The runner's own deny rules, which bind every run beside the session's: its sessions, and the
+ * protected paths (the files that define runs) no main list names.
+ */
 export function runnerDenyList(
   main: MainAgentDefinition | undefined,
   claude: ClaudeSettings,
