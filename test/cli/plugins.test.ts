@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect } from "vitest";
@@ -329,5 +330,40 @@ describe("audit", () => {
     expect(entries.find((e) => e.name === "--agent hookify:conversation-analyzer")?.plugin).toBe(
       "hookify@local",
     );
+  });
+});
+
+describe("audit --diff", () => {
+  it("counts a plugin the working tree enables as a gain", async ({
+    cli,
+    dir,
+    env,
+    market,
+    plugin,
+    project,
+  }) => {
+    project({ "agent.md": CEILING });
+    const git = (...args: string[]) =>
+      execFileSync(
+        "git",
+        ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args],
+        {
+          cwd: dir,
+          env: { ...env, GIT_CONFIG_NOSYSTEM: "1" },
+        },
+      );
+    git("init", "-q");
+    git("add", "agent.md");
+    git("commit", "-q", "-m", "start");
+    await plugin(["marketplace", "add", market]);
+    await plugin(["install", "hookify@local", "--scope", "project"]);
+    const r = await cli(["audit", "--diff", "HEAD", "--json"]);
+    expect(r.code).toBe(1);
+    const diff = JSON.parse(r.stdout);
+    expect(diff.widened).toBe(true);
+    expect(diff.code.map((c: { kind: string; text: string }) => `${c.kind} ${c.text}`)).toContain(
+      "plugin plugin hookify@local 0.0.1 enabled (project settings)",
+    );
+    expect(diff.entryPoints.map((e: { name: string }) => e.name)).toContain("/hookify:help");
   });
 });
