@@ -4,7 +4,7 @@ import path from "node:path";
 import { HOOK_EVENTS } from "../definitions/hook-events.js";
 import { type JsonFile, readJsonFile } from "../definitions/json-file.js";
 import { CUSTOM_TOOLS_DIR, MCP_JSON, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
-import type { Definition } from "../definitions/types.js";
+import type { Definition, Plugin } from "../definitions/types.js";
 import { walkTree } from "../definitions/walk-tree.js";
 
 /**
@@ -24,7 +24,8 @@ export type CodeInputKind =
   | "additional-directory"
   | "permission-mode"
   | "sandbox"
-  | "base-url";
+  | "base-url"
+  | "plugin";
 
 export interface CodeInput {
   readonly kind: CodeInputKind;
@@ -46,14 +47,37 @@ const isRecord = (x: unknown): x is Record<string, unknown> =>
  * The code inputs of the project laid out in `dir` (the working tree, or a revision's copy), with
  * its loaded `definitions`. Contract: never throws; a file that cannot be read gives nothing.
  */
-export function codeInputs(dir: string, definitions: readonly Definition[]): CodeInput[] {
+export function codeInputs(
+  dir: string,
+  definitions: readonly Definition[],
+  plugins: readonly Plugin[] = [],
+): CodeInput[] {
   const inputs = [
+    ...plugins.map(pluginInput),
     ...PROJECT_SETTINGS.flatMap((f) => settingsInputs(path.join(dir, f))),
     ...mcpJsonInputs(path.join(dir, MCP_JSON)),
     ...toolModuleInputs(dir),
     ...definitions.flatMap(definitionInputs),
   ];
   return [...inputs, ...hookScripts(dir, inputs)];
+}
+
+/**
+ * An enabled plugin: its commands, skills, agents, hooks and servers all come with it, so enabling
+ * one (or a new version of it) is a gain, whatever its entries' lists show.
+ */
+function pluginInput(p: Plugin): CodeInput {
+  const value = createHash("sha256")
+    .update(JSON.stringify([p.version, p.hooks ?? {}, p.servers]))
+    .digest("hex");
+  return {
+    kind: "plugin",
+    key: p.id,
+    value,
+    file: path.join(p.root, ".claude-plugin/plugin.json"),
+    line: 1,
+    text: `plugin ${p.id} ${p.version} enabled (${p.scope === "dir" ? "--plugin-dir" : `${p.scope} settings`})`,
+  };
 }
 
 /**

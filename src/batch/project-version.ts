@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { projectPlugins } from "../definitions/plugins.js";
 import { projectInputs } from "../definitions/project-inputs.js";
 
 /**
@@ -19,7 +20,9 @@ import { projectInputs } from "../definitions/project-inputs.js";
  */
 export function projectVersion(projectDir: string, cwd?: string): string {
   const root = path.resolve(projectDir);
-  const inputs = projectInputs(root, { cwd: path.resolve(root, cwd ?? ".") }).filter(
+  // The plugins the project's own settings enable from a marketplace inside it count; the user's do not.
+  const plugins = projectPlugins(root).plugins.map((p) => p.root);
+  const inputs = projectInputs(root, { cwd: path.resolve(root, cwd ?? "."), plugins }).filter(
     (i) => i.scope === "project",
   );
   const entries = inputs

@@ -189,10 +189,12 @@ function readProject(dir: string, at: ReadAt): Read {
   // Only the `.mcp.json` servers the settings let start (enabled/disabledMcpjsonServers), as in a run.
   const servers = projectServers(dir, loaded.definitions, {
     mcpJsonServers: mcpJsonFilter(settings.settings),
+    plugins: loaded.plugins,
   });
   // As for a run: a main agent or settings that do not load refuse it; other files are left out.
   const errors = [
     ...loaded.diagnostics.filter((d) => d.severity === "error" && d.surface === "main"),
+    ...(loaded.pluginErrors ?? []),
     ...settings.diagnostics.filter((d) => d.severity === "error"),
   ];
   const source: AuditSource = {
@@ -211,7 +213,7 @@ function readProject(dir: string, at: ReadAt): Read {
   };
   return {
     source,
-    code: rebasePaths(codeInputs(dir, loaded.definitions), dir, at.root),
+    code: rebasePaths(codeInputs(dir, loaded.definitions, loaded.plugins), dir, at.root),
     settingsFiles: source.settings.files,
     errors: rebasePaths(errors, dir, at.root),
   };

@@ -97,6 +97,7 @@ export function auditJson(a: Audit, h: AuditHeader) {
       name: e.name,
       kind: e.kind,
       ...(e.definition && { file: shownFile(e.definition.file, a) }),
+      ...(e.definition?.plugin && { plugin: e.definition.plugin.id }),
       sandboxed: e.sandboxed,
       hooks: e.hooks,
       dangers: [
@@ -155,7 +156,7 @@ function entryText(e: EntryAudit, a: Audit): string[] {
     ...(a.mode === "bypassPermissions" ? [BYPASS.text] : []),
   ];
   const lines = [
-    `${e.name}${e.definition ? `  [${shownFile(e.definition.file, a)}]` : "  (no agent.md: no list of its own)"}`,
+    `${e.name}${e.definition ? `  [${e.definition.plugin ? `plugin ${e.definition.plugin.id}: ` : ""}${shownFile(e.definition.file, a)}]` : "  (no agent.md: no list of its own)"}`,
     `  chains: ${nodes.length} · commands sandboxed: ${e.sandboxed} · dangerous: ${dangers.length > 0 ? dangers.join("; ") : "none"}`,
     ...wrap(`  can do: ${e.grants.map((r) => grantText(r.grant, a)).join(", ") || "nothing"}`, "          "),
     ...hookLines(e),

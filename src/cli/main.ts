@@ -27,6 +27,7 @@ Commands:
   mcp list           list the MCP servers, their status and their tools
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one
+  plugin install|list|marketplace add   Claude Code plugins (docs/plugins.md)
   trust [DIR]        review the project's code (hooks, MCP servers, tools) and trust it to run
   batch FILE.jsonl   many runs, one a line of FILE: here, or on workers with --redis URL
   worker             take runs from a queue (--redis URL) and run them
@@ -50,6 +51,7 @@ const COMMANDS = [
   "enqueue",
   "audit",
   "trust",
+  "plugin",
   "help",
 ] as const;
 
@@ -90,6 +92,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         const { runMcpCommand } = await import("./mcp-command.js");
         return await runMcpCommand(rest, io, (m) => new UsageError(m));
       }
+      case "plugin":
+        return (await import("./plugin-command.js")).runPluginCommand(rest, io);
       case "batch":
         return await (await import("./batch-command.js")).batchCommand(rest, io);
       case "worker":

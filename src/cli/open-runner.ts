@@ -31,6 +31,8 @@ export interface RunnerFlags {
   readonly fallbackModels?: readonly string[];
   /** More runner options (the wrapper flags', the Agent SDK's), over the ones above. */
   readonly extra?: Omit<RunnerOptions, "projectDir" | "restricted">;
+  /** `--plugin-dir`: plugin folders to run with. */
+  readonly pluginDirs?: readonly string[];
 }
 
 /**
@@ -67,6 +69,7 @@ export async function openRunner(
       }),
       ...(flags.outputSchema && { outputSchema: flags.outputSchema }),
       ...(flags.sandbox && { sandbox: true }),
+      ...(flags.pluginDirs && { pluginDirs: flags.pluginDirs }),
       ...(flags.permissions && { permissions: flags.permissions }),
       ...((flags.systemPrompt !== undefined || flags.appendSystemPrompt !== undefined) && {
         systemPrompt: {

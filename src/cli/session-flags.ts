@@ -27,6 +27,7 @@ export const SESSION_FLAGS = {
   "json-schema": { type: "string" },
   "max-budget-usd": { type: "string" },
   "fallback-model": { type: "string", multiple: true },
+  "plugin-dir": { type: "string", multiple: true },
   ...PERMISSION_FLAGS,
   help: { type: "boolean", short: "h" },
 } as const;
@@ -61,6 +62,8 @@ export interface SessionOptions {
   readonly maxBudgetUsd?: number;
   /** `--fallback-model` (repeatable, or comma-separated): models for an overloaded request, in order. */
   readonly fallbackModels?: readonly string[];
+  /** `--plugin-dir DIR`: plugin folders to run with (absolute). */
+  readonly pluginDirs?: readonly string[];
 }
 
 type SessionValues = {
@@ -79,6 +82,7 @@ type SessionValues = {
   "json-schema"?: string;
   "max-budget-usd"?: string;
   "fallback-model"?: string[];
+  "plugin-dir"?: string[];
 } & Parameters<typeof permissionFlags>[0];
 
 /** The shared flags as options; conflicting or malformed ones are usage errors. */
@@ -100,7 +104,10 @@ export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
   const fallbackModels = (v["fallback-model"] ?? []).flatMap((m) => m.split(",")).map((m) => m.trim());
   if (fallbackModels.some((m) => m === ""))
     throw new UsageError("--fallback-model needs a model id or alias (sonnet, opus, haiku)");
+  const pluginDirs = (v["plugin-dir"] ?? []).map((d) => path.resolve(cwd, d));
+  for (const d of pluginDirs) if (!isFolder(d)) throw new UsageError(`--plugin-dir: no such folder: ${d}`);
   return {
+    ...(pluginDirs.length > 0 && { pluginDirs }),
     ...(fallbackModels.length > 0 && { fallbackModels }),
     ...(outputSchema && { outputSchema }),
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),

@@ -2,7 +2,7 @@ import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../shared/is-inside.js";
 import { AGENT_MD } from "./project-inputs.js";
-import type { Diagnostic, Surface } from "./types.js";
+import type { Diagnostic, PluginRef, Surface } from "./types.js";
 import { walkTree } from "./walk-tree.js";
 
 /** A markdown file that is (or claims to be) a definition, and where its project hangs from. */
@@ -15,6 +15,8 @@ export interface Discovered {
   readonly base: string;
   /** Found in the user's own folder (`~/.claude/`): a project definition of the same name wins. */
   readonly user?: true;
+  /** Found in a plugin: its name is namespaced by the plugin's, `${CLAUDE_PLUGIN_ROOT}` is put in. */
+  readonly plugin?: PluginRef;
 }
 
 export interface Discovery {
@@ -72,10 +74,18 @@ function upwards(from: string, holds: (dir: string) => boolean): string | undefi
  * The four surfaces of one project: `agent.md`, `agents/**\/*.md`, `skills/*\/SKILL.md`,
  * `commands/**\/*.md`, and the same under `.claude/`.
  */
-export function discoverProject(root: string, userDir?: string): Discovery {
+export function discoverProject(
+  root: string,
+  userDir?: string,
+  plugins: readonly PluginRef[] = [],
+): Discovery {
   const abs = path.resolve(root);
   const found: Discovered[] = [];
   const diagnostics: Diagnostic[] = [];
+  // A plugin's definitions first: the project's own, of the same name, are found before them.
+  for (const plugin of plugins)
+    for (const d of surfaceFolders(plugin.root, plugin.root, diagnostics, plugin.root))
+      found.push({ ...d, plugin });
   const user = userDir === undefined ? undefined : path.resolve(userDir);
   // The user's definitions first: a project's own of the same name take their place.
   if (user !== undefined && user !== path.join(abs, ".claude") && isDir(user)) {

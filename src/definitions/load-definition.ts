@@ -6,6 +6,7 @@ import { readFrontmatter } from "./frontmatter.js";
 import { HOOK_EVENTS } from "./hook-events.js";
 import { readMcpServersField } from "./mcp-servers.js";
 import { readOutputSchemaField } from "./output-schema.js";
+import { withPluginRoot } from "./plugin-root.js";
 import { readSource } from "./read-source.js";
 import { readSandboxField } from "./sandbox-field.js";
 import type { ToolNames } from "./tool-names.js";
@@ -54,8 +55,9 @@ export function loadDefinitionFile(
     );
     return { outcome: "documentation", diagnostics: sink.items };
   };
-  const source = options.text ?? readSource(file, sink);
-  if (source === null) return fail();
+  const read = options.text ?? readSource(file, sink);
+  if (read === null) return fail();
+  const source = found.plugin ? withPluginRoot(read, found.plugin.root) : read;
   const fm = readFrontmatter(source, sink);
   if (fm.failed) return fail();
   if (!fm.present && (surface === "agent" || surface === "command") && DOC_NAME.test(path.basename(file))) {
@@ -141,7 +143,8 @@ export function loadDefinitionFile(
       break;
     case "skill": {
       const dir = path.dirname(file);
-      const name = v.name as string;
+      // A plugin's skills are named by their folders, as its own text calls them (`hookify:writing-rules`).
+      const name = found.plugin ? path.basename(dir) : (v.name as string);
       const description = v.description as string;
       if (name !== path.basename(dir)) {
         sink.add(
@@ -189,6 +192,8 @@ export function loadDefinitionFile(
       break;
   }
   if (surface === "skill" || surface === "command") checkBody(fm.body, fm.bodyLine, sink);
+  if (found.plugin && surface !== "main")
+    definition = { ...definition, name: `${found.plugin.name}:${definition.name}`, plugin: found.plugin };
   return { definition, outcome: "loaded", diagnostics: sink.items };
 }
 

@@ -2,12 +2,24 @@ import path from "node:path";
 import { compareDiagnostics } from "./diagnostics.js";
 import { type Discovery, discoverPaths, discoverProject } from "./discover.js";
 import { loadDefinitionFile } from "./load-definition.js";
+import { projectPlugins } from "./plugins.js";
 import { type ToolNames, toolNames } from "./tool-names.js";
 import type { Definition, Diagnostic, FileReport, LoadOptions, LoadResult } from "./types.js";
 
 /** Loads the definitions of one project folder (see `discoverProject`). Contract: never throws. */
 export function loadProject(root: string, options: LoadOptions = {}): LoadResult {
-  return loadDiscovered(discoverProject(root, options.userDir), known(options));
+  const plugins = projectPlugins(path.resolve(root), {
+    ...(options.userDir !== undefined && { userDir: options.userDir }),
+    ...(options.pluginDirs && { pluginDirs: options.pluginDirs }),
+  });
+  const refs = plugins.plugins.map((p) => ({ name: p.name, id: p.id, root: p.root, owner: p.owner }));
+  const loaded = loadDiscovered(discoverProject(root, options.userDir, refs), known(options));
+  return {
+    ...loaded,
+    diagnostics: [...loaded.diagnostics, ...plugins.diagnostics].sort(compareDiagnostics),
+    plugins: plugins.plugins,
+    pluginErrors: plugins.diagnostics.filter((d) => d.severity === "error"),
+  };
 }
 
 /** Loads whatever files and folders are given (see `discoverPaths`). Contract: never throws. */
@@ -48,7 +60,7 @@ function loadDiscovered(discovery: Discovery, names: ToolNames | undefined): Loa
   const all = [...definitions.values()];
   diagnostics.push(...shadowedCommands(all));
   diagnostics.sort(compareDiagnostics);
-  return { definitions: all, diagnostics, files };
+  return { definitions: all, diagnostics, files, plugins: [] };
 }
 
 function shadowed(user: Definition, project: Definition): Diagnostic {

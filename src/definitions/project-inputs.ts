@@ -26,7 +26,7 @@ export const MEMORY_FILES = ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"
 export const USER_SETTINGS = "settings.json";
 export const USER_MEMORY = "CLAUDE.md";
 
-export type InputKind = "main" | "definitions" | "tools" | "settings" | "mcp" | "memory";
+export type InputKind = "main" | "definitions" | "tools" | "settings" | "mcp" | "memory" | "plugin";
 
 export interface ProjectInput {
   /** Absolute. */
@@ -44,6 +44,11 @@ export interface InputsOptions {
   readonly userDir?: string;
   /** The working folder: the memory files of each folder down to it are read (default: the project). */
   readonly cwd?: string;
+  /**
+   * The folders of the enabled plugins (see `projectPlugins`): every file in them is an input, the
+   * project's when the folder is inside it, else the user's.
+   */
+  readonly plugins?: readonly string[];
 }
 
 /**
@@ -66,6 +71,10 @@ export function projectInputs(projectDir: string, options: InputsOptions = {}): 
   add("mcp", "project", present([path.join(root, MCP_JSON)]));
   for (const dir of memoryFolders(root, options.cwd ?? root))
     add("memory", "project", present(MEMORY_FILES.map((f) => path.join(dir, f))));
+  for (const dir of options.plugins ?? []) {
+    const scope = isInside(dir, root) ? "project" : "user";
+    add("plugin", scope, walkTree(dir, { bound: dir }));
+  }
   const user = options.userDir === undefined ? undefined : path.resolve(options.userDir);
   if (user !== undefined && user !== path.join(root, ".claude")) {
     add("settings", "user", present([path.join(user, USER_SETTINGS)]));

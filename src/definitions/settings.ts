@@ -7,6 +7,7 @@ import { HOOK_EVENTS } from "./hook-events.js";
 import { type JsonFile, parseJsonText, readJsonFile } from "./json-file.js";
 import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
+import { checkPluginSettings } from "./marketplace.js";
 import { checkEntry } from "./parse-tool-list.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
@@ -76,6 +77,8 @@ export const SETTINGS_KEYS: readonly string[] = [
   "disableAllHooks",
   "enabledMcpjsonServers",
   "disabledMcpjsonServers",
+  "enabledPlugins",
+  "extraKnownMarketplaces",
 ];
 /** The keys of `permissions` agentmd reads. */
 export const PERMISSION_KEYS: readonly string[] = [
@@ -258,6 +261,7 @@ function checkSettings(
         : path.resolve(base === "home" ? home : root, d),
   );
   const env = checkSettingsEnv(value.env, json, sink, { base, root });
+  checkPluginSettings(value, json, sink);
   const hooksOk = checkHooks(
     value.hooks,
     {

@@ -50,7 +50,11 @@ export interface HookEntry {
   readonly timeout?: number;
   /** Not run, and why: a PreToolUse call it matches is refused with this sentence (see CommandHook). */
   readonly withheld?: string;
-  /** Where it was written (`user`, `project`, `local` settings, …), for messages and the audit. */
+  /** Variables beside the run's (a plugin's hooks get `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The folder it runs in, instead of the run's (a plugin's hooks run in the project folder). */
+  readonly cwd?: string;
+  /** Where it was written (`user`, `project`, `local` settings, `plugin NAME`, …), for messages and the audit. */
   readonly origin?: string;
 }
 
@@ -84,6 +88,8 @@ interface DefinitionBase {
    * StructuredOutput tool taking it; a valid call ends the run with that object as its answer.
    */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** The plugin it comes from: its name is namespaced (`plugin:name`) and `${CLAUDE_PLUGIN_ROOT}` put in. */
+  readonly plugin?: PluginRef;
 }
 
 /**
@@ -175,6 +181,10 @@ export interface LoadResult {
   readonly definitions: readonly Definition[];
   readonly diagnostics: readonly Diagnostic[];
   readonly files: readonly FileReport[];
+  /** The enabled plugins whose definitions are among these (their hooks and servers with them). */
+  readonly plugins: readonly Plugin[];
+  /** The errors of the enabled plugins' own files (plugin.json, hooks, servers): a run refuses on any. */
+  readonly pluginErrors?: readonly Diagnostic[];
 }
 
 /** How definitions are loaded. */
@@ -190,6 +200,8 @@ export interface LoadOptions {
    * definition of the same name takes the place of a user's (an info diagnostic says so).
    */
   readonly userDir?: string;
+  /** Plugin folders given on the command line (`--plugin-dir`): they win over an enabled plugin of the same name. */
+  readonly pluginDirs?: readonly string[];
 }
 
 /** A tool list as written in code: a comma-separated string or a list of entries. */
@@ -319,4 +331,39 @@ export interface SkillInput extends CommonInput, InvocableInput {
 export interface CommandInput extends CommonInput, InvocableInput {
   readonly name: string;
   readonly tools?: ToolListInput;
+}
+
+/** Where a plugin comes from and whose it is: what a definition of it carries. */
+export interface PluginRef {
+  /** `plugin.json`'s `name`: the namespace of its commands, skills, agents and servers. */
+  readonly name: string;
+  /** `name@marketplace`, or `name@--plugin-dir` for a folder given on the command line. */
+  readonly id: string;
+  /** The plugin's folder (absolute): `${CLAUDE_PLUGIN_ROOT}`. */
+  readonly root: string;
+  /**
+   * `project`: enabled by the repository's own settings, so its code is the folder's and trusted
+   * with it; `user`: enabled by the user (their settings, `--plugin-dir`), the user's own code.
+   */
+  readonly owner: "project" | "user";
+}
+
+export interface PluginServer {
+  /** `plugin_<plugin>_<server>`: tools are `mcp__plugin_<plugin>_<server>__<tool>`. */
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly origin: SourcePos;
+}
+
+export interface Plugin extends PluginRef {
+  readonly marketplace?: string;
+  readonly version: string;
+  /** Which setting enabled it: a settings scope, or `dir` for `--plugin-dir`. */
+  readonly scope: "user" | "project" | "local" | "dir";
+  readonly enabled: boolean;
+  /** `~/.claude/plugins/data/<plugin>-<marketplace>`: `CLAUDE_PLUGIN_DATA` of its hooks. */
+  readonly dataDir: string;
+  /** From `hooks/hooks.json`: commands with the plugin's root put in, run in the project folder. */
+  readonly hooks?: HooksSetting;
+  readonly servers: readonly PluginServer[];
 }

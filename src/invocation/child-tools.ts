@@ -6,7 +6,7 @@ import type { Tool, ToolResult } from "../tools/types.js";
 import { childCaller } from "./callers.js";
 import type { Core } from "./core.js";
 import { shownPath } from "./expand-body.js";
-import type { HopCore } from "./hop-core.js";
+import { byName, type HopCore } from "./hop-core.js";
 import { prepareRun, resolveInvocable } from "./prepare-run.js";
 import { sandboxAfter } from "./run-sandbox-of.js";
 import type { Caller, ChildCall, ParentRun, Prepared } from "./run-types.js";
@@ -124,7 +124,7 @@ async function invokeSkill(
   state.hooks = resolved.hooks;
   if (resolved.approved) state.approved = resolved.approved;
   if (sandbox.state) state.sandbox = sandbox.state.sandbox;
-  const skill = core.skills.get(name);
+  const skill = byName(core.skills, name);
   return ok(`Skill '${name}' (folder: ${shownPath(core.cwd, skill?.dir ?? core.cwd)}/)\n\n${expanded.text}`);
 }
 

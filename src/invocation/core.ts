@@ -7,7 +7,14 @@ import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
 import { toolNames } from "../definitions/tool-names.js";
-import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
+import type {
+  Definition,
+  Diagnostic,
+  HooksSetting,
+  MainAgentDefinition,
+  Plugin,
+  Surface,
+} from "../definitions/types.js";
 import type { CallApproval } from "../loop/execute-call.js";
 import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
@@ -116,6 +123,7 @@ export function createCore(options: RunnerOptions): Core {
     cwd,
     env,
     mcpJsonServers: mcpJsonFilter(claude.settings),
+    plugins: definitions.plugins.filter((p) => !(options.restricted && p.owner === "project")),
   });
   const hop = createHopCore({
     projectDir,
@@ -124,8 +132,7 @@ export function createCore(options: RunnerOptions): Core {
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: sessionHooks(main, claude.settings, options),
-    // The runner's own state (its sessions) and the files that define runs bind every run too.
+    hooks: sessionHooks(main, claude.settings, options, pluginHooks(definitions.plugins, options)),
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const memory =
@@ -151,7 +158,10 @@ export function createCore(options: RunnerOptions): Core {
   };
 }
 
-/** The runner's own deny rules: its sessions, and the protected paths no main list names. */
+/**
+ * The runner's own deny rules, which bind every run beside the session's: its sessions, and the
+ * protected paths (the files that define runs) no main list names.
+ */
 export function runnerDenyList(
   main: MainAgentDefinition | undefined,
   claude: ClaudeSettings,
@@ -164,9 +174,27 @@ export function runnerDenyList(
   return compileList(undefined, [...RUNNER_DENY, ...protectedWriteDenies(paths, explicit, ctx)], ctx);
 }
 
-/** agent.md's hooks, then the settings' (unless they turn all hooks off), then those given in code. */
-function sessionHooks(main: MainAgentDefinition | undefined, claude: ClaudeSettings, options: RunnerOptions) {
-  return mergeHooks(main?.hooks, claude.disableAllHooks ? undefined : claude.hooks, options.hooks);
+/**
+ * agent.md's hooks, then the settings' and the enabled plugins' (unless the settings turn all hooks
+ * off), then those given in code.
+ */
+function sessionHooks(
+  main: MainAgentDefinition | undefined,
+  claude: ClaudeSettings,
+  options: RunnerOptions,
+  plugins?: HooksSetting,
+) {
+  const off = claude.disableAllHooks === true;
+  return mergeHooks(main?.hooks, off ? undefined : claude.hooks, off ? undefined : plugins, options.hooks);
+}
+
+/** The plugins' hooks in the order they were enabled; a project's plugin's withheld when restricted. */
+function pluginHooks(plugins: readonly Plugin[], options: RunnerOptions): HooksSetting {
+  return mergeHooks(
+    ...plugins.map((p) =>
+      p.hooks && options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks,
+    ),
+  ) as HooksSetting;
 }
 
 /** The main agent's system prompt: its body (or the one given instead), the context, what is appended. */
@@ -218,10 +246,13 @@ function loadDefinitions(
       ? loadProject(root, {
           toolNames,
           ...user,
+          ...(options.pluginDirs && { pluginDirs: options.pluginDirs }),
         })
-      : { definitions: [], diagnostics: [], files: [] };
-  // Restricted: the project's definitions lose their code; the user's own (~/.claude) keep theirs.
-  const isUsers = (d: Definition) => user.userDir !== undefined && isInside(d.file, user.userDir);
+      : { definitions: [], diagnostics: [], files: [], plugins: [] };
+  // Restricted: the project's definitions lose their code; the user's own (~/.claude, the plugins
+  // the user enabled) keep theirs.
+  const isUsers = (d: Definition) =>
+    d.plugin ? d.plugin.owner === "user" : user.userDir !== undefined && isInside(d.file, user.userDir);
   const files = options.restricted
     ? loaded.definitions.map((d) => (isUsers(d) ? d : withoutProjectCode(d)))
     : loaded.definitions;
@@ -231,11 +262,18 @@ function loadDefinitions(
       `agent.md cannot be loaded:\n${mainErrors.map((d) => located(d, root)).join("\n")}`,
     );
   }
+  // A plugin whose files cannot be read would run without the guard its hooks were meant to be.
+  const pluginErrors = loaded.pluginErrors ?? [];
+  if (pluginErrors.length > 0)
+    throw new ConfigError(
+      `an enabled plugin cannot be used, and running without it could skip its guards:\n${pluginErrors.map((d) => located(d, root)).join("\n")}`,
+    );
   const fromCode = definitionsFromCode(options, root, toolNames);
   const codeMain = fromCode.some((d) => d.surface === "main");
   return {
     all: [...files.filter((d) => !(codeMain && d.surface === "main")), ...fromCode],
     diagnostics: loaded.diagnostics,
+    plugins: loaded.plugins,
   };
 }
 

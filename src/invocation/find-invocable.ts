@@ -1,12 +1,12 @@
 import type { CommandDefinition, SkillDefinition } from "../definitions/types.js";
 import { didYouMean } from "../shared/did-you-mean.js";
-import type { HopCore } from "./hop-core.js";
+import { byName, type HopCore } from "./hop-core.js";
 
 export type Invocable = SkillDefinition | CommandDefinition;
 
 /** The skill (first) or command a name invokes, or why there is none. */
 export function findInvocable(core: HopCore, name: string, by: "user" | "model"): Invocable | string {
-  const skill = core.skills.get(name);
+  const skill = byName(core.skills, name);
   if (by === "model") {
     if (!skill) return `there is no skill named '${name}'${loadedNames(name, [...core.skills.keys()])}`;
     if (skill.disableModelInvocation) return `the skill '${name}' can only be invoked by a user (/${name})`;

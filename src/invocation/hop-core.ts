@@ -85,3 +85,15 @@ function bySurface<D extends Definition>(all: readonly Definition[], surface: Su
   for (const d of all) if (d.surface === surface) m.set(d.name, d as D);
   return m;
 }
+
+/**
+ * The definition a name calls: the one of that name, else the only plugin's whose bare name it is
+ * (`writing-rules` for `hookify:writing-rules`). The project's own of a bare name are found first,
+ * and a bare name two plugins share calls neither.
+ */
+export function byName<D extends Definition>(map: ReadonlyMap<string, D>, name: string): D | undefined {
+  const exact = map.get(name);
+  if (exact || name.includes(":")) return exact;
+  const bare = [...map.values()].filter((d) => d.plugin && d.name === `${d.plugin.name}:${name}`);
+  return bare.length === 1 ? bare[0] : undefined;
+}

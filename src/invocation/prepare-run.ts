@@ -5,7 +5,7 @@ import { allowsNothing, decide, denialText, intersect, ruleTexts } from "../perm
 import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox } from "../sandbox/sandbox-setting.js";
 import { findInvocable, type Invocable, loadedNames } from "./find-invocable.js";
-import type { HopCore } from "./hop-core.js";
+import { byName, type HopCore } from "./hop-core.js";
 import { approvedWith, continued, maxIterationsFor, modelFor, runSpec } from "./run-spec.js";
 import type {
   BodyPrompt,
@@ -33,7 +33,7 @@ export function prepareRun(core: HopCore, caller: Caller, request: RunRequest): 
   if (request.kind === "prompt")
     return ready(runSpec(caller, { ...continued(caller), prompt: contentPrompt(request.content) }));
   if (request.kind === "agent") {
-    const sub = core.agents.get(request.name);
+    const sub = byName(core.agents, request.name);
     if (!sub)
       return failed(
         `no subagent named '${request.name}'${loadedNames(request.name, [...core.agents.keys()])}`,
@@ -146,7 +146,7 @@ function forkAsAgent(
     readonly outputSchema: RunSpec["outputSchema"];
   },
 ): Prepared {
-  const sub = core.agents.get(name);
+  const sub = byName(core.agents, name);
   if (!sub)
     return failed(
       `${fork.label} names the subagent '${name}', which is not defined${loadedNames(name, [...core.agents.keys()])}`,

@@ -60,6 +60,8 @@ export interface RunnerOptions {
    * passed in `tools.extra`).
    */
   readonly restricted?: boolean;
+  /** Claude Code plugin folders to run with (`--plugin-dir`); one wins over an enabled plugin of its name. */
+  readonly pluginDirs?: readonly string[];
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * The user's own definitions (and settings) folder; default `~/.claude` of `env.HOME`. Its

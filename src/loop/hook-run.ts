@@ -65,14 +65,15 @@ const TIMED_OUT = Symbol("timed out");
 export async function runCommandHook(hook: CommandHook, payload: HookPayload, cx: RunOne): Promise<Answer> {
   const timeout = hook.timeout ?? HOOK_TIMEOUT_S;
   const r = await runProcess("bash", ["--norc", "--noprofile", "-c", hook.command], {
-    cwd: payload.cwd,
-    env: cx.env ?? process.env,
+    cwd: hook.cwd ?? payload.cwd,
+    env: { ...(cx.env ?? process.env), ...hook.env },
     signal: cx.signal,
     timeoutMs: timeout * 1000,
     input: JSON.stringify(payload),
     maxChars: MAX_OUTPUT,
   });
-  const name = `hook '${hook.command}'`;
+  // A hook from outside the project's files (a plugin's) says whose it is.
+  const name = `${hook.origin?.startsWith("plugin") ? `${hook.origin} ` : ""}hook '${hook.command}'`;
   const stderr = r.stderr.text().trim();
   switch (r.kind) {
     case "timed-out":

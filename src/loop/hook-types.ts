@@ -61,6 +61,10 @@ export interface CommandHook {
    * run fails closed; a non-blocking one goes on.
    */
   readonly withheld?: string;
+  /** Variables beside the run's environment (a plugin's `CLAUDE_PLUGIN_ROOT`, `CLAUDE_PLUGIN_DATA`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The folder the command runs in instead of the run's (a plugin's hooks: the project folder). */
+  readonly cwd?: string;
   readonly origin?: HookOrigin;
 }
 

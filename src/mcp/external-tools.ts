@@ -1,4 +1,4 @@
-import type { Definition, MainAgentDefinition, McpServerConfigInput } from "../definitions/types.js";
+import type { Definition, MainAgentDefinition, McpServerConfigInput, Plugin } from "../definitions/types.js";
 import { DEFAULT_MCP_TIMEOUT_MS } from "../shared/defaults.js";
 import { parseToolSearch, type ToolSearchSetting } from "../tools/search/deferral.js";
 import { createMcpHub, type McpHub } from "./mcp-hub.js";
@@ -41,6 +41,8 @@ export function createExternalTools(input: {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The settings' `enabledMcpjsonServers` and `disabledMcpjsonServers`. */
   readonly mcpJsonServers?: { readonly enabled?: readonly string[]; readonly disabled?: readonly string[] };
+  /** The enabled plugins whose servers start (`plugin_<plugin>_<server>`). */
+  readonly plugins?: readonly Plugin[];
 }): ExternalTools {
   const { options, main } = input;
   const timeoutMs =
@@ -50,6 +52,7 @@ export function createExternalTools(input: {
     mcpJson: input.projectDir !== undefined && options.mcp?.mcpJson !== false,
     ...(options.mcp?.servers && { servers: options.mcp.servers }),
     ...(input.mcpJsonServers && { mcpJsonServers: input.mcpJsonServers }),
+    ...(input.plugins && { plugins: input.plugins }),
   });
   return {
     hub: createMcpHub({

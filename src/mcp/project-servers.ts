@@ -1,5 +1,11 @@
 import { checkServerConfig } from "../definitions/mcp-servers.js";
-import type { Definition, Diagnostic, McpServerConfigInput, McpServerRef } from "../definitions/types.js";
+import type {
+  Definition,
+  Diagnostic,
+  McpServerConfigInput,
+  McpServerRef,
+  Plugin,
+} from "../definitions/types.js";
 import { readMcpJson } from "./read-mcp-json.js";
 import type { McpServerSpec } from "./server-spec.js";
 
@@ -19,6 +25,8 @@ export interface ProjectServerOptions {
   readonly mcpJsonServers?: { readonly enabled?: readonly string[]; readonly disabled?: readonly string[] };
   /** Servers given in code, as `.mcp.json` writes them. */
   readonly servers?: Readonly<Record<string, McpServerConfigInput>>;
+  /** Enabled plugins: their servers join the project's, named `plugin_<plugin>_<server>`. */
+  readonly plugins?: readonly Plugin[];
 }
 
 /**
@@ -40,7 +48,10 @@ export function projectServers(
   };
   const diagnostics: Diagnostic[] = [...json.diagnostics];
   const main = definitions.find((d) => d.surface === "main");
-  const project: McpServerSpec[] = [...json.servers, ...inline(main, "project")];
+  const fromPlugins = (options.plugins ?? []).flatMap((p) =>
+    p.servers.map((s) => ({ ...s, scope: "project", plugin: p.name })),
+  );
+  const project: McpServerSpec[] = [...json.servers, ...fromPlugins, ...inline(main, "project")];
   for (const [name, value] of Object.entries(options.servers ?? {})) {
     const checked = checkServerConfig(value);
     if (!checked.ok) {

@@ -7,6 +7,8 @@ export interface McpServerSpec {
   readonly origin: SourcePos;
   /** `project` (`.mcp.json`, agent.md, code), or `agent:NAME` for a subagent's inline server. */
   readonly scope: string;
+  /** The plugin that defines it, if one does. */
+  readonly plugin?: string;
 }
 
 /** `mcp__github__` */

@@ -6,7 +6,7 @@ import { readJsonFile } from "../definitions/json-file.js";
 import { loadProject } from "../definitions/load.js";
 import { normaliseHooks } from "../definitions/load-definition.js";
 import { CUSTOM_TOOLS_DIR, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
-import type { Definition, HooksSetting, McpServerConfig } from "../definitions/types.js";
+import type { Definition, HooksSetting, McpServerConfig, Plugin } from "../definitions/types.js";
 import { walkTree } from "../definitions/walk-tree.js";
 import { readMcpJson } from "../mcp/read-mcp-json.js";
 import { isInside } from "../shared/is-inside.js";
@@ -34,7 +34,12 @@ export function repositoryCode(projectDir: string, home: string | undefined): Re
   const own = (file: string) => user === undefined || !isInside(path.resolve(file), path.resolve(user));
   const rel = (file: string) => path.relative(dir, file) || ".";
   const items: CodeItem[] = [];
-  const definitions = loadProject(dir).definitions.filter((d) => own(d.file));
+  // A plugin the repository's own settings enable is the folder's code, wherever it is installed.
+  const loaded = loadProject(dir, user === undefined ? {} : { userDir: user });
+  const definitions = loaded.definitions.filter((d) =>
+    d.plugin ? d.plugin.owner === "project" : own(d.file),
+  );
+  for (const p of loaded.plugins) if (p.owner === "project") items.push(...pluginItems(p));
   for (const d of definitions)
     if (d.surface !== "command") items.push(...hookItems(d.hooks, rel(d.file), dir));
   for (const name of PROJECT_SETTINGS) {
@@ -50,6 +55,14 @@ export function repositoryCode(projectDir: string, home: string | undefined): Re
       item("baseUrl", `baseUrl ${rel(main.file)}`, `baseUrl ${main.baseUrl}`, rel(main.file), main.baseUrl),
     );
   return codeOf(dir, items);
+}
+
+/** A project's plugin: its hooks and the scripts in its folder they name, its MCP servers. */
+function pluginItems(p: Plugin): CodeItem[] {
+  const where = `plugin ${p.id}`;
+  const out = hookItems(p.hooks, where, p.root);
+  for (const s of p.servers) out.push(mcpItem(s.name, s.config, where));
+  return out;
 }
 
 /** The listing and digest of `items` (repeats, such as a script two hooks name, once). */
