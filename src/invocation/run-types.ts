@@ -9,6 +9,7 @@ import type { MessageParam } from "../model/messages.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { ToolContext } from "../tools/types.js";
+import type { RunTrace } from "../tracing/tracing.js";
 
 export type Content = MessageParam["content"];
 
@@ -126,6 +127,8 @@ export interface RunIo {
   readonly typed?: string;
   /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
   readonly continues?: boolean;
+  /** The run's trace, when tracing is on: it sees the events, and names the span of each call. */
+  readonly trace?: RunTrace;
 }
 
 /** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */

@@ -15,6 +15,7 @@ import { isModel } from "../model/model.js";
 import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { openTracing, type RunTrace } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Core, createCore } from "./core.js";
 import { slashNames } from "./find-invocable.js";
@@ -49,6 +50,8 @@ export interface RunOptions {
   readonly agent?: string;
   /** The main agent's model for this run (an id or alias), over the runner's. */
   readonly model?: string;
+  /** With tracing on: the W3C `traceparent` the run's trace belongs under (a queue's job carries one). */
+  readonly traceparent?: string;
 }
 
 /**
@@ -115,6 +118,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   let closed: Promise<void> | undefined;
+  // OpenTelemetry is loaded only when the environment (or the settings' env) turns tracing on.
+  const tracing = openTracing(core.env);
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -131,12 +136,17 @@ export function createRunner(options: RunnerOptions = {}): Runner {
                 events.push({ runId: "", depth: 0, type: "warning", message }),
               )
             : undefined;
+          const opened = await tracing;
+          const trace = opened.tracing?.forRun(runOptions.traceparent);
           const emit: EventSink = (event) => {
+            trace?.observe(event);
             // A running command's output is progress to show, not history to keep (its result is).
             if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
-          const result = await runLine(core, store, options, input, runOptions, { sessionId, emit });
+          if (opened.warning) emit({ runId: "", depth: 0, type: "warning", message: opened.warning });
+          const out = { sessionId, emit, ...(trace && { trace }) };
+          const result = await runLine(core, store, options, input, runOptions, out);
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
@@ -156,7 +166,11 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     slashNames: () => slashNames(core),
     compact: (sessionId, compactOptions = {}) => compactSession(core, store, sessionId, compactOptions),
     close: () => {
-      closed ??= core.external.hub.close().catch(() => {});
+      // The last spans are sent before the process exits (Ctrl-C and SIGTERM end runs, then close).
+      closed ??= Promise.all([
+        core.external.hub.close().catch(() => {}),
+        tracing.then((t) => t.tracing?.shutdown()),
+      ]).then(() => {});
       return closed;
     },
   };
@@ -169,7 +183,7 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: { sessionId: string; emit: EventSink },
+  out: { sessionId: string; emit: EventSink; trace?: RunTrace },
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
   if (recording && typeof input === "string") recordInput(recording, input);
@@ -191,6 +205,7 @@ async function runLine(
     sessionId: out.sessionId,
     emit: out.emit,
     history,
+    ...(out.trace && { trace: out.trace }),
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };

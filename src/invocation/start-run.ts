@@ -78,6 +78,7 @@ function runCalls(
         sessionId: io.sessionId,
         history: [],
         ...(by.callId && { parentToolUseId: by.callId }),
+        ...(io.trace && { trace: io.trace }),
       }),
     expand: (prompt, state, signal) => expandBody(prompt, { ...calls, state, signal }, core.fs),
   };
@@ -113,6 +114,7 @@ async function opened(
     ...(spec.parentRunId && { parentRunId: spec.parentRunId }),
     ...(io.parentToolUseId && { parentToolUseId: io.parentToolUseId }),
     ...(io.typed !== undefined && { input: io.typed }),
+    ...(io.trace && { list: ruleTexts(spec.list) }),
   });
   const ended = {
     runId,
@@ -219,6 +221,7 @@ function callContext(
     agent: spec.agent,
     approval: core.approval,
     shells: createBackgroundShells(),
+    ...(io.trace && { traceparent: (callId: string) => io.trace?.traceparent(run.runId, callId) }),
   };
 }
 

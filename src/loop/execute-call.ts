@@ -1,7 +1,8 @@
-import type { ContentBlockParam, ToolResultBlockParam } from "../model/messages.js";
+import type { ToolResultBlockParam } from "../model/messages.js";
 import type { Usage } from "../model/models.js";
 import type { Approval } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
+import { allowedNote, type DecisionNote, deniedNote } from "../permissions/decision-note.js";
 import { denialText } from "../permissions/denial-text.js";
 import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
@@ -15,6 +16,9 @@ import { checkInput } from "../tools/schema-gate.js";
 import type { Logger, ReadRecord, SchemaValidationMode, Tool, ToolResult } from "../tools/types.js";
 import type { CallDecision, EventSink } from "./events.js";
 import { type HookOutcome, type Hooks, runHooks } from "./hooks.js";
+import { appendNote, errorText, resultText, toResultBlock } from "./tool-result.js";
+
+export { notRunResult, resultText, toResultBlock } from "./tool-result.js";
 
 /** What every call of one run is executed in. */
 export interface CallContext {
@@ -37,6 +41,11 @@ export interface CallContext {
   readonly approval?: CallApproval;
   /** The run's background commands; the run closes them when it ends. */
   readonly shells?: BackgroundShells;
+  /**
+   * Set when the run is traced: the `traceparent` of a call's span, put in the environment of the
+   * processes the call starts (Bash, hooks); each call's tool_end then notes its decision's rule.
+   */
+  readonly traceparent?: (callId: string) => string | undefined;
 }
 
 /** A call that needs a user's consent, as a prompt shows it. */
@@ -123,8 +132,9 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
   cx.emit({ ...base, type: "tool_start", id: use.id, name: use.name, input: use.input });
   let decision: CallDecision;
   let result: ToolResult;
+  const trail: Trail = {};
   try {
-    ({ decision, result } = await settle(use, cx));
+    ({ decision, result } = await settle(use, traced(cx, use.id), trail));
   } catch (e) {
     // What threw is ours or a rule's, a hook's, a gate's (a tool's own throw is a result): the call
     // is answered as failed, and recorded as such, never as allowed.
@@ -140,6 +150,7 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
     isError: result.isError,
     content: text,
     ms: performance.now() - started,
+    ...(cx.traceparent && trail.note && { permission: trail.note }),
   });
   return { block: toResultBlock(use.id, result), decision, result };
 }
@@ -150,10 +161,22 @@ const refuse = (decision: CallDecision, content: string): Settled => ({
   result: { content, isError: true },
 });
 
-async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
-  const admitted = await admit(use, cx);
+/** What a traced call's decision note is made of, as the call goes (`permission` on its tool_end). */
+interface Trail {
+  note?: DecisionNote;
+}
+
+/** A traced call's context: its processes get the call's `traceparent` in their environment. */
+function traced(cx: CallContext, callId: string): CallContext {
+  const traceparent = cx.traceparent?.(callId);
+  return traceparent ? { ...cx, env: { ...(cx.env ?? process.env), TRACEPARENT: traceparent } } : cx;
+}
+
+async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Settled> {
+  const admitted = await admit(use, cx, trail);
   if ("decision" in admitted) return admitted;
   const { tool, input } = admitted;
+  if (cx.traceparent) trail.note = await noteAllowed(tool, input, cx);
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   const payload = {
     tool_name: tool.name,
@@ -170,7 +193,7 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
   );
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   if (pre.kind === "block") return refuse("blocked-by-hook", `Blocked by a PreToolUse hook: ${pre.message}`);
-  const consent = await consentTo(tool, input, cx, pre);
+  const consent = await consentTo(tool, input, cx, pre, trail);
   if (consent) return consent;
   // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
@@ -226,9 +249,13 @@ function abandonAfterAbort(
 async function admit(
   use: ToolUse,
   cx: CallContext,
+  trail: Trail,
 ): Promise<Settled | { tool: Tool; input: Readonly<Record<string, unknown>> }> {
   const a = await admitCall(use, cx);
-  if (a.kind === "denied") return refuse("denied", denialText(a.denial));
+  if (a.kind === "denied") {
+    if (cx.traceparent) trail.note = deniedNote(a.denial, cx.cwd);
+    return refuse("denied", denialText(a.denial));
+  }
   if (a.kind === "invalid") return { decision: "invalid", result: a.result };
   return a;
 }
@@ -299,6 +326,7 @@ async function consentTo(
   input: Readonly<Record<string, unknown>>,
   cx: CallContext,
   pre: HookOutcome,
+  trail: Trail,
 ): Promise<Settled | undefined> {
   const approval = cx.approval;
   if (!approval) return undefined;
@@ -307,7 +335,10 @@ async function consentTo(
   const call = { tool: tool.name, input };
   const verdict = approval.check(call, { ...judgeContext(cx), shell }, cx.state.approved);
   // A mode's refusal (plan) stands whatever a hook says; a hook's `allow` is a user's approval.
-  if (verdict.kind === "denied") return refuse("denied", verdict.message);
+  if (verdict.kind === "denied") {
+    trail.note = { verdict: "denied", reason: "approval" };
+    return refuse("denied", verdict.message);
+  }
   if (pre.kind === "allow") return undefined;
   if (verdict.kind === "allowed" && pre.kind !== "ask") return undefined;
   const reason =
@@ -321,6 +352,7 @@ async function consentTo(
     .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth })
     .catch(() => undefined);
   const answer = await settleOrAbandon(asked, cx.signal, 0, () => undefined);
+  trail.note = { ...trail.note, verdict: "asked", asked: { reason, answer: answer?.kind ?? "none" } };
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   if (answer === undefined) return refuse("denied", approval.howToAllow(call, reason));
   if (answer.kind === "deny")
@@ -330,6 +362,16 @@ async function consentTo(
     );
   if (answer.kind === "session") approval.allowForSession(call);
   return undefined;
+}
+
+/** The rule that allowed an admitted call (judged again, rule by rule: traced runs only). */
+async function noteAllowed(
+  tool: Tool,
+  input: Readonly<Record<string, unknown>>,
+  cx: CallContext,
+): Promise<DecisionNote> {
+  const shell = tool.permission?.kind === "command" ? await loadShellParser() : undefined;
+  return allowedNote(cx.state.list, { tool: tool.name, input }, { ...judgeContext(cx), shell });
 }
 
 const judgeContext = (cx: Pick<CallContext, "registry" | "cwd">): DecideContext => ({
@@ -343,31 +385,4 @@ function accessJudge(cx: CallContext, tool: string, field: string): (file: strin
   const judged = { specs: cx.registry.specs, cwd: cx.cwd, realPath: realPathOf };
   const list = cx.state.list;
   return (file) => decide(list, { tool, input: { [field]: file } }, judged).kind === "allowed";
-}
-
-function appendNote(r: ToolResult, note: string): ToolResult {
-  if (typeof r.content === "string") return { ...r, content: `${r.content}\n${note}` };
-  return { ...r, content: [...r.content, { type: "text", text: note }] };
-}
-
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-export function resultText(r: ToolResult): string {
-  if (typeof r.content === "string") return r.content;
-  return r.content.map((b) => (b.type === "text" ? b.text : `[${b.source.media_type} image]`)).join("\n");
-}
-
-export function toResultBlock(id: string, r: ToolResult): ToolResultBlockParam {
-  const content: ToolResultBlockParam["content"] =
-    typeof r.content === "string"
-      ? r.content === ""
-        ? "(no output)"
-        : r.content
-      : (r.content.map((b) => ({ ...b })) as Exclude<ToolResultBlockParam["content"], string | undefined>);
-  return { type: "tool_result", tool_use_id: id, content, ...(r.isError && { is_error: true }) };
-}
-
-/** The result for a call that never ran (the run was aborted, or its response was cut off). */
-export function notRunResult(use: ToolUse, message: string): ContentBlockParam {
-  return { type: "tool_result", tool_use_id: use.id, content: message, is_error: true };
 }
