@@ -31,6 +31,7 @@ await build({
     "@opentelemetry/exporter-trace-otlp-proto",
     "@opentelemetry/resources",
     "@opentelemetry/sdk-trace",
+    "@opentelemetry/semantic-conventions",
   ],
   // CommonJS dependencies bundled into ESM still call require() for Node's own modules.
   banner: {

@@ -7,6 +7,7 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
+import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
 import type { RunEvent } from "../loop/events.js";
 import type { Usage } from "../model/models.js";
 import type { DecisionNote } from "../permissions/decision-note.js";
@@ -88,7 +89,7 @@ export function spanObserver(
       case "error":
         for (const span of [run.chat, run.span])
           span?.setStatus({ code: SpanStatusCode.ERROR, message: clip(e.message) });
-        run.span.setAttribute("error.type", e.code);
+        run.span.setAttribute(ATTR_ERROR_TYPE, e.code);
         run.chat?.end();
         run.chat = undefined;
         return;
@@ -178,10 +179,10 @@ function endCall(calls: Map<string, Span>, key: string, e: Extract<RunEvent, { t
   calls.delete(key);
   span.setAttributes({ "agentmd.tool.decision": e.decision, ...decisionAttributes(e.permission) });
   if (e.decision !== "allowed") {
-    span.setAttribute("error.type", e.decision);
+    span.setAttribute(ATTR_ERROR_TYPE, e.decision);
     span.setStatus({ code: SpanStatusCode.ERROR, message: clip(e.content) });
   } else if (e.isError) {
-    span.setAttribute("error.type", "tool_error");
+    span.setAttribute(ATTR_ERROR_TYPE, "tool_error");
     span.setStatus({ code: SpanStatusCode.ERROR, message: clip(e.content) });
   }
   span.end();

@@ -1,3 +1,5 @@
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_MODEL } from "../../src/shared/defaults.js";
 import { runCli } from "../support/cli.js";
@@ -11,6 +13,7 @@ import {
 } from "../support/otlp-receiver.js";
 import { call, calls, resultsSent, resultText, text, use } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 /**
  * A run with a subagent, a denied call and a Bash command, traced to a real OTLP/HTTP receiver:
@@ -23,7 +26,17 @@ let fake: FakeAnthropic;
 let receiver: OtlpReceiver;
 
 const PROJECT = {
-  "agent.md": "---\nname: main\nallowed-tools: Task, Read, Bash(echo:*)\n---\nYou are the main agent.\n",
+  "agent.md": [
+    "---",
+    "name: main",
+    "allowed-tools: Task, Read, Bash(echo:*)",
+    "hooks:",
+    "  PreToolUse:",
+    "    - matcher: Bash",
+    '      command: echo "$TRACEPARENT" >> hook-tp.txt',
+    "---",
+    "You are the main agent.",
+  ].join("\n"),
   "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews.\ntools: Read\n---\nYou review.\n",
   "a.txt": "alpha\n",
 };
@@ -31,6 +44,7 @@ const PROJECT = {
 beforeEach(async () => {
   ({ dir, cleanup } = tempDir());
   writeFiles(dir, PROJECT);
+  trustProject(dir, dir);
   receiver = await startOtlpReceiver();
 });
 afterEach(async () => {
@@ -148,5 +162,33 @@ describe("traces of a run", () => {
     // The command ran with the traceparent of its own span.
     const echoed = resultText(resultsSent(fake, 4).find((b) => b.tool_use_id === "bash1"));
     expect(echoed.split("\n")[0]).toBe(`tp=00-${allowed?.traceId}-${allowed?.spanId}-01`);
+    // Its PreToolUse hook too (the denied call never reached its hooks).
+    expect(readFileSync(path.join(dir, "hook-tp.txt"), "utf8")).toBe(
+      `00-${allowed?.traceId}-${allowed?.spanId}-01\n`,
+    );
+  });
+
+  it("are the same from --replay, offline, as from the run recorded", async () => {
+    fake = await startFakeAnthropic(script());
+    const recording = path.join(dir, "run.jsonl");
+    expect(
+      (await runCli(["run", "--record", recording, "go"], { cwd: dir, env: traced("http/json") })).code,
+    ).toBe(0);
+    const live = receiver.spans();
+    const { ANTHROPIC_BASE_URL: _, ...offline } = traced("http/json");
+    // What the hook wrote is not code the folder was trusted with: it goes, as before the recording.
+    rmSync(path.join(dir, "hook-tp.txt"));
+    const replayed = await runCli(["run", "--replay", recording], { cwd: dir, env: offline });
+    expect(replayed.stderr).toBe("");
+    const again = receiver.spans().slice(live.length);
+    const shape = (spans: ReceivedSpan[]) =>
+      spanTree(spans, (s) =>
+        [s.attributes["agentmd.tool.decision"], s.attributes["agentmd.permission.rule"], s.status.code]
+          .filter((x) => x !== undefined)
+          .join(" "),
+      );
+    expect(shape(again)).toBe(shape(live));
+    expect(shape(again)).toContain("execute_tool Bash  denied Bash(echo:*) 2");
+    expect(new Set(again.map((s) => s.traceId)).size).toBe(1);
   });
 });
