@@ -14,6 +14,8 @@ export interface EnqueueOptions {
   readonly items: readonly BatchItem[];
   /** The project version a job of this item is for (it covers the memory files down to its `cwd`). */
   readonly versionOf: (item: BatchItem) => string;
+  /** The trace context each job carries to its worker (`traceparent`). */
+  readonly traceparent?: string;
 }
 
 export interface Enqueued {
@@ -61,7 +63,7 @@ export async function enqueueItems(o: EnqueueOptions): Promise<Enqueued> {
     }
     jobs.push({
       name: "run",
-      data: jobDataFor(o.batchId, item, o.versionOf(item)),
+      data: jobDataFor(o.batchId, item, o.versionOf(item), o.traceparent),
       opts: { ...JOB_OPTIONS, jobId },
     });
   }

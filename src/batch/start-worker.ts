@@ -184,6 +184,7 @@ function jobProcessor(cx: JobContext) {
     const sessionId = job.id ?? batchSessionId(data.batch, data.item.id);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       signal: signal ?? new AbortController().signal,
+      ...(data.traceparent && { traceparent: data.traceparent }),
     });
     if (run.kind === "interrupted")
       throw new Error("the run was interrupted; the job's next attempt continues it");

@@ -11,7 +11,9 @@ import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
 import { projectVersions } from "../batch/project-version.js";
 import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
 import { findProjectRoot } from "../definitions/discover.js";
+import { openTracing } from "../tracing/tracing.js";
 import { interruptions, loadItems, progressBar, summaryLine, usage } from "./batch-io.js";
+import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
 
 export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
@@ -62,7 +64,7 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
   const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
   return withQueue("enqueue", io, values.redis, values.queue, async (q) => {
-    const enqueued = await enqueue(q, batchId, items, projectDir);
+    const enqueued = await enqueue(q, batchId, items, projectDir, io.env);
     io.stdout.write(`${JSON.stringify({ batch: batchId, ...enqueued })}\n`);
     io.stderr.write(`${enqueuedLine(batchId, enqueued, q.url)}\n`);
     return 0;
@@ -83,7 +85,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
     const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl) });
     try {
       await events.waitUntilReady();
-      const enqueued = await enqueue(q, o.batchId, o.items, o.projectDir);
+      const enqueued = await enqueue(q, o.batchId, o.items, o.projectDir, io.env);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
       const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
       const bar = progressBar(io);
@@ -155,18 +157,43 @@ async function withQueue(
   }
 }
 
-async function enqueue(q: OpenQueue, batchId: string, items: readonly BatchItem[], projectDir: string) {
+/**
+ * The items on the queue. With tracing on, the enqueuing is a span and every job carries its
+ * context, so that the runs of the batch, wherever they run, are one trace under it; without, a
+ * `TRACEPARENT` agentmd was started in is carried as it is.
+ */
+async function enqueue(
+  q: OpenQueue,
+  batchId: string,
+  items: readonly BatchItem[],
+  projectDir: string,
+  env: CliIo["env"],
+) {
   const versionOf = projectVersions(projectDir);
   const version = versionOf();
-  const enqueued = await enqueueItems({
-    redis: q.redis,
-    queue: q.queue,
-    keys: queueKeys(q.name).batch(batchId),
-    batchId,
-    items,
-    versionOf: (item) => versionOf(item.cwd),
+  const { tracing } = await openTracing(env);
+  const span = tracing?.span(`enqueue ${batchId}`, {
+    "messaging.system": "bullmq",
+    "messaging.destination.name": q.name,
+    "agentmd.batch.id": batchId,
+    "agentmd.batch.items": items.length,
   });
-  return { projectVersion: version, ...enqueued };
+  const traceparent = span ? span.traceparent : env.TRACEPARENT;
+  try {
+    const enqueued = await enqueueItems({
+      redis: q.redis,
+      queue: q.queue,
+      keys: queueKeys(q.name).batch(batchId),
+      batchId,
+      items,
+      versionOf: (item) => versionOf(item.cwd),
+      ...(traceparent && { traceparent }),
+    });
+    return { projectVersion: version, ...enqueued };
+  } finally {
+    span?.end();
+    await tracing?.shutdown();
+  }
 }
 
 function enqueuedLine(batchId: string, e: Enqueued & { projectVersion: string }, url: string): string {

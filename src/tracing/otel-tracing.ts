@@ -1,4 +1,10 @@
-import { type Context, defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT } from "@opentelemetry/api";
+import {
+  type Context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  trace,
+} from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
@@ -41,7 +47,14 @@ export function createOtelTracing(s: TraceSettings): Tracing {
   let shut: Promise<void> | undefined;
   return {
     forRun: (parent) => spanObserver(tracer, contextOf(parent ?? s.parent), traceparentOf),
-    ...(s.parent && { parent: s.parent }),
+    span: (name, attributes) => {
+      const span = tracer.startSpan(
+        name,
+        { ...(attributes && { attributes: { ...attributes } }) },
+        contextOf(s.parent),
+      );
+      return { traceparent: traceparentOf(trace.setSpan(ROOT_CONTEXT, span)), end: () => span.end() };
+    },
     shutdown: () => {
       shut ??= within(provider.shutdown(), SHUTDOWN_MS);
       return shut;

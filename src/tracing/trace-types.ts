@@ -19,8 +19,16 @@ export interface Tracing {
    * a queue's job carries it) or of the one agentmd was started in (`TRACEPARENT`), else a root.
    */
   forRun(parent?: string): RunTrace;
-  /** The context to hand to work done elsewhere (a job on a queue): a `traceparent`, if any. */
-  readonly parent?: string;
+  /**
+   * A span of work that is not a run (putting a batch on a queue), under the context agentmd was
+   * started in: its `traceparent` is what the work done elsewhere goes on from.
+   */
+  span(name: string, attributes?: Readonly<Record<string, string | number>>): WorkSpan;
   /** Sends the spans not sent yet, within a few seconds. Contract: never rejects; idempotent. */
   shutdown(): Promise<void>;
+}
+
+export interface WorkSpan {
+  readonly traceparent?: string;
+  end(): void;
 }

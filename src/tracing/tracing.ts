@@ -7,7 +7,7 @@ import type { Tracing } from "./trace-types.js";
  * run without them loads and sends nothing.
  */
 
-export type { RunTrace, Tracing } from "./trace-types.js";
+export type { RunTrace, Tracing, WorkSpan } from "./trace-types.js";
 
 export type OpenedTracing =
   | { readonly tracing?: undefined; readonly warning?: string }
