@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRunner } from "../../src/invocation/runner.js";
 import { DEFAULT_MODEL } from "../../src/shared/defaults.js";
 import { runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
@@ -11,6 +12,7 @@ import {
   spanTree,
   startOtlpReceiver,
 } from "../support/otlp-receiver.js";
+import { drain } from "../support/runs.js";
 import { call, calls, resultsSent, resultText, text, use } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 import { trustProject } from "../support/trust.js";
@@ -190,5 +192,32 @@ describe("traces of a run", () => {
     expect(shape(again)).toBe(shape(live));
     expect(shape(again)).toContain("execute_tool Bash  denied Bash(echo:*) 2");
     expect(new Set(again.map((s) => s.traceId)).size).toBe(1);
+  });
+
+  it("of a queue's job go on from the context it carries; a protocol agentmd cannot speak is said", async () => {
+    fake = await startFakeAnthropic([text("one"), text("two")]);
+    const parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const runner = createRunner({
+      projectDir: dir,
+      env: { ...traced("http/json"), HOME: dir },
+      model: { apiKey: "k", baseURL: fake.url },
+    });
+    await drain(runner.run("go", { traceparent: parent }));
+    await runner.close();
+    expect(receiver.spans().find((s) => s.name === "invoke_agent main")).toMatchObject({
+      traceId: "0af7651916cd43dd8448eb211c80319c",
+      parentSpanId: "b7ad6b7169203331",
+    });
+
+    const grpc = createRunner({
+      projectDir: dir,
+      env: { ...traced("grpc"), HOME: dir },
+      model: { apiKey: "k", baseURL: fake.url },
+    });
+    const { events } = await drain(grpc.run("go"));
+    await grpc.close();
+    expect(events.filter((e) => e.type === "warning").map((e) => e.type === "warning" && e.message)).toEqual([
+      "traces are not sent: OTEL_EXPORTER_OTLP_PROTOCOL 'grpc' is not one agentmd speaks (http/protobuf or http/json)",
+    ]);
   });
 });
