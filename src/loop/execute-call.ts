@@ -253,7 +253,7 @@ async function admit(
 ): Promise<Settled | { tool: Tool; input: Readonly<Record<string, unknown>> }> {
   const a = await admitCall(use, cx);
   if (a.kind === "denied") {
-    if (cx.traceparent) trail.note = deniedNote(a.denial, cx.cwd);
+    if (cx.traceparent) trail.note = deniedNote(a.denial, cx.cwd, cx.state.list);
     return refuse("denied", denialText(a.denial));
   }
   if (a.kind === "invalid") return { decision: "invalid", result: a.result };

@@ -34,14 +34,22 @@ export function allowedNote(list: PermissionList, call: ToolCall, ctx: DecideCon
   return { verdict: "allowed", ...rulesNote(rules, ctx.cwd) };
 }
 
-/** The rule (or pattern set) that denied a call, where the denial names one. */
-export function deniedNote(d: Denial, cwd: string): DecisionNote {
+/**
+ * The rule (or pattern set) that denied a call, where the denial names one: a deny rule, or the
+ * allow rules of the tool none of whose patterns matched (from `list`, where they are written).
+ */
+export function deniedNote(d: Denial, cwd: string, list?: PermissionList): DecisionNote {
   const base = { verdict: "denied" as const, reason: d.reason };
   if (d.reason === "denied-by-rule") return { ...base, ...originNote(d.rule.origin, cwd) };
   if (d.reason === "cannot-judge" && d.why.kind === "deny-unsure")
     return { ...base, ...originNote(d.why.rule.origin, cwd) };
   const scope = "scope" in d ? d.scope : undefined;
-  if (scope?.kind === "patterns") return { ...base, rule: `${scope.tool}(${scope.patterns.join(", ")})` };
+  if (scope?.kind === "patterns") {
+    const rules = list?.rules?.filter((r) => covers(r.tool, scope.tool) && r.constraints.length > 0) ?? [];
+    return rules.length > 0
+      ? { ...base, ...rulesNote(rules, cwd) }
+      : { ...base, rule: `${scope.tool}(${scope.patterns.join(", ")})` };
+  }
   if (scope?.kind === "deny-rule") return { ...base, ...originNote(scope.rule.origin, cwd) };
   return base;
 }

@@ -152,6 +152,7 @@ describe("traces of a run", () => {
       "agentmd.permission.verdict": "denied",
       "agentmd.permission.reason": "no-pattern-matched",
       "agentmd.permission.rule": "Bash(echo:*)",
+      "agentmd.permission.rule.at": "agent.md:3",
       "error.type": "denied",
     });
     expect(denied?.status).toMatchObject({ code: 2 });
