@@ -27,8 +27,7 @@ export function spanObserver(
 ): RunTrace {
   const runs = new Map<string, OpenRun>();
   const calls = new Map<string, Span>();
-  const callKey = (runId: string, id: string) => `${runId}\u0000${id}`;
-  const start = (name: string, parent: Context, attributes: Attributes, kind = SpanKind.INTERNAL) =>
+  const start: Start = (name, parent, attributes, kind = SpanKind.INTERNAL) =>
     tracer.startSpan(name, { kind, attributes }, parent);
 
   const onRunStart = (e: Extract<RunEvent, { type: "run_start" }>) => {
@@ -47,71 +46,9 @@ export function spanObserver(
     if (e.type === "run_start") return onRunStart(e);
     const run = runs.get(e.runId);
     if (!run) return;
-    switch (e.type) {
-      case "turn_start":
-        run.chat?.end();
-        run.chat = start(`chat ${run.model}`, run.cx, chatAttributes(run.model, e.turn), SpanKind.CLIENT);
-        return;
-      case "retry":
-        run.chat?.addEvent("retry", { attempt: e.attempt, reason: e.reason, delay_ms: e.delayMs });
-        return;
-      case "usage":
-        run.chat?.setAttributes({ ...usageAttributes(e.usage), "agentmd.cost_usd": e.costUsd });
-        return;
-      case "message_end":
-        run.chat?.setAttribute("gen_ai.response.finish_reasons", e.stopReason ? [e.stopReason] : []);
-        run.chat?.end();
-        run.chat = undefined;
-        return;
-      case "tool_start":
-        calls.set(
-          callKey(e.runId, e.id),
-          start(`execute_tool ${e.name}`, run.cx, toolAttributes(e.name, e.id)),
-        );
-        return;
-      case "tool_end":
-        return endCall(calls, callKey(e.runId, e.id), e);
-      case "server_tool": {
-        const span = start(`execute_tool ${e.name}`, run.cx, {
-          ...toolAttributes(e.name, e.id),
-          "gen_ai.tool.type": "server",
-        });
-        if (e.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: clip(e.content) });
-        span.end();
-        return;
-      }
-      case "compaction":
-        start("compaction", run.cx, {
-          "agentmd.compaction.tokens_before": e.tokensBefore,
-          "agentmd.compaction.kept_messages": e.kept,
-        }).end();
-        return;
-      case "error":
-        for (const span of [run.chat, run.span])
-          span?.setStatus({ code: SpanStatusCode.ERROR, message: clip(e.message) });
-        run.span.setAttribute(ATTR_ERROR_TYPE, e.code);
-        run.chat?.end();
-        run.chat = undefined;
-        return;
-      case "limit":
-      case "refusal":
-      case "abort":
-      case "warning":
-        run.span.addEvent(e.type, { message: clip(e.message), ...(e.type === "limit" && { kind: e.kind }) });
-        return;
-      case "run_end":
-        run.chat?.end();
-        run.span.setAttributes({
-          "agentmd.run.outcome": e.outcome,
-          "agentmd.run.turns": e.turns,
-          "agentmd.cost_usd": e.costUsd,
-          ...usageAttributes(e.usage),
-        });
-        if (e.outcome === "aborted") run.span.setStatus({ code: SpanStatusCode.ERROR, message: "aborted" });
-        run.span.end();
-        runs.delete(e.runId);
-        return;
-    }
+    if (chatEvent(run, e, start) || callEvent(run, e, start, calls)) return;
+    runEvent(run, e, start);
+    if (e.type === "run_end") runs.delete(e.runId);
   };
 
   return {
@@ -126,6 +63,95 @@ export function spanObserver(
       return span ? traceparentOf(trace.setSpan(root, span)) : undefined;
     },
   };
+}
+
+type Start = (name: string, parent: Context, attributes: Attributes, kind?: SpanKind) => Span;
+
+const callKey = (runId: string, id: string) => `${runId}\u0000${id}`;
+
+/** A model request: `chat` from turn_start to message_end (or the request's error). True: handled. */
+function chatEvent(run: OpenRun, e: RunEvent, start: Start): boolean {
+  switch (e.type) {
+    case "turn_start":
+      run.chat?.end();
+      run.chat = start(`chat ${run.model}`, run.cx, chatAttributes(run.model, e.turn), SpanKind.CLIENT);
+      return true;
+    case "retry":
+      run.chat?.addEvent("retry", { attempt: e.attempt, reason: e.reason, delay_ms: e.delayMs });
+      return true;
+    case "usage":
+      run.chat?.setAttributes({ ...usageAttributes(e.usage), "agentmd.cost_usd": e.costUsd });
+      return true;
+    case "message_end":
+      run.chat?.setAttribute("gen_ai.response.finish_reasons", e.stopReason ? [e.stopReason] : []);
+      run.chat?.end();
+      run.chat = undefined;
+      return true;
+    case "error":
+      for (const span of [run.chat, run.span])
+        span?.setStatus({ code: SpanStatusCode.ERROR, message: clip(e.message) });
+      run.span.setAttribute(ATTR_ERROR_TYPE, e.code);
+      run.chat?.end();
+      run.chat = undefined;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** A tool call: `execute_tool` from tool_start to tool_end; a server-side call is said whole. True: handled. */
+function callEvent(run: OpenRun, e: RunEvent, start: Start, calls: Map<string, Span>): boolean {
+  switch (e.type) {
+    case "tool_start":
+      calls.set(
+        callKey(e.runId, e.id),
+        start(`execute_tool ${e.name}`, run.cx, toolAttributes(e.name, e.id)),
+      );
+      return true;
+    case "tool_end":
+      endCall(calls, callKey(e.runId, e.id), e);
+      return true;
+    case "server_tool": {
+      const span = start(`execute_tool ${e.name}`, run.cx, {
+        ...toolAttributes(e.name, e.id),
+        "gen_ai.tool.type": "server",
+      });
+      if (e.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: clip(e.content) });
+      span.end();
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** What happens to the run itself: a compaction, the events said on its span, its end. */
+function runEvent(run: OpenRun, e: RunEvent, start: Start): void {
+  switch (e.type) {
+    case "compaction":
+      start("compaction", run.cx, {
+        "agentmd.compaction.tokens_before": e.tokensBefore,
+        "agentmd.compaction.kept_messages": e.kept,
+      }).end();
+      return;
+    case "limit":
+    case "refusal":
+    case "abort":
+    case "warning":
+      run.span.addEvent(e.type, { message: clip(e.message), ...(e.type === "limit" && { kind: e.kind }) });
+      return;
+    case "run_end":
+      run.chat?.end();
+      run.span.setAttributes({
+        "agentmd.run.outcome": e.outcome,
+        "agentmd.run.turns": e.turns,
+        "agentmd.cost_usd": e.costUsd,
+        ...usageAttributes(e.usage),
+      });
+      if (e.outcome === "aborted") run.span.setStatus({ code: SpanStatusCode.ERROR, message: "aborted" });
+      run.span.end();
+      return;
+  }
 }
 
 interface OpenRun {
