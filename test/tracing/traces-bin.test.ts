@@ -73,9 +73,9 @@ describe("agentmd run, traced or not", () => {
     const r = await run;
     expect(r.code).toBe(143);
     const spans = receiver.spans();
-    expect(spans.find((s) => s.name === "invoke_agent main")?.attributes["agentmd.run.outcome"]).toBe(
-      "aborted",
-    );
+    const main = spans.find((s) => s.name === "invoke_agent main");
+    expect(main?.attributes["agentmd.run.outcome"]).toBe("aborted");
+    expect(spans.find((s) => s.name === "execute_tool Bash")?.parentSpanId).toBe(main?.spanId);
     expect(spans.find((s) => s.name === "execute_tool Bash")?.attributes["agentmd.tool.decision"]).toBe(
       "interrupted",
     );
