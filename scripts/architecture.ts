@@ -13,7 +13,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["permissions"],
   ["tools", "sandbox", "model"],
   ["mcp", "trust"],
-  ["loop"],
+  ["loop", "tracing"],
   ["invocation"],
   ["batch", "audit"],
   ["cli"],

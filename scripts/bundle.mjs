@@ -19,7 +19,20 @@ await build({
   target: "node20",
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunk-[hash]",
-  external: ["web-tree-sitter", "tree-sitter-bash", "jiti", "@modelcontextprotocol/sdk", "zod"],
+  external: [
+    "web-tree-sitter",
+    "tree-sitter-bash",
+    "jiti",
+    "@modelcontextprotocol/sdk",
+    "zod",
+    // Loaded only when tracing is on (src/tracing/tracing.ts).
+    "@opentelemetry/core",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/exporter-trace-otlp-proto",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-trace",
+    "@opentelemetry/semantic-conventions",
+  ],
   // CommonJS dependencies bundled into ESM still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

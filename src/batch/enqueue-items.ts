@@ -17,6 +17,8 @@ export interface EnqueueOptions {
   readonly versionOf: (item: BatchItem) => string;
   /** Queue again the items whose result is a failure (their session continues). */
   readonly retryFailed?: boolean;
+  /** The trace context each job carries to its worker (`traceparent`). */
+  readonly traceparent?: string;
 }
 
 /** An item of the batch and its job (its session). */
@@ -89,7 +91,10 @@ export async function enqueueItems(o: EnqueueOptions): Promise<Enqueued> {
     }
     jobs.push({
       name: "run",
-      data: jobDataFor(o.batchId, item, o.versionOf(item), retry),
+      data: jobDataFor(o.batchId, item, o.versionOf(item), {
+        retryFailed: retry,
+        traceparent: o.traceparent,
+      }),
       opts: { ...JOB_OPTIONS, jobId },
     });
   }

@@ -10,25 +10,38 @@ export interface JobData {
   readonly item: BatchItem;
   readonly projectVersion: string;
   readonly retryFailed?: true;
+  /** The W3C trace context it was enqueued in: the run's trace goes on from it. */
+  readonly traceparent?: string;
 }
 
 export function jobDataFor(
   batch: string,
   item: BatchItem,
   projectVersion: string,
-  retryFailed = false,
+  extra: { readonly retryFailed?: boolean; readonly traceparent?: string | undefined } = {},
 ): Record<string, string | boolean> {
-  return { ...itemJson(item), batch, projectVersion, ...(retryFailed && { retryFailed: true }) };
+  return {
+    ...itemJson(item),
+    batch,
+    projectVersion,
+    ...(extra.retryFailed && { retryFailed: true }),
+    ...(extra.traceparent && { traceparent: extra.traceparent }),
+  };
 }
+
+/** A `traceparent` as W3C Trace Context writes it (version 00); anything else is not carried. */
+const TRACEPARENT = /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** A job's data, read back (it came over the network: checked, never trusted), or what is wrong. */
 export function jobDataOf(value: unknown): JobData | string {
   if (typeof value !== "object" || value === null) return "the job carries no object";
-  const { batch, projectVersion, retryFailed, ...rest } = value as Record<string, unknown>;
+  const { batch, projectVersion, retryFailed, traceparent, ...rest } = value as Record<string, unknown>;
   if (typeof batch !== "string" || batch === "") return "the job names no batch";
   if (typeof projectVersion !== "string" || projectVersion === "") return "the job names no project version";
   if (retryFailed !== undefined && retryFailed !== true) return "the job's retryFailed is not true";
   const item = batchItemOf(rest);
   if (typeof item === "string") return `the job's item is not valid: ${item}`;
-  return { batch, item, projectVersion, ...(retryFailed === true && { retryFailed }) };
+  // A trace context is a courtesy: one that is not valid is dropped, the job still runs.
+  const traced = typeof traceparent === "string" && TRACEPARENT.test(traceparent) ? { traceparent } : {};
+  return { batch, item, projectVersion, ...(retryFailed === true && { retryFailed }), ...traced };
 }

@@ -23,6 +23,8 @@ export interface RunItemOptions {
   readonly onEvent?: (event: RunEvent) => void;
   /** Run it again even if it finished with another outcome than `done` (continuing its session). */
   readonly retryFailed?: boolean;
+  /** The trace context the job was enqueued in (with tracing on, the run's trace goes on from it). */
+  readonly traceparent?: string;
 }
 
 /**
@@ -78,6 +80,7 @@ async function runHeld(
     signal: options.signal,
     ...(fresh ? { sessionId } : { resume: sessionId, continue: true }),
     ...(item.agent !== undefined && { agent: item.agent }),
+    ...(options.traceparent && { traceparent: options.traceparent }),
   });
   for await (const event of handle) options.onEvent?.(event);
   const r = await handle.result();

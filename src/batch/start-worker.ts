@@ -205,6 +205,7 @@ function jobProcessor(cx: JobContext) {
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       signal: signal ?? new AbortController().signal,
       ...(data.retryFailed && { retryFailed: true }),
+      ...(data.traceparent && { traceparent: data.traceparent }),
     });
     if (run.kind === "interrupted")
       throw new Error("the run was interrupted; the job's next attempt continues it");

@@ -18,7 +18,9 @@ import { projectVersions } from "../batch/project-version.js";
 import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
 import { refusalText } from "../batch/version-refusal.js";
 import { findProjectRoot } from "../definitions/discover.js";
+import { openTracing } from "../tracing/tracing.js";
 import { interruptions, loadItems, progressBar, skippedLine, summaryLine, usage } from "./batch-io.js";
+import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
 
 export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
@@ -75,7 +77,7 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
   const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
   const retryFailed = values["retry-failed"];
   return withQueue("enqueue", io, values.redis, values.queue, async (q) => {
-    const e = await enqueue(q, { batchId, items, projectDir, retryFailed });
+    const e = await enqueue(q, { batchId, items, projectDir, retryFailed }, io.env);
     const { projectVersion, added, queued, finished, retried } = e;
     io.stdout.write(
       `${JSON.stringify({ batch: batchId, projectVersion, added, queued, finished, retried })}\n`,
@@ -105,7 +107,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
     events.on("error", q.warn);
     try {
       await events.waitUntilReady();
-      const enqueued = await enqueue(q, o);
+      const enqueued = await enqueue(q, o, io.env);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
       const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
       const bar = progressBar(io);
@@ -193,19 +195,38 @@ async function withQueue(
 
 type ToEnqueue = Pick<QueueBatch, "batchId" | "items" | "projectDir" | "retryFailed">;
 
-async function enqueue(q: OpenQueue, o: ToEnqueue) {
+/**
+ * The items on the queue. With tracing on, the enqueuing is a span and every job carries its
+ * context, so that the runs of the batch, wherever they run, are one trace under it; without, a
+ * `TRACEPARENT` agentmd was started in is carried as it is.
+ */
+async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"]) {
   const versionOf = projectVersions(o.projectDir);
   const version = versionOf();
-  const enqueued = await enqueueItems({
-    redis: q.redis,
-    queue: q.queue,
-    keys: queueKeys(q.name).batch(o.batchId),
-    batchId: o.batchId,
-    items: o.items,
-    versionOf: (item) => versionOf(item.cwd),
-    retryFailed: o.retryFailed,
+  const { tracing } = await openTracing(env);
+  const span = tracing?.span(`enqueue ${o.batchId}`, {
+    "messaging.system": "bullmq",
+    "messaging.destination.name": q.name,
+    "agentmd.batch.id": o.batchId,
+    "agentmd.batch.items": o.items.length,
   });
-  return { projectVersion: version, ...enqueued };
+  const traceparent = span ? span.traceparent : env.TRACEPARENT;
+  try {
+    const enqueued = await enqueueItems({
+      redis: q.redis,
+      queue: q.queue,
+      keys: queueKeys(q.name).batch(o.batchId),
+      batchId: o.batchId,
+      items: o.items,
+      versionOf: (item) => versionOf(item.cwd),
+      retryFailed: o.retryFailed,
+      ...(traceparent && { traceparent }),
+    });
+    return { projectVersion: version, ...enqueued };
+  } finally {
+    span?.end();
+    await tracing?.shutdown();
+  }
 }
 
 /** What was queued, and (on a line of its own) which items were skipped, and why. */

@@ -11,6 +11,7 @@ import type { MessageParam } from "../model/messages.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { ToolContext } from "../tools/types.js";
+import type { RunTrace } from "../tracing/tracing.js";
 
 export type Content = MessageParam["content"];
 
@@ -148,6 +149,8 @@ export interface RunIo {
   readonly context?: readonly string[];
   /** The caller's budget (a child's is its parent's; a user's run's, its session's); absent: none. */
   readonly budget?: Budget;
+  /** The run's trace, when tracing is on: it sees the events, and names the span of each call. */
+  readonly trace?: RunTrace;
 }
 
 /** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */

@@ -19,6 +19,7 @@ import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { openTracing, type RunTrace } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Core, createCore } from "./core.js";
 import { slashNames } from "./find-invocable.js";
@@ -54,6 +55,8 @@ export interface RunOptions {
   readonly agent?: string;
   /** The main agent's model for this run (an id or alias), over the runner's. */
   readonly model?: string;
+  /** With tracing on: the W3C `traceparent` the run's trace belongs under (a queue's job carries one). */
+  readonly traceparent?: string;
 }
 
 /**
@@ -141,6 +144,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     budgets.set(id, b);
     return b;
   };
+  // OpenTelemetry is loaded only when the environment (or the settings' env) turns tracing on.
+  const tracing = openTracing(core.env);
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -158,11 +163,15 @@ export function createRunner(options: RunnerOptions = {}): Runner {
                 events.push({ runId: "", depth: 0, type: "warning", message }),
               )
             : undefined;
+          const opened = await tracing;
+          const trace = opened.tracing?.forRun(runOptions.traceparent);
           const emit: EventSink = (event) => {
+            trace?.observe(event);
             // A running command's output is progress to show, not history to keep (its result is).
             if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
           };
+          if (opened.warning) emit({ runId: "", depth: 0, type: "warning", message: opened.warning });
           const at = {
             sessionId,
             emit,
@@ -171,7 +180,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
           const budget = budgetOf(sessionId);
-          const result = await runLine(core, store, options, input, runOptions, { ...at, started, budget });
+          const out = { ...at, started, budget, ...(trace && { trace }) };
+          const result = await runLine(core, store, options, input, runOptions, out);
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
@@ -200,8 +210,15 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       compactSession(core, store, sessionId, compactOptions, sessions),
     endSession: (sessionId, reason, onWarning) => sessions.end(sessionId, reason, onWarning),
     close: () => {
+      // The last spans are sent before the process exits (Ctrl-C and SIGTERM end runs, then close).
       closed ??= Promise.all(sessions.open().map((id) => sessions.end(id, "other")))
-        .then(() => core.external.hub.close())
+        .then(() =>
+          Promise.all([
+            core.external.hub.close().catch(() => {}),
+            tracing.then((t) => t.tracing?.shutdown()),
+          ]),
+        )
+        .then(() => {})
         .catch(() => {});
       return closed;
     },
@@ -221,6 +238,7 @@ async function runLine(
     transcriptPath?: string;
     started: Fired | undefined;
     budget: Budget;
+    trace?: RunTrace;
   },
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
@@ -254,6 +272,7 @@ async function runLine(
     history,
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
+    ...(out.trace && { trace: out.trace }),
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };

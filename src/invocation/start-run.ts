@@ -84,6 +84,7 @@ function runCalls(
         ...(by.callId && { parentToolUseId: by.callId }),
         ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
         ...(io.budget && { budget: io.budget }),
+        ...(io.trace && { trace: io.trace }),
       }),
     expand: (prompt, state, signal) => expandBody(prompt, { ...calls, state, signal }, core.fs),
   };
@@ -119,6 +120,7 @@ async function opened(
     ...(spec.parentRunId && { parentRunId: spec.parentRunId }),
     ...(io.parentToolUseId && { parentToolUseId: io.parentToolUseId }),
     ...(io.typed !== undefined && { input: io.typed }),
+    ...(io.trace && { list: ruleTexts(spec.list) }),
   });
   const ended = {
     runId,
@@ -250,6 +252,7 @@ function callContext(
     agent: spec.agent,
     approval: core.approval,
     shells: createBackgroundShells(),
+    ...(io.trace && { traceparent: (callId: string) => io.trace?.traceparent(run.runId, callId) }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ContentBlockParam, MessageParam, StopReason } from "../model/messages.js";
 import type { ModelErrorCode } from "../model/model.js";
 import type { Usage } from "../model/models.js";
+import type { DecisionNote } from "../permissions/decision-note.js";
 import type { ToolEvent } from "../tools/types.js";
 
 /**
@@ -67,6 +68,8 @@ export type RunEvent =
       readonly parentToolUseId?: string;
       /** The line the user typed, for a `/name args` run. */
       readonly input?: string;
+      /** The effective allow-list the run runs with, rule by rule (traced runs only). */
+      readonly list?: readonly string[];
     })
   | (Base & { readonly type: "user_message"; readonly content: MessageParam["content"] })
   | (Base & { readonly type: "turn_start"; readonly turn: number })
@@ -91,6 +94,8 @@ export type RunEvent =
       readonly isError: boolean;
       readonly content: string;
       readonly ms: number;
+      /** Which rule decided, and whether a user was asked (traced runs only). */
+      readonly permission?: DecisionNote;
     })
   /**
    * A call the model API ran on its side within the response (WebSearch), said once the response

@@ -1,126 +1,31 @@
-import type { ToolResultBlockParam } from "../model/messages.js";
-import type { Usage } from "../model/models.js";
-import type { Approval, PermissionMode } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
+import { allowedNote, type DecisionNote, deniedNote } from "../permissions/decision-note.js";
 import { denialText } from "../permissions/denial-text.js";
 import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
-import type { DecideContext, Denial, PermissionList, ToolCall } from "../permissions/types.js";
-import type { RunSandbox } from "../sandbox/run-sandbox.js";
+import type { DecideContext, Denial } from "../permissions/types.js";
 import { settleOrAbandon } from "../shared/abort.js";
-import type { BackgroundShells } from "../tools/builtin/background-shells.js";
 import { realPathOf } from "../tools/real-path.js";
-import { executeTool, prepareInput, type ToolRegistry } from "../tools/registry.js";
+import { executeTool, prepareInput } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
-import type { Logger, ReadRecord, SchemaValidationMode, Tool, ToolResult } from "../tools/types.js";
-import type { CallDecision, EventSink } from "./events.js";
-import { type Fired, fireHooks, type Hooks, hookContext } from "./hooks.js";
+import type { Tool, ToolResult } from "../tools/types.js";
+import type { CallDecision } from "./events.js";
+import { type Fired, fireHooks, hookContext } from "./hooks.js";
 import { appendNote, resultText, toResultBlock } from "./tool-results.js";
 
+export type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  CallApproval,
+  CallContext,
+  CallOutcome,
+  RunState,
+  ToolUse,
+} from "./call-types.js";
 export { hookContext } from "./hooks.js";
 export { notRunResult, resultText, toResultBlock } from "./tool-results.js";
 
-/** What every call of one run is executed in. */
-export interface CallContext {
-  readonly registry: ToolRegistry;
-  /** The run's changing state: its effective allow-list, and the meter of what it spent. */
-  readonly state: RunState;
-  readonly cwd: string;
-  readonly signal: AbortSignal;
-  readonly logger: Logger;
-  readonly readRecord: ReadRecord;
-  readonly gateMode: SchemaValidationMode;
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly runId: string;
-  readonly sessionId: string;
-  /** The session's transcript file, for hooks (`transcript_path`). */
-  readonly transcriptPath?: string;
-  /** The session's permission mode, for hooks (`permission_mode`). */
-  readonly permissionMode?: string;
-  readonly depth: number;
-  readonly emit: EventSink;
-  /** The agent the run runs as, for approval prompts. */
-  readonly agent?: string;
-  /** The approval tier of the session; absent: every call the lists allow runs. */
-  readonly approval?: CallApproval;
-  /** The run's background commands; the run closes them when it ends. */
-  readonly shells?: BackgroundShells;
-}
-
-/** A call that needs a user's consent, as a prompt shows it. */
-export interface ApprovalRequest {
-  readonly call: ToolCall;
-  /** Why it asks: not pre-approved, a rule or a hook asks. */
-  readonly reason: string;
-  /** Which agent makes the call (a subagent's calls are asked for too). */
-  readonly agent: string;
-  readonly depth: number;
-  /** The model's tool_use id of the call. */
-  readonly callId?: string;
-}
-
-export type ApprovalAnswer =
-  /** This call; with `input`, the call as the approver changed it (judged again by the lists). */
-  | { readonly kind: "once"; readonly input?: Readonly<Record<string, unknown>> }
-  /** This call, and calls like it (`sessionRuleFor`), for the rest of the session. */
-  | { readonly kind: "session" }
-  | { readonly kind: "deny"; readonly reason?: string };
-
-/** The session's approval tier, as the executor uses it (built by the invocation layer). */
-export interface CallApproval {
-  /** `approved`: the run's own pre-approving lists (its commands' and skills'). */
-  check(call: ToolCall, ctx: DecideContext, approved?: readonly PermissionList[]): Approval;
-  /** Asks a user; undefined when no one can be asked (`agentmd run`). */
-  ask(request: ApprovalRequest): Promise<ApprovalAnswer | undefined>;
-  allowForSession(call: ToolCall): void;
-  /** Later calls are approved in this mode (Claude Code's `setPermissionMode`). */
-  setMode?(mode: PermissionMode): void;
-  /** The refusal when no one can be asked: what to write where, to allow such calls. */
-  howToAllow(call: ToolCall, reason: string): string;
-  /**
-   * The part of `list` that runs without asking, for tools no one can be asked about because they
-   * run on the API's side (WebSearch); undefined: none of it.
-   */
-  unasked(list: PermissionList): PermissionList | undefined;
-}
-
-/**
- * What a run carries from turn to turn. `list` is the effective allow-list: what is offered, and what
- * each call is judged by; an inline skill narrows it for the rest of the run (never widens it), and
- * adds its `hooks` to the run's. `meter` is what the run spent, its children's runs included.
- */
-export interface RunState {
-  list: PermissionList;
-  hooks: Hooks;
-  readonly meter: { usage: Usage; costUsd: number; costUnknown?: true };
-  /**
-   * Bumped when the tools a request shows change while the list does not (ToolSearch revealed
-   * deferred tools); the loop then asks `offer` again. Absent: never changes.
-   */
-  offerVersion?: number;
-  /**
-   * Set when the run's commands run inside the OS sandbox. Each call gets the sandbox of
-   * the list in force at that call; an inline skill may turn it on for the rest of the run, and
-   * nothing turns it off.
-   */
-  sandbox?: RunSandbox;
-  /** Lists whose calls need no user's approval in this run (its commands' and skills' own). */
-  approved?: readonly PermissionList[];
-}
-
-export interface ToolUse {
-  readonly id: string;
-  readonly name: string;
-  readonly input: unknown;
-  /** The input as the model sent it, when it was not one complete JSON object: never executed. */
-  readonly invalidInput?: string;
-}
-
-export interface CallOutcome {
-  readonly block: ToolResultBlockParam;
-  readonly decision: CallDecision;
-  readonly result: ToolResult;
-}
+import type { CallContext, CallOutcome, RunState, ToolUse } from "./call-types.js";
 
 export const INTERRUPTED =
   "Interrupted: the run was aborted before this call finished. The tool was not executed.";
@@ -136,8 +41,9 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
   cx.emit({ ...base, type: "tool_start", id: use.id, name: use.name, input: use.input });
   let decision: CallDecision;
   let result: ToolResult;
+  const trail: Trail = {};
   try {
-    ({ decision, result } = await settle(use, cx));
+    ({ decision, result } = await settle(use, traced(cx, use.id), trail));
   } catch (e) {
     // What threw is ours or a rule's, a hook's, a gate's (a tool's own throw is a result): the call
     // is answered as failed, and recorded as such, never as allowed.
@@ -153,6 +59,7 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
     isError: result.isError,
     content: text,
     ms: performance.now() - started,
+    ...(cx.traceparent && trail.note && { permission: trail.note }),
   });
   return { block: toResultBlock(use.id, result), decision, result };
 }
@@ -163,10 +70,22 @@ const refuse = (decision: CallDecision, content: string): Settled => ({
   result: { content, isError: true },
 });
 
-async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
-  const admitted = await admit(use, cx);
+/** What a traced call's decision note is made of, as the call goes (`permission` on its tool_end). */
+interface Trail {
+  note?: DecisionNote;
+}
+
+/** A traced call's context: its processes get the call's `traceparent` in their environment. */
+function traced(cx: CallContext, callId: string): CallContext {
+  const traceparent = cx.traceparent?.(callId);
+  return traceparent ? { ...cx, env: { ...(cx.env ?? process.env), TRACEPARENT: traceparent } } : cx;
+}
+
+async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Settled> {
+  const admitted = await admit(use, cx, trail);
   if ("decision" in admitted) return admitted;
   const { tool } = admitted;
+  if (cx.traceparent) trail.note = await noteAllowed(tool, admitted.input, cx);
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   const hooks = hookContext(cx);
   const call = { tool_name: tool.name, tool_use_id: use.id };
@@ -182,9 +101,9 @@ async function settle(use: ToolUse, cx: CallContext): Promise<Settled> {
   const updated = "updatedInput" in pre ? pre.updatedInput : undefined;
   const rewritten = updated ? await rewrite(use, updated, cx) : admitted;
   if ("decision" in rewritten) return rewritten;
-  const consent = await consentTo(tool, rewritten.input, cx, pre, use.id);
+  const consent = await consentTo(tool, rewritten.input, cx, pre, { callId: use.id, trail });
   if (consent && "decision" in consent) return consent;
-  const again = consent ? await rejudge(use, consent.changed, cx) : rewritten;
+  const again = consent ? await rejudge(use, consent.changed, cx, trail) : rewritten;
   if ("decision" in again) return again;
   const { input } = again;
   // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
@@ -265,9 +184,13 @@ function abandonAfterAbort(
 async function admit(
   use: ToolUse,
   cx: CallContext,
+  trail: Trail,
 ): Promise<Settled | { tool: Tool; input: Readonly<Record<string, unknown>> }> {
   const a = await admitCall(use, cx);
-  if (a.kind === "denied") return refuse("denied", denialText(a.denial));
+  if (a.kind === "denied") {
+    if (cx.traceparent) trail.note = deniedNote(a.denial, cx.cwd, cx.state.list);
+    return refuse("denied", denialText(a.denial));
+  }
   if (a.kind === "invalid") return { decision: "invalid", result: a.result };
   return a;
 }
@@ -338,7 +261,7 @@ async function consentTo(
   input: Readonly<Record<string, unknown>>,
   cx: CallContext,
   pre: Fired,
-  callId: string,
+  at: { readonly callId: string; readonly trail: Trail },
 ): Promise<Settled | { changed: Readonly<Record<string, unknown>> } | undefined> {
   const approval = cx.approval;
   if (!approval) return undefined;
@@ -347,7 +270,10 @@ async function consentTo(
   const call = { tool: tool.name, input };
   const verdict = approval.check(call, { ...judgeContext(cx), shell }, cx.state.approved);
   // A mode's refusal (plan) stands whatever a hook says; a hook's `allow` is a user's approval.
-  if (verdict.kind === "denied") return refuse("denied", verdict.message);
+  if (verdict.kind === "denied") {
+    at.trail.note = { verdict: "denied", reason: "approval" };
+    return refuse("denied", verdict.message);
+  }
   if (pre.kind === "allow") return undefined;
   if (verdict.kind === "allowed" && pre.kind !== "ask") return undefined;
   const reason =
@@ -364,9 +290,10 @@ async function consentTo(
   );
   // An approval no one gives never holds an aborted run; an asker that fails is no answer.
   const asked = approval
-    .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth, callId })
+    .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth, callId: at.callId })
     .catch(() => undefined);
   const answer = await settleOrAbandon(asked, cx.signal, 0, () => undefined);
+  at.trail.note = { ...at.trail.note, verdict: "asked", asked: { reason, answer: answer?.kind ?? "none" } };
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   if (answer === undefined) return refuse("denied", approval.howToAllow(call, reason));
   if (answer.kind === "deny")
@@ -388,8 +315,9 @@ async function rejudge(
   use: ToolUse,
   changed: Readonly<Record<string, unknown>>,
   cx: CallContext,
+  trail: Trail,
 ): Promise<Settled | { input: Readonly<Record<string, unknown>> }> {
-  const again = await admit({ id: use.id, name: use.name, input: changed }, cx);
+  const again = await admit({ id: use.id, name: use.name, input: changed }, cx, trail);
   if ("decision" in again) return again;
   const call = { tool_name: again.tool.name, tool_use_id: use.id, tool_input: again.input };
   const pre = await fireHooks(cx.state.hooks, "PreToolUse", call, hookContext(cx));
@@ -409,6 +337,16 @@ async function rejudge(
   );
   if (verdict?.kind === "denied") return refuse("denied", verdict.message);
   return { input: again.input };
+}
+
+/** The rule that allowed an admitted call (judged again, rule by rule: traced runs only). */
+async function noteAllowed(
+  tool: Tool,
+  input: Readonly<Record<string, unknown>>,
+  cx: CallContext,
+): Promise<DecisionNote> {
+  const shell = tool.permission?.kind === "command" ? await loadShellParser() : undefined;
+  return allowedNote(cx.state.list, { tool: tool.name, input }, { ...judgeContext(cx), shell });
 }
 
 const judgeContext = (cx: Pick<CallContext, "registry" | "cwd">): DecideContext => ({

@@ -48,6 +48,8 @@ export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 /** The names of the runner's environment a stdio server inherits; its own `env` adds to them. */
 const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
+/** A trace context agentmd was started in goes on to its stdio servers (they start before any run's span). */
+const TRACE_CONTEXT = ["TRACEPARENT", "TRACESTATE"];
 
 /**
  * One MCP server, started on first use and shared by the runs of a runner. A server that fails to
@@ -229,7 +231,7 @@ export class McpConnection {
     if (config.type === "sse")
       return new sdk.SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers });
     const env: Record<string, string> = {};
-    for (const k of INHERITED) {
+    for (const k of [...INHERITED, ...TRACE_CONTEXT]) {
       const v = this.cx.env[k];
       if (typeof v === "string") env[k] = v;
     }
