@@ -3,7 +3,7 @@ import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Runner } from "../invocation/runner.js";
 import { listSessions, sessionsDir } from "../loop/transcript.js";
-import { resolveModel } from "../model/models.js";
+import { modelNameProblem, resolveModel } from "../model/models.js";
 import { createApprovalPrompt } from "./approval-prompt.js";
 import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
@@ -14,6 +14,7 @@ import { createTextRenderer, printable, summary } from "./render.js";
 import { latestSession, type RunIo } from "./run-command.js";
 import type { SessionOptions } from "./session-flags.js";
 import { runTools } from "./tools-command.js";
+import { unknownSlash } from "./unknown-slash.js";
 
 export const CHAT_HELP = `Usage: agentmd [chat] [PROMPT] [options]
 
@@ -203,10 +204,16 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
     case "/skills":
       io.stdout.write(`${listing(runner, "skill", style)}\n${listing(runner, "command", style)}\n`);
       return;
-    case "/model":
+    case "/model": {
+      const bad = arg ? modelNameProblem(arg) : undefined;
+      if (bad) {
+        io.stdout.write(`${style.yellow(printable(bad, false))}\n`);
+        return;
+      }
       if (arg) chat.model = arg;
       io.stdout.write(`model: ${printable(resolveModel(chat.model ?? runner.model), false)}\n`);
       return;
+    }
     case "/cost":
       io.stdout.write(`${costLine(chat.totals)}\n`);
       return;
@@ -221,8 +228,12 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
     case "/compact":
       await compact(chat, runner, arg);
       return;
-    default:
-      await turn(chat, runner, line);
+    default: {
+      // A mistyped command name is said here, and nothing is sent.
+      const unknown = unknownSlash(runner, line);
+      if (unknown) io.stdout.write(`${style.yellow(printable(unknown, false))}\n`);
+      else await turn(chat, runner, line);
+    }
   }
 }
 
