@@ -44,7 +44,7 @@ function sender(client: Anthropic): Send {
 }
 
 export const MISSING_KEY_MESSAGE =
-  "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
+  "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or answer offline from a recording with --replay FILE (one made with --record FILE; agentmd's own demo is in a clone of its repository: npx agentmd run --replay demo/session.jsonl)";
 
 export interface AnthropicModelOptions extends TransportOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
