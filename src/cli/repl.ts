@@ -118,6 +118,8 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     if (chat.current) {
       if (chat.current.signal.aborted) process.exit(130);
       chat.current.abort();
+      // The spinner's line goes first, so no frame stays above the next prompt.
+      chat.progress?.stop();
       io.stdout.write(`\n${style.yellow("stopping this turn (Ctrl-C again to leave)")}\n`);
       return;
     }
