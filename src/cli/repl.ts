@@ -187,7 +187,10 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
   const arg = rest.join(" ");
   switch (word) {
     case "/help":
-      io.stdout.write(`${CHAT_HELP}\n`);
+      // The REPL's own commands, then what this project adds: its commands and skills.
+      io.stdout.write(
+        `${CHAT_HELP}\n\n${listing(runner, "command", style)}\n${listing(runner, "skill", style)}\n`,
+      );
       return;
     case "/tools":
       // The same report as `agentmd tools`: the settings' rules and the approval tier included.

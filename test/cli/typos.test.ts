@@ -65,6 +65,20 @@ describe("typos the CLI refuses before anything is sent", () => {
   });
 });
 
+describe("the REPL's /help and a mistyped command", () => {
+  it("/help lists the REPL's commands and the project's; /revew says did-you-mean and sends nothing", async ({
+    fake,
+    cli,
+  }) => {
+    const r = await cli(["chat"], { input: "/help\n/revew x\n/model sonet\n" });
+    expect(r.stdout).toContain("/compact");
+    expect(r.stdout).toMatch(/commands:\n {2}\/review — review/);
+    expect(r.stdout).toContain("unknown command or skill /revew; did you mean /review?");
+    expect(r.stdout).toContain("'sonet' is not a model alias or id; did you mean 'sonnet'?");
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
 describe("modelNameProblem", () => {
   it.each([
     ["sonnet", false],
