@@ -1,3 +1,4 @@
+import { diffLines } from "diff";
 import type { Approver } from "../invocation/approvals.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../loop/execute-call.js";
 import { sessionRuleFor } from "../permissions/approval.js";
@@ -5,6 +6,47 @@ import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { Style } from "./io.js";
 import type { LineQueue } from "./line-queue.js";
 import { printable } from "./render.js";
+
+const PREVIEW_LINES = 40;
+
+/**
+ * What an edit or write would change, before the question: removed lines red (`-`), added green
+ * (`+`), by the `diff` library; a Write shows the content it would write. At most 40 lines.
+ */
+export function changePreview(tool: string, input: unknown, style: Style): string | undefined {
+  if (typeof input !== "object" || input === null) return undefined;
+  const o = input as Record<string, unknown>;
+  const edits =
+    tool === "Edit" && typeof o.old_string === "string" && typeof o.new_string === "string"
+      ? [{ old: o.old_string, new: o.new_string }]
+      : tool === "MultiEdit" && Array.isArray(o.edits)
+        ? (o.edits as { old_string?: unknown; new_string?: unknown }[]).map((e) => ({
+            old: String(e.old_string ?? ""),
+            new: String(e.new_string ?? ""),
+          }))
+        : tool === "Write" && typeof o.content === "string"
+          ? [{ old: "", new: o.content }]
+          : [];
+  if (edits.length === 0) return undefined;
+  const lines: string[] = [];
+  for (const e of edits)
+    for (const part of diffLines(e.old, e.new))
+      for (const line of part.value.replace(/\n$/, "").split("\n")) {
+        const text = printable(line, false);
+        lines.push(
+          part.added
+            ? style.green(`  + ${text}`)
+            : part.removed
+              ? style.red(`  - ${text}`)
+              : style.dim(`    ${text}`),
+        );
+      }
+  const more = lines.length - PREVIEW_LINES;
+  return [
+    ...lines.slice(0, PREVIEW_LINES),
+    ...(more > 0 ? [style.dim(`    … ${more} more lines`)] : []),
+  ].join("\n");
+}
 
 /**
  * Asks in the conversation whether a call may run, one question at a time (parallel calls wait
@@ -22,6 +64,8 @@ export function createApprovalPrompt(
     turn.before();
     const rule = sessionRuleFor(request.call, await loadShellParser());
     out.write(`${describeRequest(request, style)}\n`);
+    const preview = changePreview(request.call.tool, request.call.input, style);
+    if (preview) out.write(`${preview}\n`);
     out.write(style.dim(`  allow? [y] yes  [a] always: ${rule} for this session  [n] no, and why › `));
     const line = await lines.next(turn.signal());
     if (line === undefined) {

@@ -51,9 +51,19 @@ Say hello to $ARGUMENTS and list, in one short paragraph, what you can and canno
 `,
 };
 
+/** Said when agent.md joins a `.claude/` project: it changes what every run of the project may do. */
+const CEILING_NOTE = `Note: this folder's .claude/ project had no agent.md. Until now its runs worked as Claude Code's
+default mode does (any tool, the settings' rules and your approvals deciding each call). With
+agent.md, its allowed-tools list is the ceiling of every run, subagent, skill and command, and its
+approval: a call it allows runs without asking, a tool it does not list is no longer offered, and
+permissions.allow or --allowedTools never widen it. Edit allowed-tools in agent.md to fit, or
+delete agent.md to go back.
+`;
+
 /** Runs `agentmd init`; returns the exit code. */
 export function runInit(dirArg: string | undefined, io: CliIo): number {
   const dir = path.resolve(io.cwd, dirArg ?? ".");
+  const claudeProject = existsSync(path.join(dir, ".claude")) && !existsSync(path.join(dir, "agent.md"));
   let created = 0;
   let failed = 0;
   for (const [rel, content] of Object.entries(FILES)) {
@@ -81,6 +91,7 @@ export function runInit(dirArg: string | undefined, io: CliIo): number {
     io.stderr.write(`agentmd init: ${failed} file(s) could not be created in ${dir}\n`);
     return 1;
   }
+  if (claudeProject && existsSync(path.join(dir, "agent.md"))) io.stdout.write(CEILING_NOTE);
   io.stdout.write(
     created > 0
       ? `A starter project is in ${dir}. Next: 'agentmd check' to validate it, 'agentmd' to talk to it.\n`

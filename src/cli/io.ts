@@ -9,18 +9,20 @@ export interface CliIo {
 export interface Style {
   readonly red: (s: string) => string;
   readonly yellow: (s: string) => string;
+  readonly green: (s: string) => string;
   readonly cyan: (s: string) => string;
   readonly bold: (s: string) => string;
   readonly dim: (s: string) => string;
 }
 
 const plain = (s: string) => s;
-const PLAIN: Style = { red: plain, yellow: plain, cyan: plain, bold: plain, dim: plain };
+const PLAIN: Style = { red: plain, yellow: plain, green: plain, cyan: plain, bold: plain, dim: plain };
 
 const wrap = (open: number, close: number) => (s: string) => `\x1b[${open}m${s}\x1b[${close}m`;
 const COLOR: Style = {
   red: wrap(31, 39),
   yellow: wrap(33, 39),
+  green: wrap(32, 39),
   cyan: wrap(36, 39),
   bold: wrap(1, 22),
   dim: wrap(2, 22),

@@ -65,8 +65,11 @@ export function createTextRenderer(out: Out, style: Style) {
               ? style.yellow("error")
               : style.dim("ok")
             : style.red(e.decision === "denied" ? "denied" : e.decision);
+        // A denial's advice (what to write to allow the call) is shown whole; an error's first 160 characters.
         const why =
-          e.decision === "allowed" && !e.isError ? "" : `: ${printable(firstSentence(e.content), false)}`;
+          e.decision === "allowed" && !e.isError
+            ? ""
+            : `: ${printable(e.decision === "allowed" ? firstSentence(e.content) : e.content.replace(/\s+/g, " ").trim(), false)}`;
         const input = summariseInput(inputs.get(e.id));
         inputs.delete(e.id);
         line(
@@ -164,12 +167,36 @@ function firstSentence(text: string): string {
   return oneLine.length > 160 ? `${oneLine.slice(0, 157)}...` : oneLine;
 }
 
-/** `{"file_path":"README.md"}` → `README.md`; several fields as a short JSON. */
+/** The field that names what a call acts on, in the order a person looks for it. */
+const SUBJECT_KEYS = [
+  "command",
+  "file_path",
+  "notebook_path",
+  "path",
+  "url",
+  "pattern",
+  "subagent_type",
+  "skill",
+  "query",
+];
+
+/**
+ * `{"file_path":"README.md"}` → `README.md`; a call with several fields by what it acts on
+ * (`npm test` for Bash with a description, `reviewer: check the diff` for Task), never raw JSON
+ * when such a field is there.
+ */
 export function summariseInput(input: unknown): string {
   if (typeof input !== "object" || input === null) return "";
-  const values = Object.values(input as Record<string, unknown>);
+  const o = input as Record<string, unknown>;
+  const values = Object.values(o);
   const first = values[0];
-  const s = values.length === 1 && typeof first === "string" ? first : JSON.stringify(input);
+  const key = SUBJECT_KEYS.find((k) => typeof o[k] === "string");
+  const s =
+    values.length === 1 && typeof first === "string"
+      ? first
+      : key
+        ? `${o[key] as string}${key === "subagent_type" && typeof o.description === "string" ? `: ${o.description}` : ""}`
+        : JSON.stringify(input);
   const oneLine = printable(s.replace(/\s+/g, " "), false);
   return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
 }

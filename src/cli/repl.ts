@@ -4,7 +4,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { Runner } from "../invocation/runner.js";
 import { listSessions } from "../loop/session-list.js";
 import { sessionsDir } from "../loop/transcript.js";
-import { resolveModel } from "../model/models.js";
+import { modelNameProblem, resolveModel } from "../model/models.js";
 import { createApprovalPrompt } from "./approval-prompt.js";
 import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
@@ -15,6 +15,7 @@ import { createTextRenderer, printable, summary } from "./render.js";
 import { latestSession, type RunIo } from "./run-command.js";
 import type { SessionOptions } from "./session-flags.js";
 import { runTools } from "./tools-command.js";
+import { unknownSlash } from "./unknown-slash.js";
 
 export const CHAT_HELP = `Usage: agentmd [chat] [PROMPT] [options]
 
@@ -118,6 +119,8 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     if (chat.current) {
       if (chat.current.signal.aborted) process.exit(130);
       chat.current.abort();
+      // The spinner's line goes first, so no frame stays above the next prompt.
+      chat.progress?.stop();
       io.stdout.write(`\n${style.yellow("stopping this turn (Ctrl-C again to leave)")}\n`);
       return;
     }
@@ -186,7 +189,10 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
   const arg = rest.join(" ");
   switch (word) {
     case "/help":
-      io.stdout.write(`${CHAT_HELP}\n`);
+      // The REPL's own commands, then what this project adds: its commands and skills.
+      io.stdout.write(
+        `${CHAT_HELP}\n\n${listing(runner, "command", style)}\n${listing(runner, "skill", style)}\n`,
+      );
       return;
     case "/tools":
       // The same report as `agentmd tools`: the settings' rules and the approval tier included.
@@ -205,10 +211,16 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
     case "/skills":
       io.stdout.write(`${listing(runner, "skill", style)}\n${listing(runner, "command", style)}\n`);
       return;
-    case "/model":
+    case "/model": {
+      const bad = arg ? modelNameProblem(arg) : undefined;
+      if (bad) {
+        io.stdout.write(`${style.yellow(printable(bad, false))}\n`);
+        return;
+      }
       if (arg) chat.model = arg;
       io.stdout.write(`model: ${printable(resolveModel(chat.model ?? runner.model), false)}\n`);
       return;
+    }
     case "/cost":
       io.stdout.write(`${costLine(chat.totals)}\n`);
       return;
@@ -224,8 +236,12 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
     case "/compact":
       await compact(chat, runner, arg);
       return;
-    default:
-      await turn(chat, runner, line);
+    default: {
+      // A mistyped command name is said here, and nothing is sent.
+      const unknown = unknownSlash(runner, line);
+      if (unknown) io.stdout.write(`${style.yellow(printable(unknown, false))}\n`);
+      else await turn(chat, runner, line);
+    }
   }
 }
 

@@ -13,6 +13,7 @@ import { restrictedWithNotice } from "./project-trust.js";
 import { createTextRenderer, printable, summary } from "./render.js";
 import type { SessionOptions } from "./session-flags.js";
 import { forkSession } from "./stream-json/sdk-sessions.js";
+import { unknownSlash } from "./unknown-slash.js";
 import { type WrapperOptions, withWrapper } from "./wrapper-flags.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
@@ -33,7 +34,8 @@ Options:
                          stream-json (every agentmd event as one JSON line)
   --agent NAME           run the subagent NAME instead (its tools: main's ∩ its own)
   --model M              a model id or alias (sonnet, opus, haiku); overrides agent.md
-                         and ANTHROPIC_MODEL
+                         and ANTHROPIC_MODEL. A bare word that is neither (sonet) is
+                         refused as a typo; ids are claude-… or a provider's (with . / : @)
   --max-turns N          stop after N model turns (also --max-iterations; default:
                          agent.md's maxIterations, else 50)
   --system-prompt TEXT   instead of agent.md's body
@@ -115,6 +117,13 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     restrictedWithNotice(io),
   );
   if (!runner) return 1;
+  // A typo of a command's name is bad usage: nothing is sent and no session is written.
+  const unknown = options.agent ? undefined : unknownSlash(runner, prompt);
+  if (unknown) {
+    await runner.close();
+    io.stderr.write(`agentmd: ${printable(unknown)}\nRun 'agentmd --help' for usage.\n`);
+    return 2;
+  }
   const controller = new AbortController();
   let interrupts = 0;
   const unhook = io.onInterrupt?.(() => {

@@ -6,6 +6,7 @@ import {
   outputSchemaProblems,
 } from "../definitions/output-schema.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
+import { modelNameProblem } from "../model/models.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import { UsageError } from "./usage-error.js";
 import { WRAPPER_FLAGS } from "./wrapper-flags.js";
@@ -91,6 +92,8 @@ export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
   if (v.cwd !== undefined && !isFolder(path.resolve(cwd, v.cwd)))
     throw new UsageError(`--cwd: no such folder: ${v.cwd}`);
   if (v.continue && v.resume) throw new UsageError("--continue and --resume cannot be used together");
+  const badModel = v.model ? modelNameProblem(v.model) : undefined;
+  if (badModel) throw new UsageError(`--model: ${badModel}`);
   const turns = v["max-turns"] ?? v["max-iterations"];
   let maxIterations: number | undefined;
   if (turns !== undefined) {

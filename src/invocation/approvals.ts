@@ -14,7 +14,8 @@ import {
   sessionRuleFor,
 } from "../permissions/approval.js";
 import { compileList, intersect } from "../permissions/permission-list.js";
-import { NO_PARSER, type ShellParser } from "../permissions/shell/parse-shell.js";
+import { NO_PARSER } from "../permissions/shell/parse-shell.js";
+import type { ShellParser } from "../permissions/shell/shell-parser.js";
 import { canonicalToolName } from "../permissions/tool-matcher.js";
 import type { CompileContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";

@@ -6,7 +6,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import type { QuoteContext, ShellParser } from "../permissions/shell/parse-shell.js";
+import type { QuoteContext, ShellParser } from "../permissions/shell/shell-parser.js";
 import { shellQuote, splitArgs } from "../shared/shell-words.js";
 
 export { shellQuote, splitArgs };

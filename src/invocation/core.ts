@@ -30,6 +30,7 @@ import { createBuiltinTools } from "../tools/builtin/index.js";
 import { realPathOf } from "../tools/real-path.js";
 import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
 import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js";
+import { defaultSystemPrompt } from "./default-prompt.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import { modelOf } from "./model-of.js";
@@ -149,7 +150,7 @@ export function createCore(options: RunnerOptions): Core {
     model,
     ...(options.model?.prices && { prices: options.model.prices }),
     ...(memory && { memory }),
-    system: systemPrompt(options, main, memory),
+    system: systemPrompt(options, main, memory, hop.ceiling),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
@@ -202,9 +203,12 @@ function systemPrompt(
   options: RunnerOptions,
   main: MainAgentDefinition | undefined,
   memory?: Memory,
+  ceiling?: PermissionList,
 ): string {
   const given = options.systemPrompt;
-  return [given?.replace ?? main?.body.trim(), memory?.text, given?.append].filter(Boolean).join("\n\n");
+  // Without agent.md, agentmd's own prompt tells the model how to use the tools it may be offered.
+  const body = main ? main.body.trim() : ceiling && defaultSystemPrompt(ceiling);
+  return [given?.replace ?? body, memory?.text, given?.append].filter(Boolean).join("\n\n");
 }
 
 /**

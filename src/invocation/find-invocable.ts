@@ -15,7 +15,12 @@ export function findInvocable(core: HopCore, name: string, by: "user" | "model")
   const command = core.commands.get(name);
   if (skill && skill.userInvocable !== false) return skill;
   if (command && command.userInvocable !== false) return command;
-  const known = slashNames(core).map((n) => `/${n}`);
+  return unknownInvocable(name, slashNames(core));
+}
+
+/** `unknown command or skill /revew; did you mean /review? Known: …`, for a name not in `names`. */
+export function unknownInvocable(name: string, names: readonly string[]): string {
+  const known = names.map((n) => `/${n}`);
   const near = didYouMean(`/${name}`, known);
   const list = known.length
     ? ` Known: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}.`

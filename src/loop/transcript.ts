@@ -57,6 +57,24 @@ export interface TranscriptStore {
   lock?(id: string): () => void;
 }
 
+/**
+ * Creates the sessions folder. A `.agentmd/` it creates gets a `.gitignore` of `*`, so the run's
+ * state never shows as untracked in the repository it ran in (nor is committed by `git add -A`).
+ */
+function makeSessionsDir(dir: string): void {
+  const created = mkdirSync(dir, { recursive: true });
+  const state = path.dirname(dir);
+  if (created === undefined || path.basename(state) !== ".agentmd") return;
+  if (path.relative(created, state).startsWith("..")) return;
+  try {
+    writeFileSync(path.join(state, ".gitignore"), "# agentmd's own state: never committed\n*\n", {
+      flag: "wx",
+    });
+  } catch {
+    // one already there (a run beside this one wrote it) does the same
+  }
+}
+
 /** The default store: `<dir>/<id>.jsonl`, each event appended as it happens, locked by a file. */
 export function fileTranscripts(dir: string): TranscriptStore {
   return {
@@ -74,7 +92,7 @@ export function openTranscript(dir: string, id: string, onError: (message: strin
   const file = sessionFile(dir, id);
   let broken = false;
   try {
-    mkdirSync(dir, { recursive: true });
+    makeSessionsDir(dir);
   } catch (e) {
     broken = true;
     onError(`cannot write the transcript ${file}: ${(e as Error).message}`);
@@ -219,7 +237,7 @@ export function lockSession(dir: string, id: string): () => void {
   const lock = `${sessionFile(dir, id)}.lock`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      mkdirSync(dir, { recursive: true });
+      makeSessionsDir(dir);
       writeFileSync(lock, String(process.pid), { flag: "wx" });
       return () => rmSync(lock, { force: true });
     } catch (e) {

@@ -44,7 +44,7 @@ function sender(client: Anthropic): Send {
 }
 
 export const MISSING_KEY_MESSAGE =
-  "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'";
+  "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or answer offline from a recording with --replay FILE (one made with --record FILE; agentmd's own demo is in a clone of its repository: npx agentmd run --replay demo/session.jsonl)";
 
 export interface AnthropicModelOptions extends TransportOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -79,6 +79,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   const authToken = apiKey ? undefined : options.env.ANTHROPIC_AUTH_TOKEN || undefined;
   if (!apiKey && !authToken && !transport.keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
   const baseURL = options.baseURL ?? (options.env.ANTHROPIC_BASE_URL || undefined);
+  if (baseURL) checkBaseURL(baseURL, options.baseURL ? "the model's baseURL" : "ANTHROPIC_BASE_URL");
   const client = new Anthropic({
     ...(authToken ? { authToken } : { apiKey: apiKey ?? "replay" }),
     ...(baseURL && { baseURL }),
@@ -96,6 +97,28 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   };
   const send = sender(client);
   return { turn: (request, cx) => streamTurn(send, request, cx, policy) };
+}
+
+/**
+ * A base URL the client can use: http or https, and not ending in `/v1` (the client adds
+ * `/v1/messages` itself, so `…/v1` would ask for `/v1/v1/messages`). Said at once as a
+ * `ConfigError`, before any request: a malformed URL is no failure worth retrying.
+ */
+function checkBaseURL(baseURL: string, where: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    url = new URL("invalid:");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ConfigError(
+      `${where} '${baseURL}' is not an http:// or https:// URL (e.g. https://api.anthropic.com)`,
+    );
+  if (/\/v1\/?$/.test(url.pathname))
+    throw new ConfigError(
+      `${where} '${baseURL}' ends in /v1, but the client adds /v1/messages itself: use '${baseURL.replace(/\/v1\/?$/, "")}'`,
+    );
 }
 
 /** One try's end: a message, the run aborted, an error, or a failure worth trying again. */

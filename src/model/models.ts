@@ -1,4 +1,5 @@
 import { DEFAULT_MODEL, MODEL_ALIASES } from "../shared/defaults.js";
+import { didYouMean } from "../shared/did-you-mean.js";
 
 /**
  * Model ids and prices. Aliases resolve through the one table of shared/defaults.ts. Prices are US
@@ -8,6 +9,21 @@ import { DEFAULT_MODEL, MODEL_ALIASES } from "../shared/defaults.js";
 export function resolveModel(model: string | undefined): string {
   if (model === undefined || model === "" || model === "inherit") return DEFAULT_MODEL;
   return Object.hasOwn(MODEL_ALIASES, model) ? (MODEL_ALIASES[model] as string) : model;
+}
+
+/**
+ * Why a model name given on the command line cannot be sent, or undefined when it can: an alias
+ * (`sonnet`), `inherit`, or what reads as a full id — `claude-…`, or a provider's spelling with a
+ * `.`, `/`, `:` or `@` in it (`us.anthropic.claude-…`, `anthropic/claude-…`). A bare word that is
+ * none of these (`sonet`) is a typo, and is refused with the nearest alias rather than sent.
+ */
+export function modelNameProblem(model: string): string | undefined {
+  if (Object.hasOwn(MODEL_ALIASES, model) || model === "inherit") return undefined;
+  if (/^claude-[a-z0-9][a-z0-9.-]*$/i.test(model) || /^[\w.-]*[./:@][\w./:@-]*$/.test(model))
+    return undefined;
+  const aliases = Object.keys(MODEL_ALIASES);
+  const near = didYouMean(model, [...aliases, ...Object.values(MODEL_ALIASES)]);
+  return `'${model}' is not a model alias or id${near ? `; did you mean '${near}'?` : ""} (aliases: ${aliases.join(", ")}; or a full id such as ${DEFAULT_MODEL})`;
 }
 
 export interface Price {

@@ -1,6 +1,6 @@
 import type { CommandPattern } from "./command-pattern.js";
 import type { NamePattern, PathPattern } from "./path-pattern.js";
-import type { ShellParser } from "./shell/parse-shell.js";
+import type { ShellParser } from "./shell/shell-parser.js";
 
 /**
  * The permission engine's data. Everything here is plain data: lists are compiled from the

@@ -1,5 +1,5 @@
 import type { FromSchema, JSONSchema } from "json-schema-to-ts";
-import type { ShellParser } from "../permissions/shell/parse-shell.js";
+import type { ShellParser } from "../permissions/shell/shell-parser.js";
 import type { ToolPermissionSpec } from "../permissions/types.js";
 import { AgentmdError } from "../shared/errors.js";
 import { setOwn } from "../shared/own.js";

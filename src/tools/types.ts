@@ -1,4 +1,4 @@
-import type { ShellParser } from "../permissions/shell/parse-shell.js";
+import type { ShellParser } from "../permissions/shell/shell-parser.js";
 import type { PermissionList, ToolPermissionSpec } from "../permissions/types.js";
 import type { SpawnProcess } from "../shared/run-process.js";
 import type { BackgroundShells } from "./builtin/background-shells.js";

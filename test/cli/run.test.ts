@@ -166,7 +166,7 @@ describe("agentmd run (built CLI, fake server)", () => {
     const r = await runBinAsync(["run", "x"], { cwd: dir });
     expect([r.code, r.stderr]).toEqual([
       1,
-      "agentmd: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'\n",
+      "agentmd: no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or answer offline from a recording with --replay FILE (one made with --record FILE; agentmd's own demo is in a clone of its repository: npx agentmd run --replay demo/session.jsonl)\n",
     ]);
   });
 

@@ -212,7 +212,7 @@ describe("record and replay", () => {
 
   it("says plainly what to do when there is no key and no recording", () => {
     expect(() => createRunner({ projectDir: dir, env: {} })).toThrow(
-      "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run the recorded demo offline with 'agentmd run --replay demo/session.jsonl'",
+      "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or answer offline from a recording with --replay FILE (one made with --record FILE; agentmd's own demo is in a clone of its repository: npx agentmd run --replay demo/session.jsonl)",
     );
   });
 });

@@ -1,25 +1,10 @@
 import { createRequire } from "node:module";
 import { Language, type Node, Parser } from "web-tree-sitter";
 import { hiddenSubstitution, secondEvaluation } from "./hidden-code.js";
+import type { QuoteContext, ShellParser } from "./shell-parser.js";
 import { plainScript, type ShellPart, type ShellScript, UNKNOWN_VALUE } from "./shell-script.js";
 
-/**
- * Command lines read by a real bash parser: tree-sitter's bash grammar, compiled to WebAssembly.
- * Loading it is asynchronous (~20–40 ms); reading a line after that is synchronous, so the
- * permission engine stays a pure, synchronous function that is handed the parser it reads with.
- * Without one, a line that is not plain words cannot be read, and is judged as such (denied where
- * patterns apply).
- */
-export interface ShellParser {
-  /** The simple commands and written files of a line. Contract: never throws. */
-  parse(line: string): ShellScript;
-  /**
-   * The quoting context at each offset of a line (UTF-16 offsets, as JavaScript counts): in `'…'`,
-   * in `"…"`, in `$'…'`, in a here-document, or plain — which `$( … )` restores, even inside `"…"`.
-   * Null when the line cannot be parsed.
-   */
-  quoting(line: string, spans: readonly (readonly [number, number])[]): QuoteContext[] | null;
-}
+export type { QuoteContext, ShellParser } from "./shell-parser.js";
 
 // The grammar is loaded once per process: the loader keeps its promise, and every caller gets the
 // same instance to pass on. Nothing reads it from here but `loadShellParser`.
@@ -226,7 +211,7 @@ function fileRedirect(node: Node, writes: (string | null)[]): void {
  * A word's value when it is plain text: quotes removed, escapes applied. `null` for anything the
  * shell would expand: `$x`, `$( … )`, a glob, a brace, a leading `~`, `$'…'`.
  */
-export function literal(node: Node): string | null {
+function literal(node: Node): string | null {
   switch (node.type) {
     case "word":
     case "number":
@@ -264,9 +249,6 @@ function unquotedWord(text: string): string | null {
   if (text.startsWith("~") || /(?<!\\)[*?[{}]/.test(text)) return null;
   return text.includes("\\") ? text.replace(/\\(.)/gs, "$1") : text;
 }
-
-/** Where a word stands in a command line, for quoting a value put there. */
-export type QuoteContext = "plain" | "double" | "single" | "ansi" | "heredoc" | "literal-heredoc";
 
 function quotingWith(
   parser: Parser,

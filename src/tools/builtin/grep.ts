@@ -5,6 +5,8 @@ import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
 import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
+import { type FileHits, findRipgrep, ripgrepSearch, type SearchOutcome } from "./ripgrep.js";
+import { rustToJs } from "./rust-regex.js";
 import { checkRelativeGlob, display, walkFiles } from "./walk.js";
 
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -17,7 +19,10 @@ export const GREP_TIMEOUT_MS = 30_000;
 const schema = {
   type: "object",
   properties: {
-    pattern: { type: "string", description: "A regular expression (JavaScript syntax) to search for." },
+    pattern: {
+      type: "string",
+      description: "A regular expression in ripgrep's syntax (e.g. 'fn\\s+\\w+', '(?i)todo').",
+    },
     path: { type: "string", description: "A file or folder to search (default: the working folder)." },
     glob: { type: "string", description: "Only files matching this glob, e.g. '*.ts' or 'src/**/*.md'." },
     output_mode: {
@@ -36,26 +41,27 @@ const schema = {
   required: ["pattern"],
 } as const;
 
-/** One file's matches. Only the lines content mode shows are kept (matches and their context). */
-interface FileHits {
-  readonly file: string;
-  readonly mtime: number;
-  readonly lineCount: number;
-  readonly matched: number[];
-  readonly shown: Record<number, string>;
-}
-
 /** At most this many lines are kept for content mode across all files; the output is cut anyway. */
 const MAX_KEPT_LINES = 20_000;
 
-/** Grep: a regular expression over files, as lines, file names or counts. Skips .git, node_modules, binaries. */
-export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): Tool {
+/**
+ * Grep: a regular expression over files, as lines, file names or counts. Skips .git, node_modules,
+ * binaries and what .gitignore excludes. Searches with ripgrep when `rg` is on PATH (`rg: null`:
+ * never), else with its own engine, which reads ripgrep's syntax; its description says which.
+ */
+export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number; rg?: string | null } = {}): Tool {
   const fs = deps.fs ?? NODE_FS;
   const timeoutMs = deps.timeoutMs ?? GREP_TIMEOUT_MS;
+  // ripgrep reads the disk: a tool given a file system of its own searches that with its own engine.
+  const rg =
+    fs === NODE_FS
+      ? deps.rg === undefined
+        ? findRipgrep(process.env.PATH)
+        : (deps.rg ?? undefined)
+      : undefined;
   return defineTool<typeof schema>({
     name: "Grep",
-    description:
-      "Searches files for a regular expression. output_mode: files_with_matches (default, newest first), content (matching lines, with -n, -A, -B, -C), or count. Filter files with glob. Skips .git, node_modules and binary files.",
+    description: `Searches files for a regular expression (ripgrep's syntax). output_mode: files_with_matches (default, newest first), content (matching lines, with -n, -A, -B, -C), or count. Filter files with glob. Skips .git, node_modules, binary files and what .gitignore excludes. ${rg ? "Runs ripgrep (rg)." : "ripgrep is not installed: a built-in engine reads its syntax (inline flags only at the start)."}`,
     inputSchema: schema,
     permission: judgesPath("path", { defaultToCwd: true, family: "Read" }),
     concurrency: "concurrent-safe",
@@ -68,12 +74,6 @@ export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): 
       if (after < 0 || before < 0) return fail("-A, -B and -C must be 0 or more.");
       if (input.head_limit !== undefined && input.head_limit < 1)
         return fail("head_limit must be 1 or more.");
-      let re: RegExp;
-      try {
-        re = new RegExp(input.pattern, input["-i"] ? "i" : "");
-      } catch (e) {
-        return fail(`Invalid regular expression: ${(e as Error).message}.`);
-      }
       let globMatch: ((rel: string) => boolean) | undefined;
       if (input.glob !== undefined) {
         const problem = checkRelativeGlob(input.glob, "glob");
@@ -85,41 +85,52 @@ export function createGrepTool(deps: { fs?: ToolFs; timeoutMs?: number } = {}): 
           return fail(`Invalid glob '${input.glob}': ${(e as Error).message}.`);
         }
       }
-      let files: string[];
-      let truncated = false;
-      try {
-        const st = await fs.stat(base);
-        if (st.isDirectory()) ({ files, truncated } = await walkFiles(fs, base, ctx.signal, ctx.mayAccess));
-        else files = [base];
-      } catch (e) {
-        return fail(`Cannot search ${describeFsError(e, base)}.`);
-      }
-      const chosen = files.filter((file) => {
-        const rel = path.relative(base, file).split(path.sep).join("/") || path.basename(file);
-        return !globMatch || globMatch(rel);
-      });
+      const chosenByGlob = (file: string) =>
+        !globMatch || globMatch(path.relative(base, file).split(path.sep).join("/") || path.basename(file));
       const keep = mode === "content" ? { before, after } : null;
-      // Files come from the injected file system when there is one; Node's are read in the worker.
-      const sources: SearchSource[] = [];
-      if (fs === NODE_FS) for (const file of chosen) sources.push({ file });
-      else {
-        for (const file of chosen) {
-          try {
-            const st = await fs.stat(file);
-            if (st.isFile() && st.size <= MAX_FILE_BYTES)
-              sources.push({ file, mtime: st.mtimeMs, bytes: await fs.readFile(file) });
-          } catch {
-            // unreadable: skipped, as the worker skips it
-          }
+      let searched: SearchOutcome;
+      let truncated = false;
+      if (rg) {
+        searched = await ripgrepSearch({
+          rg,
+          base,
+          pattern: input.pattern,
+          ignoreCase: input["-i"] === true,
+          // A glob with a folder in it is matched here, relative to path, as the built-in engine matches it.
+          ...(input.glob !== undefined && !input.glob.includes("/") && { glob: input.glob }),
+          keep,
+          signal: ctx.signal,
+          timeoutMs,
+          maxFileBytes: MAX_FILE_BYTES,
+        });
+        if (typeof searched === "object" && "hits" in searched)
+          searched = {
+            ...searched,
+            hits: await withTimes(
+              searched.hits.filter((h) => (ctx.mayAccess?.(h.file) ?? true) && chosenByGlob(h.file)),
+            ),
+          };
+      } else {
+        const re = rustToJs(input.pattern, input["-i"] === true);
+        if (!(re instanceof RegExp)) return fail(`Invalid regular expression: ${re.error}.`);
+        let files: string[];
+        try {
+          const st = await fs.stat(base);
+          if (st.isDirectory()) ({ files, truncated } = await walkFiles(fs, base, ctx.signal, ctx.mayAccess));
+          else files = [base];
+        } catch (e) {
+          return fail(`Cannot search ${describeFsError(e, base)}.`);
         }
+        const chosen = files.filter(chosenByGlob);
+        searched = await searchInWorker(await sourcesOf(fs, chosen), re, keep, ctx.signal, timeoutMs);
       }
-      const searched = await searchInWorker(sources, re, keep, ctx.signal, timeoutMs);
       if (searched === "aborted") return fail("Interrupted.");
       if (searched === "timeout") {
         return fail(
           `The search took more than ${timeoutMs / 1000} s and was stopped: a regular expression with nested repetition (like (a+)+) can take exponential time. Simplify the pattern or narrow the path.`,
         );
       }
+      if ("error" in searched) return fail(`${searched.error.replace(/\.?$/, ".")}`);
       const hits = searched.hits;
       if (searched.cut) truncated = true;
       if (hits.length === 0) return ok(`No matches for /${input.pattern}/ in ${base}.`);
@@ -273,4 +284,33 @@ function searchInWorker(
     worker.once("error", () => finish({ hits: [], cut: false }));
     if (signal.aborted) finish("aborted");
   });
+}
+
+/** Files come from the injected file system when there is one; Node's are read in the worker. */
+async function sourcesOf(fs: ToolFs, files: readonly string[]): Promise<SearchSource[]> {
+  if (fs === NODE_FS) return files.map((file) => ({ file }));
+  const sources: SearchSource[] = [];
+  for (const file of files) {
+    try {
+      const st = await fs.stat(file);
+      if (st.isFile() && st.size <= MAX_FILE_BYTES)
+        sources.push({ file, mtime: st.mtimeMs, bytes: await fs.readFile(file) });
+    } catch {
+      // unreadable: skipped, as the worker skips it
+    }
+  }
+  return sources;
+}
+
+/** ripgrep's hits with their files' times, for newest-first order. */
+async function withTimes(hits: readonly FileHits[]): Promise<FileHits[]> {
+  return Promise.all(
+    hits.map(async (h) => {
+      try {
+        return { ...h, mtime: (await NODE_FS.stat(h.file)).mtimeMs };
+      } catch {
+        return h;
+      }
+    }),
+  );
 }

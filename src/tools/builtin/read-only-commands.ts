@@ -1,5 +1,5 @@
 import { type OptionRule, usesNamedOption } from "../../permissions/shell/option-rule.js";
-import type { ShellParser } from "../../permissions/shell/parse-shell.js";
+import type { ShellParser } from "../../permissions/shell/shell-parser.js";
 import { literalText, type ShellPart } from "../../permissions/shell/shell-script.js";
 
 /**

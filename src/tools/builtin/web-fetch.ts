@@ -1,6 +1,8 @@
+import { decodeHTML } from "entities";
 import { judgesUrl } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
+import { decodePage, htmlToMarkdown } from "./html-markdown.js";
 
 export const WEBFETCH_MAX_BYTES = 5 * 1024 * 1024;
 export const WEBFETCH_MAX_CHARS = 100_000;
@@ -33,7 +35,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
   const maxBytes = options.maxBytes ?? WEBFETCH_MAX_BYTES;
   return defineTool<typeof schema>({
     name: "WebFetch",
-    description: `Fetches an http(s) URL and returns its text (HTML reduced to text, at most ${WEBFETCH_MAX_CHARS} characters). A redirect to another host is reported, not followed.`,
+    description: `Fetches an http(s) URL and returns its text (HTML as Markdown: links, tables and code kept; at most ${WEBFETCH_MAX_CHARS} characters). A redirect to another host is reported, not followed.`,
     inputSchema: schema,
     permission: judgesUrl("url"),
     concurrency: "concurrent-safe",
@@ -94,10 +96,9 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
         if (signal.aborted) return fail(`Fetching ${url.href} timed out after ${timeoutMs} ms.`);
         return fail(`Reading ${url.href} failed: ${(e as Error).message}.`);
       }
-      let text =
-        type.includes("html") || /^\s*<(!doctype html|html)/i.test(body.text)
-          ? htmlToText(body.text)
-          : body.text;
+      const html = type.includes("html") || /^\s*<(!doctype html|html)/i.test(body.text);
+      // Markdown keeps links, tables and code; a page turndown cannot convert in time is flat text.
+      let text = html ? ((await htmlToMarkdown(body.text)) ?? htmlToText(body.text)) : body.text;
       const notes: string[] = [];
       if (body.cut) notes.push(`[the page is larger than ${maxBytes} bytes; only the start was read]`);
       if (text.length > WEBFETCH_MAX_CHARS) {
@@ -117,6 +118,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
 
 async function readCapped(res: Response, maxBytes: number): Promise<{ text: string; cut: boolean }> {
   if (!res.body) return { text: "", cut: false };
+  const type = res.headers.get("content-type") ?? "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -132,10 +134,9 @@ async function readCapped(res: Response, maxBytes: number): Promise<{ text: stri
       break;
     }
   }
-  return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8"), cut };
+  return { text: decodePage(Buffer.concat(chunks).subarray(0, maxBytes), type), cut };
 }
 
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 /** Elements whose content is not text. */
 const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "head"]);
 /** Elements whose end is a line break. */
@@ -203,21 +204,14 @@ export function htmlToText(html: string): string {
       parts.push("- ");
     }
   }
-  return parts
-    .join("")
-    .replace(/&(#x[0-9a-f]{1,8}|#\d{1,8}|[a-z]{1,10});/gi, (whole, name: string) => {
-      if (name[0] === "#") {
-        const code =
-          name[1] === "x" || name[1] === "X"
-            ? Number.parseInt(name.slice(2), 16)
-            : Number.parseInt(name.slice(1), 10);
-        return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-      }
-      const key = name.toLowerCase();
-      return Object.hasOwn(ENTITIES, key) ? (ENTITIES[key] as string) : whole;
-    })
-    .replace(/[ \t\f\v\r]+/g, " ")
-    .replace(/ ?\n ?/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  return (
+    parts
+      .join("")
+      // Every HTML entity (é, &eacute;, &#233;), as the HTML standard reads them.
+      .replace(/&[#a-z0-9]{1,32};/gi, (entity) => decodeHTML(entity).replace(/\u00a0/g, " "))
+      .replace(/[ \t\f\v\r]+/g, " ")
+      .replace(/ ?\n ?/g, "\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim()
+  );
 }

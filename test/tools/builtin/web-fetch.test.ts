@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { htmlToMarkdown } from "../../../src/tools/builtin/html-markdown.js";
 import { htmlToText } from "../../../src/tools/builtin/web-fetch.js";
 import { createWebFetchTool } from "../../../src/tools/index.js";
 import { run, text, toolContext } from "../../support/tools.js";
@@ -15,6 +16,22 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       res.end(
         "<html><head><title>t</title><style>p{}</style></head><body><h1>Hello</h1><p>A &amp; B&#33;</p><script>evil()</script><ul><li>one</li><li>two</li></ul></body></html>",
+      );
+    } else if (url === "/doc") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(
+        '<html><body><h2>Caf&eacute; &amp; co</h2><p>See <a href="https://example.org/docs">the docs</a>.</p><table><tr><th>flag</th><th>meaning</th></tr><tr><td>--fast</td><td>skips checks</td></tr></table><pre><code class="language-sh">npm test &gt; out</code></pre></body></html>',
+      );
+    } else if (url === "/latin1") {
+      res.writeHead(200, { "content-type": "text/html; charset=iso-8859-1" });
+      res.end(Buffer.from("<html><body><p>caf\xe9 cr\xe8me</p></body></html>", "latin1"));
+    } else if (url === "/meta") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(
+        Buffer.from(
+          '<html><head><meta charset="windows-1252"></head><body><p>\x93quoted\x94</p></body></html>',
+          "latin1",
+        ),
       );
     } else if (url === "/json") {
       res.writeHead(200, { "content-type": "application/json" });
@@ -56,12 +73,28 @@ afterAll(() => {
 const fetchTool = createWebFetchTool({ timeoutMs: 500, maxBytes: 1000 });
 
 describe("WebFetch against a local server", () => {
-  it("reduces HTML to text", async () => {
+  it("gives HTML as Markdown: no head, style or script", async () => {
     const r = await run(fetchTool, { url: `${base}/page`, prompt: "the heading" }, toolContext("/"));
     expect(r).toEqual({
-      content: `URL: ${base}/page\nStatus: 200\nPrompt: the heading\n\nHello\nA & B!\n- one\n- two`,
+      content: `URL: ${base}/page\nStatus: 200\nPrompt: the heading\n\n# Hello\n\nA & B!\n\n-   one\n-   two`,
       isError: false,
     });
+  });
+
+  it("keeps links, tables and code, with every entity decoded", async () => {
+    const md = text(
+      await run(createWebFetchTool({ timeoutMs: 5000 }), { url: `${base}/doc` }, toolContext("/")),
+    );
+    expect(md).toContain("## Café & co");
+    expect(md).toContain("[the docs](https://example.org/docs)");
+    expect(md).toMatch(/\| flag \| meaning \|\n\| --- \| --- \|\n\| \\?--fast \| skips checks \|/);
+    expect(md).toContain("```sh\nnpm test > out\n```");
+  });
+
+  it("reads a page in its own charset: the header's, else its meta tag's", async () => {
+    const tool = createWebFetchTool({ timeoutMs: 5000 });
+    expect(text(await run(tool, { url: `${base}/latin1` }, toolContext("/")))).toContain("café crème");
+    expect(text(await run(tool, { url: `${base}/meta` }, toolContext("/")))).toContain("\u201cquoted\u201d");
   });
 
   it("returns JSON as text, follows a same-host redirect, and reports one to another host", async () => {
@@ -118,7 +151,14 @@ describe("WebFetch against a local server", () => {
     );
   });
 
+  it("gives up on Markdown for a page too deep to convert in time (the tool then sends plain text)", async () => {
+    expect(await htmlToMarkdown("<div>".repeat(5000), 50)).toBeUndefined();
+    expect(await htmlToMarkdown("<p>a <em>b</em></p>")).toBe("a _b_");
+  });
+
   it("decodes entities without reaching into Object.prototype", () => {
-    expect(htmlToText("&constructor; &#x41; &#66; &nbsp;x &bogus;")).toBe("&constructor; A B x &bogus;");
+    expect(htmlToText("&constructor; &#x41; &#66; &nbsp;x &bogus; caf&eacute;")).toBe(
+      "&constructor; A B x &bogus; café",
+    );
   });
 });

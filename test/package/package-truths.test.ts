@@ -1,0 +1,170 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRunner } from "../../src/invocation/runner.js";
+import type { Hooks } from "../../src/loop/hooks.js";
+import { runBin } from "../support/cli.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
+import { REPO_ROOT, tempDir } from "../support/fixtures.js";
+import { drain } from "../support/runs.js";
+import { writeFiles } from "../support/tools.js";
+
+const README = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+const cleanups: (() => void)[] = [];
+let fake: FakeAnthropic | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  for (const c of cleanups.splice(0)) c();
+});
+const temp = () => {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  return t.dir;
+};
+
+describe("the README's truths", () => {
+  it("says the package is not on the registry yet and how to install it today", () => {
+    const install = README.slice(README.indexOf("## Install"), README.indexOf("## Two commands"));
+    expect(install).toContain("not on the npm registry yet");
+    expect(install.indexOf("npm pack")).toBeLessThan(install.indexOf("npm install -g agentmd-cli"));
+  });
+
+  it("its library hook example blocks a sudo command and lets every other call run", async () => {
+    const hookLine = /hooks: \{ PreToolUse: \[\{ matcher: "Bash", run: (.*) \}\] \},$/m.exec(README);
+    expect(hookLine).not.toBeNull();
+    const run = new Function(`return ${hookLine?.[1]}`)() as Hooks["PreToolUse"] extends
+      | readonly (infer H)[]
+      | undefined
+      ? H extends { run: infer R }
+        ? R
+        : never
+      : never;
+    const dir = temp();
+    fake = await startFakeAnthropic([
+      { kind: "message", content: [{ type: "tool_use", name: "Bash", input: { command: "echo hi" } }] },
+      { kind: "message", content: [{ type: "tool_use", name: "Bash", input: { command: "sudo ls" } }] },
+      { kind: "message", content: [{ type: "text", text: "done" }] },
+    ]);
+    const runner = createRunner({
+      cwd: dir,
+      env: {},
+      model: { apiKey: "k", baseURL: fake.url },
+      main: { name: "m", "allowed-tools": "Bash", body: "x" },
+      hooks: { PreToolUse: [{ matcher: "Bash", run }] },
+    });
+    const { events } = await drain(runner.run("go"));
+    const ends = events.filter((e) => e.type === "tool_end");
+    expect(ends.map((e) => e.type === "tool_end" && [e.isError, e.content.trim()])).toEqual([
+      [false, expect.stringContaining("hi")],
+      [true, expect.stringContaining("no sudo")],
+    ]);
+    await runner.close();
+  });
+});
+
+describe("the package as a consumer gets it", () => {
+  it("its types pass a consumer's tsc with skipLibCheck false (no web-tree-sitter types leak)", () => {
+    const dir = temp();
+    mkdirSync(path.join(dir, "node_modules", "@types"), { recursive: true });
+    symlinkSync(REPO_ROOT, path.join(dir, "node_modules", "agentmd-cli"));
+    symlinkSync(path.join(REPO_ROOT, "node_modules/@types/node"), path.join(dir, "node_modules/@types/node"));
+    writeFiles(dir, {
+      "tsconfig.json": JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ["node"],
+        },
+        files: ["consumer.ts"],
+      }),
+      "consumer.ts":
+        'import { createRunner, defineTool, ok } from "agentmd-cli";\nconst r = createRunner({ tools: { extra: [defineTool({ name: "E", description: "e", inputSchema: { type: "object", properties: {} } as const, execute: async () => ok("x") })] } });\nvoid r;\n',
+    });
+    const tsc = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", dir],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+    // tsc reads every declaration the package reaches: minutes on a busy machine.
+  }, 300_000);
+
+  it("the no-key hint names nothing the installed package lacks", () => {
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+      }),
+    ) as { files: { path: string }[] }[];
+    const files = new Set(packed[0]?.files.map((f) => f.path));
+    const r = runBin(["run", "x"], { cwd: temp(), env: { PATH: process.env.PATH ?? "" } });
+    expect(r.stderr).toMatch(/^agentmd: no API key/);
+    // The demo is named as a clone's, not as a file of the package.
+    if (!files.has("demo/session.jsonl")) expect(r.stderr).toContain("in a clone of its repository");
+    expect(files.has("dist/index.d.ts")).toBe(true);
+  }, 60_000);
+});
+
+describe("what a run leaves in the repository it touched", () => {
+  it("a .agentmd/ it creates ignores itself: git status stays clean", async () => {
+    const dir = temp();
+    writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\n---\nx\n" });
+    execFileSync("git", ["init", "-q"], { cwd: dir });
+    execFileSync("git", ["-c", "user.email=a@b", "-c", "user.name=a", "add", "agent.md"], { cwd: dir });
+    execFileSync("git", ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x"], { cwd: dir });
+    fake = await startFakeAnthropic([{ kind: "message", content: [{ type: "text", text: "hi" }] }]);
+    const runner = createRunner({
+      projectDir: dir,
+      cwd: dir,
+      env: {},
+      model: { apiKey: "k", baseURL: fake.url },
+    });
+    await drain(runner.run("go"));
+    expect(existsSync(path.join(dir, ".agentmd", "sessions"))).toBe(true);
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: dir, encoding: "utf8" })).toBe("");
+  });
+
+  it("a .gitignore of a user's own in .agentmd/ is left as it is", async () => {
+    const dir = temp();
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Read\n---\nx\n",
+      ".agentmd/.gitignore": "sessions/\n",
+    });
+    fake = await startFakeAnthropic([{ kind: "message", content: [{ type: "text", text: "hi" }] }]);
+    const runner = createRunner({
+      projectDir: dir,
+      cwd: dir,
+      env: {},
+      model: { apiKey: "k", baseURL: fake.url },
+    });
+    await drain(runner.run("go"));
+    expect(readFileSync(path.join(dir, ".agentmd", ".gitignore"), "utf8")).toBe("sessions/\n");
+  });
+});
+
+describe("agentmd init", () => {
+  it("in a .claude/ project says that agent.md changes the project's ceiling", () => {
+    const dir = temp();
+    writeFiles(dir, { ".claude/settings.json": "{}\n" });
+    const r = runBin(["init"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("its allowed-tools list is the ceiling of every run");
+  });
+
+  it("in a fresh folder says nothing of a ceiling", () => {
+    const dir = temp();
+    writeFileSync(path.join(dir, "x"), "");
+    const r = runBin(["init"], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("ceiling");
+  });
+});
