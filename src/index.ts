@@ -100,7 +100,7 @@ export type {
   HookReply,
   Hooks,
 } from "./loop/hooks.js";
-export { fileTranscripts, SessionError, type TranscriptStore } from "./loop/transcript.js";
+export { fileTranscripts, SessionBusyError, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
 export { type AnthropicModelOptions, createAnthropicModel } from "./model/anthropic.js";
 export {

@@ -182,7 +182,8 @@ const SUBJECT_KEYS = [
 
 /**
  * `{"file_path":"README.md"}` → `README.md`; a call with several fields by what it acts on
- * (`npm test` for Bash with a description, `reviewer: check the diff` for Task), never raw JSON
+ * (`npm test` for Bash with a description, `reviewer: check the diff` for Task, `TODO in src` for a
+ * search), never raw JSON
  * when such a field is there.
  */
 export function summariseInput(input: unknown): string {
@@ -191,12 +192,17 @@ export function summariseInput(input: unknown): string {
   const values = Object.values(o);
   const first = values[0];
   const key = SUBJECT_KEYS.find((k) => typeof o[k] === "string");
+  const searched = typeof o.pattern === "string" && typeof o.path === "string";
   const s =
     values.length === 1 && typeof first === "string"
       ? first
-      : key
-        ? `${o[key] as string}${key === "subagent_type" && typeof o.description === "string" ? `: ${o.description}` : ""}`
-        : JSON.stringify(input);
+      : searched
+        ? `${o.pattern as string} in ${o.path as string}`
+        : typeof o.skill === "string" && typeof o.args === "string"
+          ? `${o.skill} ${o.args}`
+          : key
+            ? `${o[key] as string}${key === "subagent_type" && typeof o.description === "string" ? `: ${o.description}` : ""}`
+            : JSON.stringify(input);
   const oneLine = printable(s.replace(/\s+/g, " "), false);
   return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
 }

@@ -33,6 +33,11 @@ export function slashNames(core: HopCore): string[] {
   const names = new Set<string>();
   for (const s of core.skills.values()) if (s.userInvocable !== false) names.add(s.name);
   for (const c of core.commands.values()) if (c.userInvocable !== false) names.add(c.name);
+  // A plugin's skill is found by its bare name too, when no other skill has that name.
+  const bare = [...core.skills.values()]
+    .filter((s) => s.userInvocable !== false && s.name.includes(":"))
+    .map((s) => s.name.slice(s.name.indexOf(":") + 1));
+  for (const b of bare) if (!names.has(b) && bare.indexOf(b) === bare.lastIndexOf(b)) names.add(b);
   return [...names].sort();
 }
 

@@ -129,21 +129,53 @@ export type Compacted =
  * or replaying) and one global pool for every run of the process. Throws `ConfigError` for
  * configuration a user must fix (a broken agent.md, no API key).
  */
+/**
+ * Each session's budget (`maxBudgetUsd`), below the one given (a batch's, shared by its runners):
+ * what its runs spend adds up, prompt after prompt.
+ */
+function sessionBudgets(options: RunnerOptions, cap: number | undefined): (sessionId: string) => Budget {
+  const shared = options.budget ?? rootBudget();
+  const budgets = new Map<string, Budget>();
+  return (id) => {
+    const b = budgets.get(id) ?? budgetBelow(shared, cap);
+    budgets.set(id, b);
+    return b;
+  };
+}
+
+/** Later calls are approved in `mode` (the Agent SDK's `setPermissionMode`), unless the settings forbid it. */
+function setPermissionMode(core: Core, mode: Parameters<Runner["setPermissionMode"]>[0]): void {
+  if (mode === "bypassPermissions" && core.claude.bypassDisabled)
+    throw new ConfigError(
+      "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode)",
+    );
+  core.approval.setMode?.(mode);
+}
+
+/**
+ * Ends the sessions still open (their SessionEnd hooks), stops the MCP servers and sends the last
+ * spans before the process exits (Ctrl-C and SIGTERM end runs, then close). Never rejects.
+ */
+function closeRunner(
+  core: Core,
+  sessions: ReturnType<typeof sessionHooks>,
+  tracing: ReturnType<typeof openTracing>,
+): Promise<void> {
+  return Promise.all(sessions.open().map((id) => sessions.end(id, "other")))
+    .then(() =>
+      Promise.all([core.external.hub.close().catch(() => {}), tracing.then((t) => t.tracing?.shutdown())]),
+    )
+    .then(() => {})
+    .catch(() => {});
+}
+
 export function createRunner(options: RunnerOptions = {}): Runner {
   const core = createCore(options);
   const store =
     options.transcript?.store ?? fileTranscripts(options.transcript?.dir ?? sessionsDir(core.projectDir));
   let closed: Promise<void> | undefined;
   const sessions = sessionHooks(core);
-  // Each session's budget (`maxBudgetUsd`), below the one given (a batch's, shared by its runners):
-  // what its runs spend adds up, prompt after prompt.
-  const shared = options.budget ?? rootBudget();
-  const budgets = new Map<string, Budget>();
-  const budgetOf = (id: string) => {
-    const b = budgets.get(id) ?? budgetBelow(shared, core.settings.maxBudgetUsd);
-    budgets.set(id, b);
-    return b;
-  };
+  const budgetOf = sessionBudgets(options, core.settings.maxBudgetUsd);
   // OpenTelemetry is loaded only when the environment (or the settings' env) turns tracing on.
   const tracing = openTracing(core.env);
   const run: Runner["run"] = (input, runOptions = {}) => {
@@ -199,27 +231,12 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
-    setPermissionMode: (mode) => {
-      if (mode === "bypassPermissions" && core.claude.bypassDisabled)
-        throw new ConfigError(
-          "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode)",
-        );
-      core.approval.setMode?.(mode);
-    },
+    setPermissionMode: (mode) => setPermissionMode(core, mode),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
     endSession: (sessionId, reason, onWarning) => sessions.end(sessionId, reason, onWarning),
     close: () => {
-      // The last spans are sent before the process exits (Ctrl-C and SIGTERM end runs, then close).
-      closed ??= Promise.all(sessions.open().map((id) => sessions.end(id, "other")))
-        .then(() =>
-          Promise.all([
-            core.external.hub.close().catch(() => {}),
-            tracing.then((t) => t.tracing?.shutdown()),
-          ]),
-        )
-        .then(() => {})
-        .catch(() => {});
+      closed ??= closeRunner(core, sessions, tracing);
       return closed;
     },
   };

@@ -102,9 +102,9 @@ describe("--max-budget-usd", () => {
   });
 
   it("a model with no known price is refused under a budget, before any request", async ({ fake, run }) => {
-    const r = await run(["-p", "--model", "mystery-model-1", "--max-budget-usd", "1", "hi"]);
+    const r = await run(["-p", "--model", "claude-mystery-1", "--max-budget-usd", "1", "hi"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/mystery-model-1 has no known price/);
+    expect(r.stderr).toMatch(/claude-mystery-1 has no known price/);
     expect(fake.requests).toHaveLength(0);
   });
 

@@ -149,9 +149,9 @@ describe("a plugin's commands, skills and agents run namespaced, under the proje
     expect(help.code).toBe(0);
     expect(promptOf(fake, 0)).toContain("Explain how the hookify plugin works");
     const bare = await run(["/help"]);
-    expect(bare.code).not.toBe(0);
-    expect(bare.stdout).toContain("unknown command or skill /help");
-    expect(bare.stdout).toContain("/hookify:help");
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("unknown command or skill /help");
+    expect(bare.stderr).toContain("/hookify:help");
     fake.push(text("rules"), text("rules again"));
     expect((await run(["/hookify:writing-rules"])).code).toBe(0);
     expect((await run(["/writing-rules"])).code).toBe(0);

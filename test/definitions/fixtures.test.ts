@@ -178,7 +178,7 @@ describe("what the fixtures load to", () => {
     expect(d.maxIterations).toBe(10);
     expect(d.schemaValidation).toBe("warn");
     expect(d.toolConcurrency).toEqual({ maxConcurrency: 4, perBatchMax: 2 });
-    expect(d.hooks).toEqual({ PreToolUse: [{ matcher: "Bash", command: "./check.sh" }] });
+    expect(d.hooks).toEqual({ PreToolUse: [{ matcher: "Bash", command: "./check.sh", origin: "agent.md" }] });
     expect(d.disallowedTools?.entries.map((e) => [e.name, e.pattern])).toEqual([["Bash", "git push:*"]]);
   });
 

@@ -16,7 +16,7 @@ describe("the demo recording", () => {
     const lines = r.stdout.split("\n").map((l) => l.replace(/ \(\d+ ms\)$/, ""));
     // A parallel batch: the lines come in the order the calls finished.
     expect(lines.slice(1, 4).sort()).toEqual([
-      '⏺ Grep {"pattern":"allowed-tools","path":"skills"} → ok',
+      "⏺ Grep allowed-tools in skills → ok",
       "⏺ Read agent.md → ok",
       "⏺ Read agents/reviewer.md → ok",
     ]);
@@ -25,7 +25,7 @@ describe("the demo recording", () => {
       "  ⏺ Bash rm -rf build → denied: Bash(rm -rf build) is not allowed: this run allows Bash only for: git diff:*. The tool was not executed.",
     );
     expect(lines.some((l) => l.startsWith("⏺ Task ") && l.endsWith("→ ok"))).toBe(true);
-    expect(lines).toContain('⏺ Skill {"skill":"release-notes","args":"v0.1.0"} → ok');
+    expect(lines).toContain("⏺ Skill release-notes v0.1.0 → ok");
     expect(lines).toContain(
       "⏺ Bash git push origin main → denied: Bash(git push origin main) is denied by 'Bash(git push:*)' in agent.md:6. The tool was not executed.",
     );

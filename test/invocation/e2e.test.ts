@@ -308,7 +308,7 @@ describe("commands", () => {
   it("answers an unknown /name with the closest names", async () => {
     fake = await startFakeAnthropic([]);
     const r = await runCli(["run", "/stauts"], { cwd: dir, env: env() });
-    expect(r.code).toBe(1);
-    expect(r.stdout).toContain("unknown command or skill /stauts; did you mean /status?");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command or skill /stauts; did you mean /status?");
   });
 });
