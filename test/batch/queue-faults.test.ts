@@ -2,8 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { BatchResult } from "../../src/batch/batch-result.js";
-import { answers, batchLines, itemOf } from "../support/batch-script.js";
+import { answers, batchLines, itemOf, resultLines } from "../support/batch-script.js";
 import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
@@ -38,12 +37,7 @@ afterEach(async () => {
 });
 
 const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url });
-const lines = (stdout: string) =>
-  stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as BatchResult);
+const lines = resultLines;
 
 /** The CLI in the background, stopped after the test if it is still running; `stderr` as it comes. */
 function background(args: string[], cwd = dir) {

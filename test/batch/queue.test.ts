@@ -6,7 +6,14 @@ import type { BatchResult } from "../../src/batch/batch-result.js";
 import { startWorker } from "../../src/batch/start-worker.js";
 import type { RunEvent } from "../../src/loop/events.js";
 import { readSessionEvents } from "../../src/loop/transcript.js";
-import { answers, batchLines, freshStarts, ids, restartedAfterProgress } from "../support/batch-script.js";
+import {
+  answers,
+  batchLines,
+  freshStarts,
+  ids,
+  restartedAfterProgress,
+  resultLines,
+} from "../support/batch-script.js";
 import { type CliRun, runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
@@ -42,12 +49,7 @@ afterEach(async () => {
 });
 
 const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url });
-const lines = (stdout: string) =>
-  stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as BatchResult);
+const lines = resultLines;
 
 /** A worker process on the test's Redis, with short locks so that a killed one's jobs come back soon. */
 function startWorkerProcess(cwd: string, concurrency = 4) {

@@ -1,10 +1,17 @@
 import { mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { BatchResult } from "../../src/batch/batch-result.js";
 import type { RunEvent } from "../../src/loop/events.js";
 import { readSessionEvents } from "../../src/loop/transcript.js";
-import { answerItem, answers, batchLines, freshStarts, ids, itemOf } from "../support/batch-script.js";
+import {
+  answerItem,
+  answers,
+  batchLines,
+  freshStarts,
+  ids,
+  itemOf,
+  resultLines,
+} from "../support/batch-script.js";
 import { runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
@@ -27,12 +34,7 @@ afterEach(async () => {
 });
 
 const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url });
-const lines = (stdout: string) =>
-  stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as BatchResult);
+const lines = resultLines;
 const sessionsFolder = () => path.join(dir, ".agentmd/sessions");
 const transcript = (id: string) => readSessionEvents(sessionsFolder(), id);
 const batch = (file: string, more: string[] = [], onStart?: Parameters<typeof runBinAsync>[1]["onStart"]) =>

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { BatchResult } from "../../src/batch/batch-result.js";
+import { resultLines } from "../support/batch-script.js";
 import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
@@ -59,12 +59,7 @@ const env = (): Record<string, string> => ({
   ANTHROPIC_BASE_URL: fake?.url ?? "",
   HOME: path.join(dir, "home"),
 });
-const lines = (stdout: string) =>
-  stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as BatchResult);
+const lines = resultLines;
 
 /** The custom tool, then the MCP tool, then an answer. */
 const script = () => [

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { BatchResult } from "../../src/batch/batch-result.js";
 import {
   answers,
   batchLines,
@@ -10,6 +9,7 @@ import {
   itemOf,
   itemPrompt,
   restartedAfterProgress,
+  resultLines,
 } from "../support/batch-script.js";
 import { runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
@@ -33,12 +33,7 @@ afterEach(async () => {
 });
 
 const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url });
-const lines = (stdout: string) =>
-  stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as BatchResult);
+const lines = resultLines;
 const sessions = () => readdirSync(path.join(dir, ".agentmd/sessions")).sort();
 
 describe("agentmd batch (built CLI, fake server)", () => {

@@ -1,4 +1,5 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { BatchResult } from "../../src/batch/batch-result.js";
 import type { RecordedRequest, Scripted } from "./fake-anthropic.js";
 
 /**
@@ -70,3 +71,11 @@ export function restartedAfterProgress(requests: readonly RecordedRequest[]): st
   }
   return [...restarted];
 }
+
+/** The result lines a batch prints on stdout (one JSON object a line). */
+export const resultLines = (stdout: string): BatchResult[] =>
+  stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as BatchResult);
