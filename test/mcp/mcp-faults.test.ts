@@ -150,7 +150,7 @@ describe("answers larger than the model API takes", () => {
 });
 
 describe("a server that floods", () => {
-  it("20,000 list_changed notifications and 30 MB of stderr in one call: it answers, and lives on", async () => {
+  it("5,000 list_changed notifications and 8 MB of stderr in one call: it answers, and lives on", async () => {
     const mark = path.join(dir, "noisy.starts");
     writeFiles(dir, {
       ".mcp.json": mcpJson({ noisy: stdioServer("noisy", mark) }),

@@ -150,9 +150,9 @@ function toolsOf(kind) {
           def: { name: "flood", description: "Floods the client, then answers.", inputSchema: obj({}) },
           run: async (_a, extra) => {
             const note = { method: "notifications/tools/list_changed" };
-            for (let i = 0; i < 20_000; i++) void extra.sendNotification(note);
+            for (let i = 0; i < 5_000; i++) void extra.sendNotification(note);
             const lines = `${"e".repeat(1023)}\n`.repeat(64);
-            for (let i = 0; i < 30 * 16; i++) process.stderr.write(lines);
+            for (let i = 0; i < 8 * 16; i++) process.stderr.write(lines);
             return text("flooded");
           },
         },
