@@ -2,7 +2,6 @@ import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readReply } from "../../src/cli/stream-json/sdk-hooks.js";
 import { createRunner } from "../../src/index.js";
 import type { ApprovalAnswer } from "../../src/loop/execute-call.js";
 import { startFakeAnthropic } from "../support/fake-anthropic.js";
@@ -81,7 +80,7 @@ describe("no SDK option widens agent.md or the settings", () => {
                 return { kind: "once", input: { command: command(changed) } };
               },
             },
-            hooks: { PreToolUse: [{ run: () => readReply(s.hook, "PreToolUse") }] },
+            hooks: { PreToolUse: [{ run: () => s.hook }] },
           });
           const { events } = await drain(runner.run("go"));
           await runner.close();

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { openChannel, type SdkRequest } from "../../src/cli/stream-json/sdk-channel.js";
-import { readReply } from "../../src/cli/stream-json/sdk-hooks.js";
+import { answerOf } from "../../src/loop/hook-run.js";
 
 function pipe() {
   const stdin = new PassThrough();
@@ -77,27 +77,37 @@ describe("the SDK's pipe", () => {
   });
 });
 
-describe("a hook callback's answer", () => {
+describe("a hook callback's answer is read as a command hook's JSON", () => {
+  const name = "the SDK callback cb1 hook";
   it.each([
-    [{}, undefined],
+    [{}, {}],
     [
       { hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "why" } },
-      { block: "why" },
+      { decision: "block", reason: "why" },
     ],
-    [{ decision: "block", reason: "r" }, { block: "r" }],
-    [{ continue: false, stopReason: "stop" }, { block: "stop" }],
-    [{ hookSpecificOutput: { permissionDecision: "ask" } }, { ask: "the SDK's hook asks for approval" }],
-    [{ hookSpecificOutput: { permissionDecision: "allow" } }, { allow: true }],
-    [{ decision: "approve" }, { allow: true }],
+    [
+      { decision: "block", reason: "r" },
+      { decision: "block", reason: "r" },
+    ],
+    [
+      { continue: false, stopReason: "stop" },
+      { halt: true, decision: "block", reason: "stop" },
+    ],
+    [
+      { hookSpecificOutput: { permissionDecision: "ask" } },
+      { decision: "ask", reason: `${name} asks for a user's approval` },
+    ],
+    [{ hookSpecificOutput: { permissionDecision: "allow" } }, { decision: "allow" }],
+    [{ decision: "approve" }, { decision: "allow" }],
   ])("%j is %j", (reply, expected) => {
-    expect(readReply(reply, "PreToolUse")).toEqual(expected);
+    expect(answerOf(reply, "PreToolUse", name)).toEqual(expected);
   });
 
-  it("a PreToolUse callback's updatedInput is a new call for the lists to judge; one that is not an object fails", () => {
-    expect(readReply({ hookSpecificOutput: { updatedInput: { command: "x" } } }, "PreToolUse")).toEqual({
+  it("an updatedInput is a new call for the lists to judge; one that is not an object fails", () => {
+    expect(answerOf({ hookSpecificOutput: { updatedInput: { command: "x" } } }, "PreToolUse", name)).toEqual({
       updatedInput: { command: "x" },
     });
-    expect(() => readReply({ hookSpecificOutput: { updatedInput: "rm -rf /" } }, "PreToolUse")).toThrow(
+    expect(answerOf({ hookSpecificOutput: { updatedInput: "rm -rf /" } }, "PreToolUse", name).failed).toMatch(
       /not an object/,
     );
   });

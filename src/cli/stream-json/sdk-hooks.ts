@@ -1,6 +1,5 @@
 import { HOOK_EVENTS } from "../../definitions/hook-events.js";
 import type { FunctionHook, HookPayload, HookReply, Hooks } from "../../loop/hooks.js";
-import { HOOK_TIMEOUT_S } from "../../shared/defaults.js";
 import type { SdkChannel } from "./sdk-channel.js";
 
 /**
@@ -47,29 +46,20 @@ function callbackHook(
 ): FunctionHook {
   return {
     ...(m.matcher !== undefined && { matcher: m.matcher }),
-    run: async (payload) => {
-      const timeout = m.timeout ?? HOOK_TIMEOUT_S;
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), timeout * 1000);
-      try {
-        const reply = await channel.request(
-          {
-            subtype: "hook_callback",
-            callback_id: id,
-            input: hookInput(payload, permissionMode()),
-            tool_use_id: payload.tool_use_id,
-          },
-          controller.signal,
-        );
-        return readReply(reply, payload.hook_event_name);
-      } catch (e) {
-        if (controller.signal.aborted)
-          throw new Error(`the SDK's hook ${id} did not answer within ${timeout} s`);
-        throw new Error(`the SDK's hook ${id} failed: ${(e as Error).message}`);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    ...(m.timeout !== undefined && { timeout: m.timeout }),
+    origin: `SDK callback ${id}`,
+    // Claude Code's hook JSON, read by the dispatcher as every hook's answer is read; the
+    // dispatcher's signal ends the request at the hook's timeout or the run's abort.
+    run: async (payload, { signal }) =>
+      (await channel.request(
+        {
+          subtype: "hook_callback",
+          callback_id: id,
+          input: hookInput(payload, permissionMode()),
+          tool_use_id: payload.tool_use_id,
+        },
+        signal,
+      )) as HookReply,
   };
 }
 
@@ -77,24 +67,4 @@ function callbackHook(
 function hookInput(p: HookPayload, permissionMode: string): Record<string, unknown> {
   const { run_id: _run, ...fields } = p;
   return { ...fields, permission_mode: permissionMode };
-}
-
-/** A callback's answer (Claude Code's hook JSON output) as a hook's reply. */
-export function readReply(r: Record<string, unknown>, event: string): HookReply {
-  const specific = (typeof r.hookSpecificOutput === "object" && r.hookSpecificOutput) || {};
-  const s = specific as Record<string, unknown>;
-  const decision = s.permissionDecision ?? r.decision;
-  const reason = String(s.permissionDecisionReason ?? r.reason ?? r.stopReason ?? "").trim();
-  if (decision === "deny" || decision === "block") return { block: reason || "denied by the SDK's hook" };
-  if (r.continue === false) return { block: reason || "the SDK's hook stopped the call" };
-  const updated = s.updatedInput;
-  if (updated !== undefined && event === "PreToolUse") {
-    if (typeof updated !== "object" || updated === null || Array.isArray(updated))
-      throw new Error("the SDK's hook gave an updatedInput that is not an object (the call was not run)");
-    return { updatedInput: updated as Record<string, unknown> };
-  }
-  const context = typeof s.additionalContext === "string" ? s.additionalContext : undefined;
-  if (decision === "ask") return { ask: reason || "the SDK's hook asks for approval" };
-  if (decision === "allow" || decision === "approve") return { allow: true, ...(context && { context }) };
-  return context ? { context } : undefined;
 }
