@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import type { Runner } from "../invocation/runner.js";
 import type { TranscriptStore } from "../loop/transcript.js";
@@ -58,6 +59,9 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
   const report = () =>
     o.onProgress?.({ ...progress, running, limit: o.gate.limit, max, pausedUntil: o.gate.pausedUntil });
   const stop = () => pool.clear();
+  // Each running item listens to the batch's signal (and stops listening when it ends): as many
+  // listeners as runs at once, which is no leak for Node to warn about on standard error.
+  setMaxListeners(0, o.signal);
   o.signal.addEventListener("abort", stop, { once: true });
 
   const runOne = async (item: BatchItem) => {

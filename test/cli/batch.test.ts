@@ -56,6 +56,15 @@ describe("agentmd batch (built CLI, fake server)", () => {
     expect(sessions()).toEqual(out.map((l) => `${l.sessionId}.jsonl`).sort());
   });
 
+  it("runs 16 at once with no warning from Node on standard error", async () => {
+    fake = await startFakeAnthropic(answers(16, 50));
+    writeFiles(dir, { "wide.jsonl": batchLines(ids(16)) });
+    const r = await runBinAsync(["batch", "wide.jsonl", "--concurrency", "16"], { cwd: dir, env: env() });
+    expect(r.stderr).toMatch(/16 done, 0 failed of 16/);
+    expect(r.stderr).not.toMatch(/Warning|listeners/);
+    expect(r.code).toBe(0);
+  });
+
   it("skips finished ids when run again, and resumes runs Ctrl-C interrupted from their transcripts", async () => {
     fake = await startFakeAnthropic(answers(6, 150));
     writeFiles(dir, { "six.jsonl": batchLines(ids(6)) });
