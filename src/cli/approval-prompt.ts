@@ -78,7 +78,11 @@ export function createApprovalPrompt(
 }
 
 /** The question as a line (input piped in, or no terminal): the answer is the next line typed. */
-export function lineAnswerer(lines: LineQueue, out: { write(text: string): unknown }, style: Style): Answerer {
+export function lineAnswerer(
+  lines: LineQueue,
+  out: { write(text: string): unknown },
+  style: Style,
+): Answerer {
   return async (rule, signal) => {
     out.write(style.dim(`  allow? [y] yes  [a] always: ${rule} for this session  [n] no, and why › `));
     const line = await lines.next(signal);

@@ -38,7 +38,7 @@ async function settled(p: Pane): Promise<string> {
 describe.runIf(runTmuxTests)("the REPL in tmux", { timeout: 90_000 }, () => {
   it("Ctrl-C while the model is awaited leaves no spinner frame on the screen", async () => {
     writeFiles(dir, { "agent.md": "---\nname: helper\nallowed-tools: Read\n---\nHelp.\n" });
-    fake = await startFakeAnthropic([{ kind: "hang" }]);
+    fake = await startFakeAnthropic([{ kind: "hang", before: [] }]);
     pane = start(fake);
     await pane.until((s) => PROMPT.test(s), "the prompt");
     pane.keys(["tell me", "Enter"]);

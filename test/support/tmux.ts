@@ -40,9 +40,7 @@ export function agentmdInTmux(
   const socket = `agentmd-test-${process.pid}-${++count}`;
   const tmux = (...a: string[]) => execFileSync("tmux", ["-L", socket, ...a], { encoding: "utf8" });
   const vars = { PATH: process.env.PATH ?? "", TERM: "xterm-256color", LANG: "C.UTF-8", ...env };
-  const command = [process.execPath, path.join(REPO_ROOT, "bin/agentmd.js"), ...args]
-    .map(quote)
-    .join(" ");
+  const command = [process.execPath, path.join(REPO_ROOT, "bin/agentmd.js"), ...args].map(quote).join(" ");
   // The command's environment is given on its own line (env -i): nothing of the test runner's leaks in.
   const line = `env -i ${Object.entries(vars)
     .map(([k, v]) => quote(`${k}=${v}`))
@@ -86,7 +84,11 @@ export function agentmdInTmux(
     until: async (test, what, timeoutMs = 20_000) => {
       let last = "";
       try {
-        return await until(() => (test((last = screen())) ? last : undefined), { what, timeoutMs });
+        const look = () => {
+          last = screen();
+          return test(last) ? last : undefined;
+        };
+        return await until(look, { what, timeoutMs });
       } catch (e) {
         throw new Error(`${(e as Error).message}; the screen:\n${last}`);
       }
