@@ -59,16 +59,25 @@ export function createApprovalPrompt(
   answer: Answerer,
   out: { write(text: string): unknown },
   style: Style,
-  turn: { readonly before: () => void; readonly signal: () => AbortSignal | undefined },
+  turn: {
+    readonly before: () => void;
+    readonly after: () => void;
+    readonly signal: () => AbortSignal | undefined;
+  },
 ): Approver {
   let queue: Promise<unknown> = Promise.resolve();
   const askOne = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
+    // The status line is held while the question is open: no frame is drawn over it.
     turn.before();
-    const rule = sessionRuleFor(request.call, await loadShellParser());
-    out.write(`${describeRequest(request, style)}\n`);
-    const preview = changePreview(request.call.tool, request.call.input, style);
-    if (preview) out.write(`${preview}\n`);
-    return (await answer(rule, turn.signal())) ?? { kind: "deny", reason: "no one answered" };
+    try {
+      const rule = sessionRuleFor(request.call, await loadShellParser());
+      out.write(`${describeRequest(request, style)}\n`);
+      const preview = changePreview(request.call.tool, request.call.input, style);
+      if (preview) out.write(`${preview}\n`);
+      return (await answer(rule, turn.signal())) ?? { kind: "deny", reason: "no one answered" };
+    } finally {
+      turn.after();
+    }
   };
   return (request) => {
     const answered = queue.then(() => askOne(request));

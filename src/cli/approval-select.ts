@@ -78,7 +78,8 @@ const question = createPrompt<ApprovalAnswer, Question>(({ rule, style }, done) 
 
 /**
  * Asks on the terminal, with the keys the gate lends for the question. Ctrl-C at the question
- * stops the turn as it does anywhere else in it (`interrupt`): no one answered.
+ * stops the turn as it does anywhere else in it (`interrupt`); Ctrl-D ends the input: either way
+ * no one answered, which is a no.
  */
 export function selectAnswerer(
   gate: InputGate,
@@ -91,14 +92,22 @@ export function selectAnswerer(
     try {
       return await question(
         { rule: printable(rule, false), style },
-        { input: keys.input, output: out, ...(signal && { signal }) },
+        {
+          input: keys.input,
+          output: out,
+          signal: signal ? AbortSignal.any([signal, keys.ended]) : keys.ended,
+        },
       );
     } catch (e) {
       if (e instanceof ExitPromptError) {
         interrupt();
         return undefined;
       }
-      if (e instanceof AbortPromptError) return undefined;
+      // The turn stopped, or Ctrl-D ended the input: no one answered.
+      if (e instanceof AbortPromptError) {
+        if (keys.ended.aborted) out.write(`${style.dim("  no answer: the input ended (Ctrl-D)")}\n`);
+        return undefined;
+      }
       throw e;
     } finally {
       keys.release();

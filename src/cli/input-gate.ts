@@ -12,20 +12,30 @@ type Terminal = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: b
 export interface InputGate {
   /** The conversation's input. */
   readonly input: NodeJS.ReadableStream;
-  /** A stream that gets every key until `release` (one question at a time). */
-  borrow(): { readonly input: NodeJS.ReadableStream; release(): void };
+  /**
+   * A stream that gets every key until `release` (one question at a time); `ended` aborts when
+   * Ctrl-D is typed at the question: the end of the input, which answers nothing.
+   */
+  borrow(): { readonly input: NodeJS.ReadableStream; readonly ended: AbortSignal; release(): void };
   /** Stops reading the terminal, so that the process can end. */
   close(): void;
 }
+
+const CTRL_D = "\x04";
 
 export function inputGate(terminal: Terminal): InputGate {
   const tty = (raw: (mode: boolean) => unknown) =>
     Object.assign(new PassThrough(), { isTTY: true, setRawMode: raw });
   const repl = tty((mode) => terminal.setRawMode?.(mode));
-  let borrowed: PassThrough | undefined;
-  const onData = (chunk: Buffer | string) => (borrowed ?? repl).write(chunk);
+  let borrowed: { stream: PassThrough; end: AbortController } | undefined;
+  const onData = (chunk: Buffer | string) => {
+    if (!borrowed) return repl.write(chunk);
+    const keys = chunk.toString();
+    if (keys.includes(CTRL_D)) borrowed.end.abort();
+    return borrowed.stream.write(keys.replaceAll(CTRL_D, ""));
+  };
   const onEnd = () => {
-    borrowed?.end();
+    borrowed?.stream.end();
     repl.end();
   };
   terminal.on("data", onData);
@@ -33,13 +43,14 @@ export function inputGate(terminal: Terminal): InputGate {
   return {
     input: repl,
     borrow() {
-      const own = tty(() => undefined);
+      const own = { stream: tty(() => undefined), end: new AbortController() };
       borrowed = own;
       return {
-        input: own,
+        input: own.stream,
+        ended: own.end.signal,
         release() {
           if (borrowed === own) borrowed = undefined;
-          own.end();
+          own.stream.end();
         },
       };
     },

@@ -96,7 +96,8 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     ? selectAnswerer(gate, io.stdout as NodeJS.WritableStream, style, () => interrupt())
     : lineAnswerer(lines, io.stdout, style);
   const approve = createApprovalPrompt(answerer, io.stdout, style, {
-    before: () => chat.progress?.stop(),
+    before: () => chat.progress?.hold(true),
+    after: () => chat.progress?.hold(false),
     signal: () => chat.current?.signal,
   });
   const ask = async (question: string) => {

@@ -111,4 +111,19 @@ describe.runIf(runTmuxTests)("the REPL in tmux", { timeout: 90_000 }, () => {
     expect(screen).not.toMatch(/ExitPromptError|\bat .*\.m?js:\d+/);
     expect(pane.alive()).toBe(true);
   });
+
+  it("Ctrl-D at the question ends the input there: no one answered, and the conversation goes on", async () => {
+    fake = await startFakeAnthropic([call("Bash", { command: "touch one" }), text("understood")]);
+    pane = start(fake);
+    await pane.until((s) => PROMPT.test(s), "the prompt");
+    pane.keys(["make a file", "Enter"]);
+    await pane.until((s) => s.includes("(press y, a or n"), "the question");
+    pane.keys(["C-d"]);
+    const screen = await pane.until((s) => /— done/.test(s), "the end of the turn");
+    expect(screen).toContain("no answer: the input ended (Ctrl-D)");
+    expect(resultText(resultsSent(fake, 1)[0])).toContain("no one answered");
+    expect(existsSync(path.join(dir, "one"))).toBe(false);
+    await settled(pane);
+    expect(pane.alive()).toBe(true);
+  });
 });
