@@ -86,12 +86,12 @@ const SCENES: Scene[] = [
     name: "04-answered-one-key",
     files: NO_AGENT,
     script: [
-      call("Bash", { command: "git push origin main" }),
-      call("Bash", { command: "git push --tags" }),
-      text("Pushed."),
+      call("Bash", { command: "touch CHANGES.md" }),
+      call("Bash", { command: "touch NOTES.md" }),
+      text("Both made."),
     ],
     play: async (p) => {
-      await say(p, "push it");
+      await say(p, "make the release files");
       await p.until((s) => s.includes("(press y, a or n"), "the question");
       p.keys(["a"], true);
       await p.until((s) => /— (done|stopped|failed)/.test(s), "the end of the turn");
