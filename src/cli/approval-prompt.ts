@@ -3,6 +3,7 @@ import type { Approver } from "../invocation/approvals.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../loop/execute-call.js";
 import { sessionRuleFor } from "../permissions/approval.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
+import type { Answerer } from "./approval-select.js";
 import type { Style } from "./io.js";
 import type { LineQueue } from "./line-queue.js";
 import { printable } from "./render.js";
@@ -51,33 +52,51 @@ export function changePreview(tool: string, input: unknown, style: Style): strin
 /**
  * Asks in the conversation whether a call may run, one question at a time (parallel calls wait
  * their turn): `y` once, `a` for calls like it for the rest of the session, `n` (optionally with
- * a reason the model is told). Anything else, a stopped turn or the end of the input: no.
+ * a reason the model is told). `answer` asks (a select on a terminal, a line otherwise); no
+ * answer (a stopped turn, the end of the input): no.
  */
 export function createApprovalPrompt(
-  lines: LineQueue,
+  answer: Answerer,
   out: { write(text: string): unknown },
   style: Style,
-  turn: { readonly before: () => void; readonly signal: () => AbortSignal | undefined },
+  turn: {
+    readonly before: () => void;
+    readonly after: () => void;
+    readonly signal: () => AbortSignal | undefined;
+  },
 ): Approver {
   let queue: Promise<unknown> = Promise.resolve();
   const askOne = async (request: ApprovalRequest): Promise<ApprovalAnswer> => {
+    // The status line is held while the question is open: no frame is drawn over it.
     turn.before();
-    const rule = sessionRuleFor(request.call, await loadShellParser());
-    out.write(`${describeRequest(request, style)}\n`);
-    const preview = changePreview(request.call.tool, request.call.input, style);
-    if (preview) out.write(`${preview}\n`);
-    out.write(style.dim(`  allow? [y] yes  [a] always: ${rule} for this session  [n] no, and why › `));
-    const line = await lines.next(turn.signal());
-    if (line === undefined) {
-      out.write("\n");
-      return { kind: "deny", reason: "no one answered" };
+    try {
+      const rule = sessionRuleFor(request.call, await loadShellParser());
+      out.write(`${describeRequest(request, style)}\n`);
+      const preview = changePreview(request.call.tool, request.call.input, style);
+      if (preview) out.write(`${preview}\n`);
+      return (await answer(rule, turn.signal())) ?? { kind: "deny", reason: "no one answered" };
+    } finally {
+      turn.after();
     }
-    return parseAnswer(line);
   };
   return (request) => {
-    const answer = queue.then(() => askOne(request));
-    queue = answer.catch(() => undefined);
-    return answer;
+    const answered = queue.then(() => askOne(request));
+    queue = answered.catch(() => undefined);
+    return answered;
+  };
+}
+
+/** The question as a line (input piped in, or no terminal): the answer is the next line typed. */
+export function lineAnswerer(
+  lines: LineQueue,
+  out: { write(text: string): unknown },
+  style: Style,
+): Answerer {
+  return async (rule, signal) => {
+    out.write(style.dim(`  allow? [y] yes  [a] always: ${rule} for this session  [n] no, and why › `));
+    const line = await lines.next(signal);
+    if (line === undefined) out.write("\n");
+    return line === undefined ? undefined : parseAnswer(line);
   };
 }
 

@@ -11,6 +11,8 @@ export interface Progress {
   update(event: RunEvent): void;
   /** Clears the status line and stops its timer (a question, the end of a turn). */
   stop(): void;
+  /** While held (a question is open), nothing is drawn, whatever the other calls do meanwhile. */
+  hold(on: boolean): void;
 }
 
 /**
@@ -25,7 +27,8 @@ export function createProgress(
   env: CliIo["env"],
 ): Progress {
   const on = stream.isTTY === true && !env.NO_COLOR && env.TERM !== "dumb";
-  if (!on) return { out: stream, update: () => {}, stop: () => {} };
+  if (!on) return { out: stream, update: () => {}, stop: () => {}, hold: () => {} };
+  let held = false;
   let atLineStart = true;
   let drawn = false;
   let frame = 0;
@@ -51,7 +54,7 @@ export function createProgress(
   };
   const draw = () => {
     const text = status();
-    if (!text || !atLineStart) return;
+    if (!text || !atLineStart || held) return;
     clear();
     // A terminal that reports no size (0 columns) is taken as 80 wide.
     const width = Math.max(20, ((stream as { columns?: number }).columns || 80) - 2);
@@ -111,5 +114,10 @@ export function createProgress(
       } else stop();
     },
     stop,
+    hold(h) {
+      held = h;
+      if (h) stop();
+      else if (status()) start();
+    },
   };
 }

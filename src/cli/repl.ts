@@ -5,7 +5,9 @@ import type { Runner } from "../invocation/runner.js";
 import { listSessions } from "../loop/session-list.js";
 import { sessionsDir } from "../loop/transcript.js";
 import { modelNameProblem, resolveModel } from "../model/models.js";
-import { createApprovalPrompt } from "./approval-prompt.js";
+import { createApprovalPrompt, lineAnswerer } from "./approval-prompt.js";
+import { selectAnswerer } from "./approval-select.js";
+import { inputGate } from "./input-gate.js";
 import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
 import { openRunner } from "./open-runner.js";
@@ -29,8 +31,9 @@ A conversation with the main agent (agent.md). Type a message, or:
   /clear          start a new conversation
   /resume [ID]    list recent sessions, or continue one
   /exit           leave (or Ctrl-D)
-A call that needs approval is asked about: y (once), a (calls like it, for the session),
-n and a reason (told to the model). Ctrl-C stops the current turn; a second Ctrl-C leaves.
+A call that needs approval is asked about: press y (once), a (calls like it, for the
+session) or n, then a reason (told to the model); or the arrows and Enter. Ctrl-C stops the
+current turn; a second Ctrl-C leaves.
 Each conversation is a session, written to .agentmd/sessions/<id>.jsonl; what you type is
 kept in ~/.agentmd/history.
 
@@ -69,8 +72,11 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   const tty = io.stdout.isTTY === true && io.stdin?.isTTY === true;
   const history = tty ? openHistory(io.env) : undefined;
   let slashNames: () => string[] = () => [];
+  const stdin = (io.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  // On a terminal an approval question takes the keys while it is open (a select, one key).
+  const gate = tty ? inputGate(stdin) : undefined;
   const rl = createInterface({
-    input: (io.stdin ?? process.stdin) as NodeJS.ReadableStream,
+    input: gate?.input ?? stdin,
     output: io.stdout as NodeJS.WritableStream,
     terminal: tty,
     historySize: HISTORY_SIZE,
@@ -85,8 +91,13 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   const lines = lineQueue(rl);
   const chat: Chat = { style, io, cwd, options, session: undefined, written: false, totals: newTotals() };
   // A call that needs approval asks here, between the turn's output and the next prompt.
-  const approve = createApprovalPrompt(lines, io.stdout, style, {
-    before: () => chat.progress?.stop(),
+  let interrupt = () => {};
+  const answerer = gate
+    ? selectAnswerer(gate, io.stdout as NodeJS.WritableStream, style, () => interrupt())
+    : lineAnswerer(lines, io.stdout, style);
+  const approve = createApprovalPrompt(answerer, io.stdout, style, {
+    before: () => chat.progress?.hold(true),
+    after: () => chat.progress?.hold(false),
     signal: () => chat.current?.signal,
   });
   const ask = async (question: string) => {
@@ -100,6 +111,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   );
   if (!runner) {
     rl.close();
+    gate?.close();
     return 1;
   }
   slashNames = () => runner.slashNames();
@@ -132,6 +144,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     io.stdout.write(`\n${style.dim("(Ctrl-C again to leave, or /exit)")}\n`);
     showPrompt();
   };
+  interrupt = onInterrupt;
   rl.on("SIGINT", onInterrupt);
   const unhook = io.onInterrupt?.(onInterrupt);
   rl.setPrompt(`${style.cyan("›")} `);
@@ -148,6 +161,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   } finally {
     unhook?.();
     rl.close();
+    gate?.close();
     // The session ends (its SessionEnd hooks), and MCP servers the runs started stop with it.
     if (chat.session) await runner.endSession(chat.session, "prompt_input_exit", warnOf(chat));
     await runner.close();

@@ -9,7 +9,9 @@ import type { ApprovalAnswer, ApprovalRequest, CallApproval } from "../loop/exec
 import {
   type ApprovalPolicy,
   ASK_RULE,
+  type AskAnswered,
   approve,
+  askingRules,
   type PermissionMode,
   sessionRuleFor,
 } from "../permissions/approval.js";
@@ -119,17 +121,27 @@ export function createApprovals(
 ): CallApproval {
   let policy = initial;
   const session: PermissionList[] = [];
+  // The permissions.ask rules a user answered "always" to, each with what that answer allows.
+  const answered: AskAnswered[] = [];
   // The parser the executor judged with: a call is checked before it is asked about or allowed
   // for the session, and its rule for the session is read with the same parser.
   let shell: ShellParser = NO_PARSER;
   return {
     check: (call, judged, approved = []) => {
       shell = judged.shell ?? shell;
-      return approve(policy, call, judged, [...session, ...approved], (input) =>
-        isReadOnlyCommand(
-          typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined,
-          shell,
-        ),
+      return approve(
+        policy,
+        call,
+        judged,
+        [...session, ...approved],
+        (input) =>
+          isReadOnlyCommand(
+            typeof input === "object" && input !== null
+              ? (input as { command?: unknown }).command
+              : undefined,
+            shell,
+          ),
+        answered,
       );
     },
     ask: (request) =>
@@ -144,9 +156,13 @@ export function createApprovals(
     setMode: (mode) => {
       policy = { ...policy, mode };
     },
-    allowForSession(call) {
-      const { entries } = ruleEntries([sessionRuleFor(call, shell)], "the session");
-      session.push(compileList(entries, undefined, ctx));
+    allowForSession(call, judged) {
+      const { entries } = ruleEntries([sessionRuleFor(call, judged.shell ?? shell)], "the session");
+      const allows = compileList(entries, undefined, ctx);
+      session.push(allows);
+      // An "always" to a call a permissions.ask rule asked about holds for that rule's calls like it.
+      const rules = askingRules(policy.askGuard, call, judged);
+      if (rules.length > 0) answered.push({ rules, allows });
     },
     howToAllow: (call, reason) => howToAllow(call, reason, shell),
     unasked: (list) => {

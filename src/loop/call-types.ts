@@ -67,7 +67,8 @@ export interface CallApproval {
   check(call: ToolCall, ctx: DecideContext, approved?: readonly PermissionList[]): Approval;
   /** Asks a user; undefined when no one can be asked (`agentmd run`). */
   ask(request: ApprovalRequest): Promise<ApprovalAnswer | undefined>;
-  allowForSession(call: ToolCall): void;
+  /** Calls like this one run without asking for the rest of the session (`ctx`: as it was judged). */
+  allowForSession(call: ToolCall, ctx: DecideContext): void;
   /** Later calls are approved in this mode (Claude Code's `setPermissionMode`). */
   setMode?(mode: PermissionMode): void;
   /** The refusal when no one can be asked: what to write where, to allow such calls. */

@@ -301,7 +301,7 @@ async function consentTo(
       "denied",
       `A user denied this ${tool.name} call${answer.reason ? `: ${answer.reason}` : ""}. The tool was not executed.`,
     );
-  if (answer.kind === "session") approval.allowForSession(call);
+  if (answer.kind === "session") approval.allowForSession(call, { ...judgeContext(cx), shell });
   if (answer.kind === "once" && answer.input !== undefined) return { changed: answer.input };
   return undefined;
 }

@@ -6,7 +6,7 @@ import { NO_PARSER } from "./shell/parse-shell.js";
 import type { ShellParser } from "./shell/shell-parser.js";
 import { subjectValue } from "./subject-specs.js";
 import { canonicalToolName, covers } from "./tool-matcher.js";
-import type { DecideContext, PermissionList, ToolCall } from "./types.js";
+import type { DecideContext, DenyRule, Origin, PermissionList, ToolCall } from "./types.js";
 
 export type { PermissionMode } from "../definitions/settings.js";
 
@@ -57,8 +57,19 @@ const ALLOWED: Approval = { kind: "allowed" };
 export const ASK_RULE = "a permissions.ask rule asks for it each time";
 
 /**
- * The approval of one call the lists allow. `extra`: what a user allowed for the session.
- * `readOnlyCommand` tells a Bash call that only reads (plan mode runs those). Pure.
+ * An "always" a user gave to a call that `permissions.ask` rules asked about: those rules (each an
+ * entry as written, by its origin) and what the answer allows (the rule the question offered, as
+ * `sessionRuleFor` reads it). A later call those rules name asks no more when `allows` allows it.
+ */
+export interface AskAnswered {
+  readonly rules: readonly Origin[];
+  readonly allows: PermissionList;
+}
+
+/**
+ * The approval of one call the lists allow. `extra`: what a user allowed for the session;
+ * `answered`: the ask rules a user answered "always" to. `readOnlyCommand` tells a Bash call that
+ * only reads (plan mode runs those). Pure.
  */
 export function approve(
   policy: ApprovalPolicy,
@@ -66,6 +77,7 @@ export function approve(
   ctx: DecideContext,
   extra: readonly PermissionList[] = [],
   readOnlyCommand: (input: unknown) => boolean = () => false,
+  answered: readonly AskAnswered[] = [],
 ): Approval {
   const tool = canonicalToolName(call.tool);
   if (policy.mode === "bypassPermissions") return ALLOWED;
@@ -81,7 +93,8 @@ export function approve(
     list.rules !== null &&
     list.rules.length > 0 &&
     decide(list, call, ctx).kind === "allowed";
-  if (asks(policy.askGuard, call, ctx)) return { kind: "ask", reason: ASK_RULE };
+  if (asks(policy.askGuard, call, ctx) && !answeredAll(policy.askGuard, call, ctx, answered, hits))
+    return { kind: "ask", reason: ASK_RULE };
   if (policy.preApproved === null || hits(policy.preApproved) || extra.some(hits)) return ALLOWED;
   const inside = insideWorkingDirs(policy, call, ctx);
   if (READ_ONLY_TOOLS.has(tool) && inside) return ALLOWED;
@@ -105,6 +118,35 @@ function asks(list: PermissionList | null, call: ToolCall, ctx: DecideContext): 
   if (tool === "Read" || ctx.specs.get(tool)?.family !== "Read") return false;
   return list.deny.some(
     (d) => d.constraint !== undefined && (covers(d.tool, "Read") || covers(d.tool, tool)),
+  );
+}
+
+/**
+ * The `permissions.ask` rules that name a call, each an entry as written (the deny rules one entry
+ * compiles to, a tool and its family, share its origin).
+ */
+export function askingRules(list: PermissionList | null, call: ToolCall, ctx: DecideContext): Origin[] {
+  if (list === null) return [];
+  const byEntry = new Map<Origin, DenyRule[]>();
+  for (const d of list.deny) byEntry.set(d.origin, [...(byEntry.get(d.origin) ?? []), d]);
+  return [...byEntry].filter(([, deny]) => asks({ rules: null, deny }, call, ctx)).map(([origin]) => origin);
+}
+
+/**
+ * Whether a user answered "always" for every ask rule that names the call, each time to a call
+ * like this one (its answer allows it). A call the rules ask for, but no single rule names, asks.
+ */
+function answeredAll(
+  list: PermissionList | null,
+  call: ToolCall,
+  ctx: DecideContext,
+  answered: readonly AskAnswered[],
+  allows: (list: PermissionList) => boolean,
+): boolean {
+  if (answered.length === 0) return false;
+  const rules = askingRules(list, call, ctx);
+  return (
+    rules.length > 0 && rules.every((r) => answered.some((a) => a.rules.includes(r) && allows(a.allows)))
   );
 }
 
