@@ -13,7 +13,7 @@ import {
   startOtlpReceiver,
 } from "../support/otlp-receiver.js";
 import { runSandboxTests } from "../support/sandbox.js";
-import { call, calls, resultsSent, resultText, text, use } from "../support/script.js";
+import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 import { trustProject } from "../support/trust.js";
 
@@ -39,7 +39,7 @@ const agentMd = (extra = "") =>
     '    - command: echo "$TRACEPARENT" > session-tp.txt',
     "  PreToolUse:",
     "    - matcher: Bash",
-    "      command: 'if grep -q forbidden; then echo \"no forbidden words\" >&2; exit 2; fi; echo \"$TRACEPARENT\" >> pre-tp.txt'",
+    '      command: \'if grep -q forbidden; then echo "no forbidden words" >&2; exit 2; fi; echo "$TRACEPARENT" >> pre-tp.txt\'',
     "  Stop:",
     "    - command: 'true'",
     "---",
@@ -69,10 +69,8 @@ function project(extra?: string): void {
 
 const script = () => [
   call("mcp__probe__trace_context", {}, "mcp1"),
-  calls(
-    use("Bash", { command: "echo hello" }, "bash1"),
-    use("Bash", { command: "echo forbidden" }, "bash2"),
-  ),
+  call("Bash", { command: "echo hello" }, "bash1"),
+  call("Bash", { command: "echo forbidden" }, "bash2"),
   text("done"),
 ];
 
@@ -130,6 +128,7 @@ describe("spans of hooks, MCP servers and MCP calls", () => {
         `  chat ${DEFAULT_MODEL}`,
         "  execute_tool Bash  allowed",
         "    hook PreToolUse  continue 0",
+        `  chat ${DEFAULT_MODEL}`,
         "  execute_tool Bash  blocked-by-hook ERROR",
         "    hook PreToolUse  block 2",
         `  chat ${DEFAULT_MODEL}`,
@@ -235,7 +234,9 @@ describe.runIf(runSandboxTests)("spans of the OS sandbox", () => {
     expect(bash.attributes).toMatchObject({ "agentmd.sandbox": true, "agentmd.sandbox.network": "none" });
     const sandbox = byName(spans, "sandbox");
     expect(sandbox.parentSpanId).toBe(bash.spanId);
-    expect(sandbox.attributes["agentmd.sandbox.writable"]).toEqual(bash.attributes["agentmd.sandbox.writable"]);
+    expect(sandbox.attributes["agentmd.sandbox.writable"]).toEqual(
+      bash.attributes["agentmd.sandbox.writable"],
+    );
     expect(sandbox.attributes["agentmd.sandbox.read_only"]).toBeInstanceOf(Array);
     // The blocked call never reached the sandbox.
     expect(ofCall(spans, "execute_tool Bash", "bash2").attributes["agentmd.sandbox"]).toBeUndefined();

@@ -148,7 +148,8 @@ function toolsOf(kind) {
             description: "Says the trace context the call came with, and the one the server started in.",
             inputSchema: obj({}),
           },
-          run: (_a, extra) => text(JSON.stringify({ meta: extra._meta ?? null, env: process.env.TRACEPARENT ?? null })),
+          run: (_a, extra) =>
+            text(JSON.stringify({ meta: extra._meta ?? null, env: process.env.TRACEPARENT ?? null })),
         },
       ];
     case "timing":
