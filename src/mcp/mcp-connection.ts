@@ -7,13 +7,16 @@ import type {
   Prompt as McpPrompt,
   Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig, McpTransport } from "../definitions/types.js";
+import type { McpServerConfig } from "../definitions/types.js";
 import { expandConfig } from "./expand-vars.js";
 import { forgetLiveServer, rememberLiveServer } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
 import { MessageBuffer } from "./message-buffer.js";
 import { type McpServerSpec, mcpToolName } from "./server-spec.js";
+import type { StartWatch } from "./start-watch.js";
 import { StderrTail } from "./stderr-tail.js";
+
+export type { StartWatch } from "./start-watch.js";
 
 /** What a server offers, as listed when it started. */
 export interface ServerListing {
@@ -42,17 +45,6 @@ export interface ConnectionContext {
   readonly cwd: string;
   /** `${VAR}` values, and the environment a stdio server inherits (a few safe names of it). */
   readonly env: Readonly<Record<string, string | undefined>>;
-}
-
-/**
- * Told of a server's start (a traced run's: its span). `traceparent`: the context a stdio server is
- * started in; `done`: what it offers, or why it did not start.
- */
-export interface StartWatch {
-  starting(server: { readonly server: string; readonly transport: McpTransport }): {
-    readonly traceparent?: string;
-    done(r: { readonly tools?: number; readonly prompts?: number; readonly error?: string }): void;
-  };
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 30_000;

@@ -61,15 +61,7 @@ export function spanObserver(
       runs.set(e.runId, { ...early, model: e.model });
       return;
     }
-    const parent =
-      (e.parentRunId && e.parentToolUseId && calls.get(callKey(e.parentRunId, e.parentToolUseId))) ||
-      (e.parentRunId && runs.get(e.parentRunId)?.span);
-    const span = start(
-      `invoke_agent ${e.agent}`,
-      parent ? trace.setSpan(root, parent) : root,
-      runAttributes(e),
-    );
-    runs.set(e.runId, { span, cx: trace.setSpan(root, span), model: e.model });
+    runs.set(e.runId, openRun(e, { start, root, calls, runs }));
   };
 
   /** Where a span of a run's call (`callId`) or of the run itself goes. */
@@ -105,6 +97,19 @@ export function spanObserver(
       return span ? traceparentOf(trace.setSpan(root, span)) : undefined;
     },
   };
+}
+
+/** A run's span: a child of the call (else the run) that started it, or of the trace's root. */
+function openRun(
+  e: Extract<RunEvent, { type: "run_start" }>,
+  at: { start: Start; root: Context; calls: Map<string, Span>; runs: Map<string, OpenRun> },
+): OpenRun {
+  const parent =
+    (e.parentRunId && e.parentToolUseId && at.calls.get(callKey(e.parentRunId, e.parentToolUseId))) ||
+    (e.parentRunId && at.runs.get(e.parentRunId)?.span);
+  const cx = parent ? trace.setSpan(at.root, parent) : at.root;
+  const span = at.start(`invoke_agent ${e.agent}`, cx, runAttributes(e));
+  return { span, cx: trace.setSpan(at.root, span), model: e.model };
 }
 
 /** A model request: `chat` from turn_start to message_end (or the request's error). True: handled. */
