@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRunner } from "../../src/invocation/runner.js";
 import { DEFAULT_MODEL } from "../../src/shared/defaults.js";
 import { runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
@@ -12,6 +13,7 @@ import {
   spanTree,
   startOtlpReceiver,
 } from "../support/otlp-receiver.js";
+import { drain } from "../support/runs.js";
 import { runSandboxTests } from "../support/sandbox.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
@@ -201,6 +203,37 @@ describe("spans of hooks, MCP servers and MCP calls", () => {
     expect(shape(again)).toContain("hook PreToolUse  block 2");
     expect(shape(again)).toContain("initialize probe  1");
     expect(new Set(again.map((s) => s.traceId)).size).toBe(1);
+  });
+
+  it("of the library's function hooks are said as a command hook's are", async () => {
+    writeFiles(dir, { "agent.md": "---\nname: main\nallowed-tools: Bash(echo:*)\n---\nMain.\n" });
+    fake = await startFakeAnthropic([call("Bash", { command: "echo hi" }, "bash1"), text("done")]);
+    const runner = createRunner({
+      projectDir: dir,
+      env: traced(receiver.url),
+      model: { apiKey: "k", baseURL: fake.url },
+      hooks: {
+        UserPromptSubmit: [{ run: () => undefined }],
+        PreToolUse: [{ matcher: "Bash", origin: "library", run: () => ({ block: "not today" }) }],
+      },
+    });
+    await drain(runner.run("go"));
+    await runner.close();
+    const spans = receiver.spans();
+    expect(shape(spans)).toBe(
+      [
+        "invoke_agent main",
+        "  hook UserPromptSubmit  continue",
+        `  chat ${DEFAULT_MODEL}`,
+        "  execute_tool Bash  blocked-by-hook ERROR",
+        "    hook PreToolUse  block",
+        `  chat ${DEFAULT_MODEL}`,
+      ].join("\n"),
+    );
+    expect(ofCall(spans, "hook PreToolUse", "bash1").attributes).toMatchObject({
+      "agentmd.hook.origin": "library",
+      "agentmd.hook.reason": "not today",
+    });
   });
 
   it("say a server that did not start", async () => {
