@@ -7,6 +7,7 @@ import { runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
+import { startHttpMcpServer } from "../support/mcp-http.js";
 import {
   type OtlpReceiver,
   type ReceivedSpan,
@@ -234,6 +235,30 @@ describe("spans of hooks, MCP servers and MCP calls", () => {
       "agentmd.hook.origin": "library",
       "agentmd.hook.reason": "not today",
     });
+  });
+
+  it("of an HTTP server's call carry the call's context in params._meta too", async () => {
+    const server = await startHttpMcpServer("traced", "http");
+    try {
+      writeFiles(dir, {
+        "agent.md": "---\nname: main\nallowed-tools: mcp__probe__trace_context\n---\nMain.\n",
+        ".mcp.json": mcpJson({ probe: { type: "http", url: server.url } }),
+      });
+      trustProject(dir, dir);
+      fake = await startFakeAnthropic([call("mcp__probe__trace_context", {}, "mcp1"), text("done")]);
+      const r = await runCli(["run", "go"], { cwd: dir, env: traced(receiver.url) });
+      expect(r.code).toBe(0);
+      const spans = receiver.spans();
+      expect(byName(spans, "initialize probe").attributes).toMatchObject({
+        "agentmd.mcp.transport": "http",
+        "network.transport": "tcp",
+      });
+      const mcpCall = byName(spans, "execute_tool mcp__probe__trace_context");
+      const told = JSON.parse(resultText(resultsSent(fake, 1)[0])) as { meta: unknown };
+      expect(told.meta).toEqual({ traceparent: contextOf(mcpCall) });
+    } finally {
+      await server.close();
+    }
   });
 
   it("say a server that did not start", async () => {
