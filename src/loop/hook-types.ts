@@ -1,6 +1,7 @@
 // The data of hooks: what a hook is, what it is given and what it may answer. Types only (the
 // leaf of hooks.ts and hook-run.ts).
 import type { HookEventName } from "../definitions/hook-events.js";
+import type { HookOutcome } from "./events.js";
 
 export type HookEvent = HookEventName;
 
@@ -134,7 +135,7 @@ export interface HookSpan {
   /** The W3C `traceparent` the hook's process runs under (its `TRACEPARENT`). */
   readonly traceparent?: string;
   end(end: {
-    readonly outcome: "continue" | "allow" | "block" | "ask" | "halt" | "failed" | "withheld";
+    readonly outcome: HookOutcome;
     readonly reason?: string;
     readonly exitCode?: number;
   }): void;

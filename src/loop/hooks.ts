@@ -1,6 +1,6 @@
 import { HOOK_EVENTS } from "../definitions/hook-events.js";
 import { TOOL_ALIASES } from "../permissions/tool-matcher.js";
-import type { EventSink } from "./events.js";
+import type { EventSink, HookOutcome } from "./events.js";
 import { type Answer, runCommandHook, runFunctionHook } from "./hook-run.js";
 import { hookTrace } from "./hook-trace.js";
 import type { Fired, Hook, HookContext, HookEvent, HookPayload, HookSpan, Hooks } from "./hook-types.js";
@@ -132,7 +132,7 @@ function spanOf(hook: Hook, p: HookPayload, ctx: HookContext): HookSpan | undefi
   });
 }
 
-function outcomeOf(a: Answer): Parameters<HookSpan["end"]>[0]["outcome"] {
+function outcomeOf(a: Answer): HookOutcome {
   if (a.failed !== undefined) return "failed";
   if (a.halt) return "halt";
   return a.decision ?? "continue";
