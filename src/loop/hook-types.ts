@@ -134,11 +134,7 @@ export interface HookTrace {
 export interface HookSpan {
   /** The W3C `traceparent` the hook's process runs under (its `TRACEPARENT`). */
   readonly traceparent?: string;
-  end(end: {
-    readonly outcome: HookOutcome;
-    readonly reason?: string;
-    readonly exitCode?: number;
-  }): void;
+  end(end: { readonly outcome: HookOutcome; readonly reason?: string; readonly exitCode?: number }): void;
 }
 
 /** What the hooks of one event decided together. */
