@@ -1,4 +1,5 @@
 import type { RunState } from "../loop/execute-call.js";
+import type { StartWatch } from "../mcp/mcp-connection.js";
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
 import {
@@ -39,13 +40,14 @@ export async function runTools(
   spec: RunSpec,
   state: RunState,
   signal?: AbortSignal,
+  watch?: StartWatch,
 ): Promise<RunTools> {
   const external = core.external;
   const servers = [
     ...external.servers.project,
     ...(spec.mcpScope ?? []).flatMap((def) => external.servers.inlineOf(def)),
   ];
-  const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list, signal) : undefined;
+  const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list, signal, watch) : undefined;
   const failed = {
     failed: mcp?.failed ?? [],
     ...(mcp?.interrupted !== undefined && { interrupted: mcp.interrupted }),

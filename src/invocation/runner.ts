@@ -209,6 +209,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             emit,
             signal: runOptions.signal ?? new AbortController().signal,
             ...(transcript?.file !== undefined && { transcriptPath: transcript.file }),
+            ...(trace && { traceparent: (id: string) => trace.traceparent("", id) }),
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
           const budget = budgetOf(sessionId);

@@ -1,4 +1,5 @@
 import type { EventSink } from "../loop/events.js";
+import { hookTrace } from "../loop/hook-trace.js";
 import { type Fired, fireHooks, type HookContext } from "../loop/hooks.js";
 import type { Core } from "./core.js";
 
@@ -24,6 +25,8 @@ export interface SessionAt {
   readonly transcriptPath?: string;
   readonly emit: EventSink;
   readonly signal: AbortSignal;
+  /** Set when the run is traced: the `traceparent` of a span its trace made, by its id (hook spans). */
+  readonly traceparent?: (id: string) => string | undefined;
 }
 
 export function sessionHooks(core: Core): SessionHooks {
@@ -41,6 +44,9 @@ export function sessionHooks(core: Core): SessionHooks {
     warn: (message) => s.emit({ runId: "", depth: 0, type: "warning", message }),
     signal: s.signal,
     env: core.env,
+    ...(s.traceparent && {
+      trace: hookTrace({ runId: "", depth: 0, emit: s.emit, traceparent: s.traceparent }),
+    }),
   });
   return {
     async start(s, resume) {

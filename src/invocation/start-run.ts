@@ -17,6 +17,7 @@ import { runStarts, skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
+import { mcpStartWatch } from "./mcp-start-trace.js";
 import { promptHooks, withContext } from "./prompt-hooks.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
 import { offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
@@ -48,7 +49,7 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
   // A budget is a ceiling like the lists: the caller's, or this run's own cap within it.
   const budget = budgetBelow(io.budget ?? rootBudget(), spec.maxBudgetUsd);
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
-  const outside = await runTools(core, spec, state, io.signal);
+  const outside = await runTools(core, spec, state, io.signal, mcpStartWatch(spec, io, runId));
   const call = runCalls(core, spec, { ...io, budget }, { runId, state, logger, outside });
   // Background commands end with the run that started them, however it ends.
   try {

@@ -1,3 +1,5 @@
+import type { HookEventName } from "../definitions/hook-events.js";
+import type { McpTransport } from "../definitions/types.js";
 import type { ContentBlockParam, MessageParam, StopReason } from "../model/messages.js";
 import type { ModelErrorCode } from "../model/model.js";
 import type { Usage } from "../model/models.js";
@@ -45,6 +47,9 @@ export type LimitKind = "max_iterations" | "max_tokens" | "max_structured_output
 
 /** `refused`: the allow-lists left no tool; `declined`: the model refused to answer. */
 export type RunOutcome = "done" | "limit" | "refused" | "declined" | "error" | "aborted";
+
+/** How one hook run ended: its answer, or `failed` (timed out, exited otherwise) or `withheld` (not trusted). */
+export type HookOutcome = "continue" | "allow" | "block" | "ask" | "halt" | "failed" | "withheld";
 
 interface Base {
   readonly runId: string;
@@ -108,6 +113,45 @@ export type RunEvent =
       readonly input: unknown;
       readonly isError: boolean;
       readonly content: string;
+    })
+  /**
+   * One hook run (traced runs only), from its start to its answer. `callId`: the tool call a
+   * PreToolUse or PostToolUse hook is run for. A session's hooks before its first run have `runId` "".
+   */
+  | (Base & {
+      readonly type: "hook_start";
+      readonly id: string;
+      readonly event: HookEventName;
+      /** The command, for a command hook. */
+      readonly command?: string;
+      readonly origin?: string;
+      readonly matcher?: string;
+      readonly callId?: string;
+    })
+  | (Base & {
+      readonly type: "hook_end";
+      readonly id: string;
+      readonly outcome: HookOutcome;
+      readonly reason?: string;
+      readonly exitCode?: number;
+    })
+  /**
+   * An MCP server starting (traced runs only), said by the run that started it: a subagent's by its
+   * parent's Task call (`callId`), a top run's before its run_start.
+   */
+  | (Base & {
+      readonly type: "mcp_server_start";
+      readonly id: string;
+      readonly server: string;
+      readonly transport: McpTransport;
+      readonly callId?: string;
+    })
+  | (Base & {
+      readonly type: "mcp_server_end";
+      readonly id: string;
+      readonly tools?: number;
+      readonly prompts?: number;
+      readonly error?: string;
     })
   /** What a tool tells its run as it runs (`todos`: TodoWrite's list, whole, each time it changes). */
   | (Base & ToolEvent)

@@ -8,7 +8,7 @@ import { settleOrAbandon } from "../shared/abort.js";
 import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
-import type { Tool, ToolResult } from "../tools/types.js";
+import type { SandboxStart, Tool, ToolResult } from "../tools/types.js";
 import type { CallDecision } from "./events.js";
 import { type Fired, fireHooks, hookContext } from "./hooks.js";
 import { appendNote, resultText, toResultBlock } from "./tool-results.js";
@@ -81,6 +81,12 @@ function traced(cx: CallContext, callId: string): CallContext {
   return traceparent ? { ...cx, env: { ...(cx.env ?? process.env), TRACEPARENT: traceparent } } : cx;
 }
 
+/** A traced call's sandbox says each command's start (its span); an untraced one, nothing. */
+function sandboxTrace(cx: CallContext, id: string): ((start: SandboxStart) => void) | undefined {
+  if (!cx.traceparent) return undefined;
+  return (start) => cx.emit({ runId: cx.runId, depth: cx.depth, type: "sandbox", id, ...start });
+}
+
 async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Settled> {
   const admitted = await admit(use, cx, trail);
   if ("decision" in admitted) return admitted;
@@ -115,7 +121,7 @@ async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Sett
     readRecord: cx.readRecord,
     ...(cx.env && { env: cx.env }),
     ...(tool.permission?.kind === "path" && { mayAccess: accessJudge(cx, tool.name, tool.permission.field) }),
-    ...(cx.state.sandbox && { sandbox: cx.state.sandbox.forCall(cx.state.list) }),
+    ...(cx.state.sandbox && { sandbox: cx.state.sandbox.forCall(cx.state.list, sandboxTrace(cx, use.id)) }),
     ...(cx.shells && { shells: cx.shells }),
     callId: use.id,
     report: (event) => cx.emit({ runId: cx.runId, depth: cx.depth, ...event }),

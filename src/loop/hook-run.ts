@@ -16,6 +16,8 @@ export interface Answer {
   readonly failed?: string;
   /** `continue: false`: everything stops (a Stop hook's: the run may stop). */
   readonly halt?: boolean;
+  /** A command hook's exit code, when it exited. */
+  readonly exitCode?: number;
 }
 
 const MAX_OUTPUT = 64 * 1024;
@@ -85,10 +87,20 @@ export async function runCommandHook(hook: CommandHook, payload: HookPayload, cx
     case "signalled":
       return { failed: `${name} was killed by ${r.signal}` };
   }
-  if (r.code === 2)
+  return { ...answerOfExit(r.code, r.stdout.text().trim(), stderr, payload, name), exitCode: r.code };
+}
+
+/** What a command hook that exited said: exit 2 blocks, another code fails, 0 answers on stdout. */
+function answerOfExit(
+  code: number,
+  text: string,
+  stderr: string,
+  payload: HookPayload,
+  name: string,
+): Answer {
+  if (code === 2)
     return { decision: "block", reason: stderr || `blocked by the ${payload.hook_event_name} ${name}` };
-  if (r.code !== 0) return { failed: `${name} failed (exit ${r.code})${stderr ? `: ${stderr}` : ""}` };
-  const text = r.stdout.text().trim();
+  if (code !== 0) return { failed: `${name} failed (exit ${code})${stderr ? `: ${stderr}` : ""}` };
   if (!text.startsWith("{")) {
     return STDOUT_IS_CONTEXT.has(payload.hook_event_name) && text !== "" ? { context: text } : {};
   }

@@ -1,6 +1,7 @@
 // The data of hooks: what a hook is, what it is given and what it may answer. Types only (the
 // leaf of hooks.ts and hook-run.ts).
 import type { HookEventName } from "../definitions/hook-events.js";
+import type { HookOutcome } from "./events.js";
 
 export type HookEvent = HookEventName;
 
@@ -115,6 +116,25 @@ export interface HookContext {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The run's signal. */
   readonly signal: AbortSignal;
+  /** Set when the run is traced: each hook run is said (its span), and runs under its span's context. */
+  readonly trace?: HookTrace;
+}
+
+/** The trace side of hook runs: `start` opens a hook's span, and its end says what the hook answered. */
+export interface HookTrace {
+  start(hook: {
+    readonly event: HookEvent;
+    readonly command?: string;
+    readonly origin?: string;
+    readonly matcher?: string;
+    readonly callId?: string;
+  }): HookSpan;
+}
+
+export interface HookSpan {
+  /** The W3C `traceparent` the hook's process runs under (its `TRACEPARENT`). */
+  readonly traceparent?: string;
+  end(end: { readonly outcome: HookOutcome; readonly reason?: string; readonly exitCode?: number }): void;
 }
 
 /** What the hooks of one event decided together. */

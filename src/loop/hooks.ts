@@ -1,7 +1,9 @@
 import { HOOK_EVENTS } from "../definitions/hook-events.js";
 import { TOOL_ALIASES } from "../permissions/tool-matcher.js";
+import type { EventSink, HookOutcome } from "./events.js";
 import { type Answer, runCommandHook, runFunctionHook } from "./hook-run.js";
-import type { Fired, Hook, HookContext, HookEvent, HookPayload, Hooks } from "./hook-types.js";
+import { hookTrace } from "./hook-trace.js";
+import type { Fired, Hook, HookContext, HookEvent, HookPayload, HookSpan, Hooks } from "./hook-types.js";
 
 export type {
   CommandHook,
@@ -15,6 +17,7 @@ export type {
   HookReply,
   HookSession,
   Hooks,
+  HookTrace,
 } from "./hook-types.js";
 
 /**
@@ -50,6 +53,7 @@ export async function fireHooks(
     if (!matches(hook.matcher, subjectOf(payload))) continue;
     // A hook that may not run (its folder is not trusted) refuses what it would have judged.
     if ("withheld" in hook && hook.withheld !== undefined) {
+      spanOf(hook, payload, ctx)?.end({ outcome: "withheld", reason: hook.withheld });
       if (blocking) return { kind: "block", reason: hook.withheld, context };
       continue;
     }
@@ -102,8 +106,36 @@ function payloadOf(event: HookEvent, fields: Partial<HookPayload>, ctx: HookCont
   };
 }
 
-function runOne(hook: Hook, payload: HookPayload, ctx: HookContext): Promise<Answer> {
-  return "run" in hook ? runFunctionHook(hook, payload, ctx) : runCommandHook(hook, payload, ctx);
+/** One hook run; traced, in its own span, its process given that span's `TRACEPARENT`. */
+async function runOne(hook: Hook, payload: HookPayload, ctx: HookContext): Promise<Answer> {
+  const span = spanOf(hook, payload, ctx);
+  const env = span?.traceparent ? { ...(ctx.env ?? process.env), TRACEPARENT: span.traceparent } : ctx.env;
+  const cx = { signal: ctx.signal, ...(env && { env }) };
+  const answer = await ("run" in hook
+    ? runFunctionHook(hook, payload, cx)
+    : runCommandHook(hook, payload, cx));
+  span?.end({
+    outcome: outcomeOf(answer),
+    ...((answer.failed ?? answer.reason) !== undefined && { reason: answer.failed ?? answer.reason }),
+    ...(answer.exitCode !== undefined && { exitCode: answer.exitCode }),
+  });
+  return answer;
+}
+
+function spanOf(hook: Hook, p: HookPayload, ctx: HookContext): HookSpan | undefined {
+  return ctx.trace?.start({
+    event: p.hook_event_name,
+    ...("command" in hook && { command: hook.command }),
+    ...(hook.origin !== undefined && { origin: hook.origin }),
+    ...(hook.matcher !== undefined && { matcher: hook.matcher }),
+    ...(p.tool_use_id !== undefined && { callId: p.tool_use_id }),
+  });
+}
+
+function outcomeOf(a: Answer): HookOutcome {
+  if (a.failed !== undefined) return "failed";
+  if (a.halt) return "halt";
+  return a.decision ?? "continue";
 }
 
 /** What a matcher is matched against, by event (Claude Code's): UserPromptSubmit and Stop have none. */
@@ -154,6 +186,10 @@ export interface HookRun {
   readonly logger: { warn(message: string): void };
   readonly signal: AbortSignal;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** With `traceparent` (a traced run), each hook run is said on `emit` and gets its own span. */
+  readonly depth?: number;
+  readonly emit?: EventSink;
+  readonly traceparent?: (id: string) => string | undefined;
 }
 
 /** The fields and means every hook of this run is given. */
@@ -169,6 +205,15 @@ export function hookContext(cx: HookRun): HookContext {
     warn: (message) => cx.logger.warn(message),
     signal: cx.signal,
     ...(cx.env && { env: cx.env }),
+    ...(cx.traceparent &&
+      cx.emit && {
+        trace: hookTrace({
+          runId: cx.runId,
+          depth: cx.depth ?? 0,
+          emit: cx.emit,
+          traceparent: cx.traceparent,
+        }),
+      }),
   };
 }
 

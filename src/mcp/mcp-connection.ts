@@ -13,7 +13,10 @@ import { forgetLiveServer, rememberLiveServer } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
 import { MessageBuffer } from "./message-buffer.js";
 import { type McpServerSpec, mcpToolName } from "./server-spec.js";
+import type { StartWatch } from "./start-watch.js";
 import { StderrTail } from "./stderr-tail.js";
+
+export type { StartWatch } from "./start-watch.js";
 
 /** What a server offers, as listed when it started. */
 export interface ServerListing {
@@ -48,7 +51,7 @@ export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 /** The names of the runner's environment a stdio server inherits; its own `env` adds to them. */
 const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
-/** A trace context agentmd was started in goes on to its stdio servers (they start before any run's span). */
+/** A trace context agentmd was started in goes on to its stdio servers (traced: their start-up span's). */
 const TRACE_CONTEXT = ["TRACEPARENT", "TRACESTATE"];
 
 /**
@@ -85,18 +88,26 @@ export class McpConnection {
    * Starts the server (once, however many ask at a time) and lists what it offers. A `signal`'s
    * abort answers at once (the start goes on, for other callers, until `close`). Never rejects.
    */
-  start(signal?: AbortSignal): Promise<Started> {
+  start(signal?: AbortSignal, watch?: StartWatch): Promise<Started> {
     if (this.#client && this.#status.state === "ready") return Promise.resolve(ok(this.#status.listing));
-    this.#starting ??= this.#open().finally(() => {
+    this.#starting ??= this.#watched(watch).finally(() => {
       this.#starting = undefined;
     });
     return signal ? orInterrupted(this.#starting, signal, this.spec.name) : this.#starting;
   }
 
-  /** Calls one tool by its server-side name. Never rejects. */
-  callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallOutcome> {
+  /**
+   * Calls one tool by its server-side name; `meta` goes in the request's `params._meta` (a call's
+   * W3C trace context, as the OpenTelemetry MCP conventions carry it). Never rejects.
+   */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    meta?: Readonly<Record<string, string>>,
+  ): Promise<CallOutcome> {
     return this.#request(mcpToolName(this.spec.name, name), signal, (client, options) =>
-      client.callTool({ name, arguments: args }, undefined, options),
+      client.callTool({ name, arguments: args, ...(meta && { _meta: { ...meta } }) }, undefined, options),
     ) as Promise<CallOutcome>;
   }
 
@@ -178,7 +189,17 @@ export class McpConnection {
     return sdk !== undefined && e instanceof sdk.StreamableHTTPError && e.code === 404;
   }
 
-  async #open(): Promise<Started> {
+  /** A start, told to the watch of the run that asked first (its start-up span). */
+  async #watched(watch: StartWatch | undefined): Promise<Started> {
+    const seen = watch?.starting({ server: this.spec.name, transport: this.spec.config.type });
+    const r = await this.#open(seen?.traceparent);
+    seen?.done(
+      r.ok ? { tools: r.listing.tools.length, prompts: r.listing.prompts.length } : { error: r.message },
+    );
+    return r;
+  }
+
+  async #open(traceparent?: string): Promise<Started> {
     if (this.#closed) return this.#fail("the runner is closed");
     this.#status = { state: "starting" };
     this.#lost = undefined;
@@ -202,7 +223,7 @@ export class McpConnection {
     const client = new sdk.Client({ name: "agentmd", version: "0.1.0" }, { capabilities: {} });
     let transport: Transport;
     try {
-      transport = this.#transport(config, sdk, client);
+      transport = this.#transport(config, sdk, client, traceparent);
     } catch (e) {
       return this.#fail((e as Error).message);
     }
@@ -224,7 +245,7 @@ export class McpConnection {
     }
   }
 
-  #transport(config: McpServerConfig, sdk: McpSdk, owner: Client): Transport {
+  #transport(config: McpServerConfig, sdk: McpSdk, owner: Client, traceparent?: string): Transport {
     const headers = config.headers ? { headers: { ...config.headers } } : {};
     if (config.type === "http")
       return new sdk.StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: headers });
@@ -235,6 +256,8 @@ export class McpConnection {
       const v = this.cx.env[k];
       if (typeof v === "string") env[k] = v;
     }
+    // Traced: the server starts under its start-up span.
+    if (traceparent) env.TRACEPARENT = traceparent;
     const transport = new sdk.StdioClientTransport({
       command: config.command ?? "",
       args: [...(config.args ?? [])],

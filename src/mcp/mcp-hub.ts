@@ -1,7 +1,12 @@
 import { mayOfferPrefix } from "../permissions/prefix-reach.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { Tool } from "../tools/types.js";
-import { type ConnectionContext, McpConnection, type ServerListing } from "./mcp-connection.js";
+import {
+  type ConnectionContext,
+  McpConnection,
+  type ServerListing,
+  type StartWatch,
+} from "./mcp-connection.js";
 import { mcpTools } from "./mcp-tools.js";
 import { type McpServerSpec, serverKey, serverPrefix } from "./server-spec.js";
 
@@ -34,6 +39,7 @@ export interface McpHub {
     servers: readonly McpServerSpec[],
     list: PermissionList,
     signal?: AbortSignal,
+    watch?: StartWatch,
   ): Promise<RunMcpTools>;
   /** Stops every server. Later runs start none. */
   close(): Promise<void>;
@@ -53,10 +59,10 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
   };
   return {
     connection,
-    async toolsFor(servers, list, signal) {
+    async toolsFor(servers, list, signal, watch) {
       const wanted = reachable(servers, list);
       const started = await Promise.all(
-        wanted.map(async (s) => ({ s, c: connection(s), r: await connection(s).start(signal) })),
+        wanted.map(async (s) => ({ s, c: connection(s), r: await connection(s).start(signal, watch) })),
       );
       const tools: Tool[] = [];
       const deferred = new Set<string>();

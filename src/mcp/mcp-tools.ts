@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { defineForeignTool } from "../tools/registry.js";
-import type { ImageBlock, TextBlock, Tool, ToolResult } from "../tools/types.js";
+import type { ImageBlock, TextBlock, Tool, ToolContext, ToolResult } from "../tools/types.js";
 import type { McpConnection } from "./mcp-connection.js";
 import { mcpToolName } from "./server-spec.js";
 
@@ -30,11 +30,31 @@ export function mcpTools(connection: McpConnection, listed: readonly McpTool[]):
       concurrency: t.annotations?.readOnlyHint === true ? "concurrent-safe" : "sequential",
       interrupt: "cooperative",
       execute: async (input, ctx) => {
-        const outcome = await connection.callTool(t.name, { ...input }, ctx.signal);
+        const meta = traceMeta(ctx.env);
+        if (meta && ctx.callId)
+          ctx.report?.({
+            type: "mcp_call",
+            id: ctx.callId,
+            server: connection.spec.name,
+            transport: connection.spec.config.type,
+            method: "tools/call",
+            tool: t.name,
+          });
+        const outcome = await connection.callTool(t.name, { ...input }, ctx.signal, meta);
         return outcome.ok ? toToolResult(outcome.result) : { content: outcome.message, isError: true };
       },
     });
   });
+}
+
+/**
+ * The W3C trace context of a call (its span's `TRACEPARENT`, and a `TRACESTATE` it goes with), as
+ * the OpenTelemetry MCP conventions put it in a request's `params._meta`; undefined: untraced.
+ */
+function traceMeta(env: ToolContext["env"]): Record<string, string> | undefined {
+  const traceparent = env?.TRACEPARENT;
+  if (!traceparent) return undefined;
+  return { traceparent, ...(env?.TRACESTATE && { tracestate: env.TRACESTATE }) };
 }
 
 function describe(t: McpTool, server: string): string {

@@ -1,7 +1,7 @@
 import type { ChildProcess, SpawnOptions } from "node:child_process";
 import type { PathPattern } from "../permissions/path-pattern.js";
 import type { PermissionList, ToolSpecs } from "../permissions/types.js";
-import type { CommandSandbox, SpawnProcess } from "../tools/types.js";
+import type { CommandSandbox, SandboxStart, SpawnProcess } from "../tools/types.js";
 import { bwrapArgs, PROXY_SOCKET_INSIDE } from "./bwrap-args.js";
 import { type DomainProxy, startDomainProxy } from "./domain-proxy.js";
 import { type FsView, NODE_FS_VIEW } from "./fs-view.js";
@@ -17,7 +17,8 @@ import type { SandboxSetting } from "./sandbox-setting.js";
  */
 export interface RunSandbox {
   readonly setting: SandboxSetting;
-  forCall(list: PermissionList): CommandSandbox;
+  /** `onStart`: told of each command's start in the sandbox (or its refusal), for the call's trace. */
+  forCall(list: PermissionList, onStart?: (start: SandboxStart) => void): CommandSandbox;
   /** The profile a command would get now under `list` (what `agentmd tools` shows). */
   profile(list: PermissionList): SandboxProfile;
 }
@@ -62,16 +63,33 @@ export function createRunSandbox(
   return {
     setting,
     profile,
-    forCall: (list) => ({
+    forCall: (list, onStart) => ({
       wrapSpawn:
         (spawn: SpawnProcess): SpawnProcess =>
-        (command, args, options) =>
-          launch(profile(list, typeof options.cwd === "string" ? options.cwd : ctx.cwd), bwrap, spawn, {
-            command,
-            args,
-            options,
-          }),
+        (command, args, options) => {
+          const started = performance.now();
+          const p = profile(list, typeof options.cwd === "string" ? options.cwd : ctx.cwd);
+          const say = (refused?: string) =>
+            onStart?.({ ...startOf(p), ms: performance.now() - started, ...(refused && { refused }) });
+          try {
+            const child = launch(p, bwrap, spawn, { command, args, options });
+            say();
+            return child;
+          } catch (e) {
+            say((e as Error).message);
+            throw e;
+          }
+        },
     }),
+  };
+}
+
+/** What a trace says of a command's sandbox. */
+function startOf(p: SandboxProfile): Omit<SandboxStart, "ms"> {
+  return {
+    writable: p.writable.map((a) => (a.tree ? `${a.path}/**` : a.path)),
+    readOnly: [...p.readOnly],
+    network: p.network.kind === "none" ? "none" : [...p.network.shown],
   };
 }
 

@@ -84,9 +84,32 @@ export interface Todo {
   readonly priority?: "high" | "medium" | "low";
 }
 
+/** A command's start inside the OS sandbox: what it may write and reach, or why it was refused. */
+export interface SandboxStart {
+  readonly writable: readonly string[];
+  readonly readOnly: readonly string[];
+  /** `none`, or what may be reached through the proxy, as a reader would write it. */
+  readonly network: "none" | readonly string[];
+  /** The command was not started: the sandbox cannot honour the lists (or could not be started). */
+  readonly refused?: string;
+  /** How long setting it up and starting it took. */
+  readonly ms: number;
+}
+
 /** What a tool may tell its run while it runs; the run adds its id and depth and emits it. */
 export type ToolEvent =
   | { readonly type: "todos"; readonly todos: readonly Todo[] }
+  /** A call's command started in the OS sandbox (traced runs only; `id`: the call). */
+  | ({ readonly type: "sandbox"; readonly id: string } & SandboxStart)
+  /** A call sent to an MCP server (traced runs only; `id`: the call). */
+  | {
+      readonly type: "mcp_call";
+      readonly id: string;
+      readonly server: string;
+      readonly transport: "stdio" | "http" | "sse";
+      readonly method: "tools/call";
+      readonly tool: string;
+    }
   /** A running call's latest line of output (a long command's), for a progress display. */
   | { readonly type: "tool_output"; readonly id: string; readonly text: string };
 

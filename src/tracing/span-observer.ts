@@ -11,6 +11,7 @@ import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
 import type { RunEvent } from "../loop/events.js";
 import type { Usage } from "../model/models.js";
 import type { DecisionNote } from "../permissions/decision-note.js";
+import { callKey, clip, type Start, sideEvent } from "./side-spans.js";
 import type { RunTrace } from "./trace-types.js";
 
 /**
@@ -26,29 +27,61 @@ export function spanObserver(
   traceparentOf: (cx: Context) => string | undefined,
 ): RunTrace {
   const runs = new Map<string, OpenRun>();
+  const ended = new Set<string>();
   const calls = new Map<string, Span>();
+  /** Hook runs and MCP server starts, by run and id. */
+  const others = new Map<string, Span>();
   const start: Start = (name, parent, attributes, kind = SpanKind.INTERNAL) =>
     tracer.startSpan(name, { kind, attributes }, parent);
+  // The top run's span, opened early by what comes before its run_start (the session's hooks, the
+  // MCP servers it starts); its run_start names it.
+  let lead: OpenRun | undefined;
+  const leadRun = (): OpenRun => {
+    if (!lead) {
+      const span = start("invoke_agent", root, { "gen_ai.operation.name": "invoke_agent" });
+      lead = { span, cx: trace.setSpan(root, span), model: "" };
+    }
+    return lead;
+  };
+  /** The run an event belongs to; a top run not started yet is the lead. */
+  const runOf = (runId: string, depth: number): OpenRun | undefined => {
+    const run = runs.get(runId);
+    if (run || depth > 0 || ended.has(runId)) return run;
+    if (runId === "") return leadRun();
+    runs.set(runId, leadRun());
+    return runs.get(runId);
+  };
 
   const onRunStart = (e: Extract<RunEvent, { type: "run_start" }>) => {
-    const parent =
-      (e.parentRunId && e.parentToolUseId && calls.get(callKey(e.parentRunId, e.parentToolUseId))) ||
-      (e.parentRunId && runs.get(e.parentRunId)?.span);
-    const span = start(
-      `invoke_agent ${e.agent}`,
-      parent ? trace.setSpan(root, parent) : root,
-      runAttributes(e),
-    );
-    runs.set(e.runId, { span, cx: trace.setSpan(root, span), model: e.model });
+    const early = e.parentRunId ? undefined : (runs.get(e.runId) ?? lead);
+    if (early) {
+      lead = undefined;
+      early.span.updateName(`invoke_agent ${e.agent}`);
+      early.span.setAttributes(runAttributes(e));
+      runs.set(e.runId, { ...early, model: e.model });
+      return;
+    }
+    runs.set(e.runId, openRun(e, { start, root, calls, runs }));
   };
+
+  /** Where a span of a run's call (`callId`) or of the run itself goes. */
+  const under = (runId: string, depth: number, callId?: string): Context | undefined => {
+    const call = callId && calls.get(callKey(runId, callId));
+    return call ? trace.setSpan(root, call) : runOf(runId, depth)?.cx;
+  };
+  const sides = { tracer, start, calls, others, under };
 
   const observe = (e: RunEvent) => {
     if (e.type === "run_start") return onRunStart(e);
-    const run = runs.get(e.runId);
-    if (!run) return;
+    if (sideEvent(sides, e)) return;
+    const run = runOf(e.runId, e.depth);
+    if (!run || e.runId === "") return;
     if (chatEvent(run, e, start) || callEvent(run, e, start, calls)) return;
     runEvent(run, e, start);
-    if (e.type === "run_end") runs.delete(e.runId);
+    if (e.type === "run_end") {
+      runs.delete(e.runId);
+      ended.add(e.runId);
+    }
   };
 
   return {
@@ -59,15 +92,25 @@ export function spanObserver(
       } catch {}
     },
     traceparent: (runId, callId) => {
-      const span = (callId && calls.get(callKey(runId, callId))) || runs.get(runId)?.span;
+      const key = callId && callKey(runId, callId);
+      const span = (key && (calls.get(key) ?? others.get(key))) || runs.get(runId)?.span;
       return span ? traceparentOf(trace.setSpan(root, span)) : undefined;
     },
   };
 }
 
-type Start = (name: string, parent: Context, attributes: Attributes, kind?: SpanKind) => Span;
-
-const callKey = (runId: string, id: string) => `${runId}\u0000${id}`;
+/** A run's span: a child of the call (else the run) that started it, or of the trace's root. */
+function openRun(
+  e: Extract<RunEvent, { type: "run_start" }>,
+  at: { start: Start; root: Context; calls: Map<string, Span>; runs: Map<string, OpenRun> },
+): OpenRun {
+  const parent =
+    (e.parentRunId && e.parentToolUseId && at.calls.get(callKey(e.parentRunId, e.parentToolUseId))) ||
+    (e.parentRunId && at.runs.get(e.parentRunId)?.span);
+  const cx = parent ? trace.setSpan(at.root, parent) : at.root;
+  const span = at.start(`invoke_agent ${e.agent}`, cx, runAttributes(e));
+  return { span, cx: trace.setSpan(at.root, span), model: e.model };
+}
 
 /** A model request: `chat` from turn_start to message_end (or the request's error). True: handled. */
 function chatEvent(run: OpenRun, e: RunEvent, start: Start): boolean {
@@ -227,5 +270,3 @@ function decisionAttributes(n: DecisionNote | undefined): Attributes {
     }),
   };
 }
-
-const clip = (text: string) => (text.length > 1_000 ? `${text.slice(0, 999)}…` : text);

@@ -104,6 +104,7 @@ describe("traces of a run", () => {
         `      chat ${DEFAULT_MODEL}`,
         `  chat ${DEFAULT_MODEL}`,
         "  execute_tool Bash",
+        "    hook PreToolUse",
         "  execute_tool Bash",
         `  chat ${DEFAULT_MODEL}`,
       ].join("\n"),
@@ -165,9 +166,11 @@ describe("traces of a run", () => {
     // The command ran with the traceparent of its own span.
     const echoed = resultText(resultsSent(fake, 4).find((b) => b.tool_use_id === "bash1"));
     expect(echoed.split("\n")[0]).toBe(`tp=00-${allowed?.traceId}-${allowed?.spanId}-01`);
-    // Its PreToolUse hook too (the denied call never reached its hooks).
+    // Its PreToolUse hook with its own span's, a child of the call's (the denied call never reached its hooks).
+    const hook = named(spans, "hook PreToolUse");
+    expect(hook.parentSpanId).toBe(allowed?.spanId);
     expect(readFileSync(path.join(dir, "hook-tp.txt"), "utf8")).toBe(
-      `00-${allowed?.traceId}-${allowed?.spanId}-01\n`,
+      `00-${hook.traceId}-${hook.spanId}-01\n`,
     );
   });
 

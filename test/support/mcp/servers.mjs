@@ -140,6 +140,18 @@ function toolsOf(kind) {
           run: () => text("odd"),
         },
       ];
+    case "traced":
+      return [
+        {
+          def: {
+            name: "trace_context",
+            description: "Says the trace context the call came with, and the one the server started in.",
+            inputSchema: obj({}),
+          },
+          run: (_a, extra) =>
+            text(JSON.stringify({ meta: extra._meta ?? null, env: process.env.TRACEPARENT ?? null })),
+        },
+      ];
     case "timing":
       return timingTools();
     case "big":
