@@ -290,3 +290,27 @@ describe("agentmd check", () => {
     );
   });
 });
+
+describe("agentmd batch", () => {
+  it("an item's agent sends its own effort and thinking; --effort is every other run's", async ({
+    dir,
+    fake,
+    run,
+  }) => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Read\nmodel: claude-opus-4-6\n---\nMAIN agent.\n",
+      "agents/deep.md":
+        "---\nname: deep\ndescription: Deep.\ntools: Read\neffort: max\nthinking: 4096\n---\nDEEP agent.\n",
+      "runs.jsonl": '{"id": "a", "prompt": "one", "agent": "deep"}\n{"id": "b", "prompt": "two"}\n',
+    });
+    fake.push(text("x"), text("y"));
+    const r = await run(["batch", "runs.jsonl", "--concurrency", "1", "--effort", "low"]);
+    expect(r.code).toBe(0);
+    const [deep] = bySystem(fake.requests, "DEEP agent");
+    const [main] = bySystem(fake.requests, "MAIN agent");
+    expect(effortOf(deep)).toBe("max");
+    expect(bodyOf(deep).thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
+    expect(effortOf(main)).toBe("low");
+    expect(bodyOf(main).thinking).toBeUndefined();
+  });
+});
