@@ -1,6 +1,3 @@
-import type { DiagnosticSink } from "./diagnostics.js";
-import type { Field } from "./yaml-fields.js";
-
 /**
  * `effort:` and `thinking:`, as every surface writes them and the command line gives them. What
  * reaches the API for each model is decided in model/model-features.ts; here is only what may be
@@ -30,28 +27,6 @@ export function thinkingProblem(value: unknown): string | undefined {
   if (typeof value === "number" && Number.isInteger(value) && value >= MIN_THINKING_BUDGET) return undefined;
   const got = typeof value === "string" ? `'${value}'` : JSON.stringify(value);
   return `must be a whole number of tokens (at least ${MIN_THINKING_BUDGET}), 'adaptive' or 'disabled', not ${got}`;
-}
-
-/**
- * `thinking` of a definition: the setting, or undefined with an error at its value. A budget that
- * does not fit under agent.md's own `maxTokens` is a warning there (the run raises `max_tokens`).
- */
-export function readThinkingField(
-  field: Field | undefined,
-  value: unknown,
-  sink: DiagnosticSink,
-  maxTokens?: unknown,
-): Thinking | undefined {
-  if (!field || value === undefined) return undefined;
-  const problem = thinkingProblem(value);
-  const at = field.valuePos;
-  if (problem) {
-    sink.add("error", "value-type", `'thinking' ${problem}`, at.line, at.column);
-    return undefined;
-  }
-  const fit = typeof value === "number" ? budgetFitProblem(value, maxTokens) : undefined;
-  if (fit) sink.add("warning", "thinking-budget", fit, at.line, at.column);
-  return value as Thinking;
 }
 
 /**

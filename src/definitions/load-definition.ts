@@ -3,7 +3,7 @@ import { DEFAULT_MAX_TOKENS } from "../shared/defaults.js";
 import { checkFields } from "./check-fields.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import type { Discovered } from "./discover.js";
-import { isEffort, readThinkingField } from "./effort-thinking.js";
+import { isEffort } from "./effort-thinking.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { HOOK_EVENTS } from "./hook-events.js";
 import { readMcpServersField } from "./mcp-servers.js";
@@ -11,6 +11,7 @@ import { readOutputSchemaField } from "./output-schema.js";
 import { withPluginRoot } from "./plugin-root.js";
 import { readSource } from "./read-source.js";
 import { readSandboxField } from "./sandbox-field.js";
+import { readThinkingField } from "./thinking-field.js";
 import type { ToolNames } from "./tool-names.js";
 import type {
   CommandDefinition,

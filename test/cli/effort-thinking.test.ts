@@ -3,7 +3,12 @@ import path from "node:path";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect } from "vitest";
 import { type CliRun, runCli } from "../support/cli.js";
-import { type RecordedRequest, type Scripted, signatureOf } from "../support/fake-anthropic.js";
+import {
+  type RecordedRequest,
+  type Scripted,
+  signatureOf,
+  type UsageSpec,
+} from "../support/fake-anthropic.js";
 import { test } from "../support/fixture.js";
 import { call, text, use } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
@@ -29,7 +34,7 @@ const bySystem = (requests: readonly RecordedRequest[], marker: string) =>
   requests.filter((q) => JSON.stringify(bodyOf(q).system ?? "").includes(marker));
 
 /** A response that thinks, then calls `name`. */
-const thinkThenCall = (thinking: string, name: string, input: unknown, usage?: Scripted["usage"]) =>
+const thinkThenCall = (thinking: string, name: string, input: unknown, usage?: UsageSpec) =>
   ({
     kind: "message",
     content: [{ type: "thinking", thinking }, use(name, input)],
