@@ -10,6 +10,7 @@ import { runBatch } from "../batch/run-batch.js";
 import { withoutLock } from "../batch/run-item.js";
 import { runnersByFolder } from "../batch/runners-by-folder.js";
 import { findProjectRoot } from "../definitions/discover.js";
+import type { Effort, Thinking } from "../definitions/effort-thinking.js";
 import { rootBudget } from "../loop/budget.js";
 import { fileTranscripts, sessionsDir } from "../loop/transcript.js";
 import { ConfigError } from "../shared/errors.js";
@@ -26,6 +27,7 @@ import {
 import { queueBatch } from "./enqueue-command.js";
 import { openTrusted, printToolDiagnostics } from "./open-runner.js";
 import { restrictedWithNotice } from "./project-trust.js";
+import { REASONING_FLAGS, reasoningOptions } from "./reasoning-flags.js";
 import type { RunIo } from "./run-command.js";
 import { budgetFlag, jsonSchemaFlag } from "./session-flags.js";
 import { UsageError } from "./usage-error.js";
@@ -58,6 +60,9 @@ Options:
                     result line carries it as structured_output
   --max-budget-usd N  US dollars all the batch's runs may spend together: once reached,
                     no run sends another request (each ends error_max_budget_usd)
+  --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
+  --thinking T      command) with its own effort or thinking keeps it. --thinking is
+                    adaptive, disabled or a budget of tokens; also --max-thinking-tokens
   --cwd DIR         the folder the project is found from (default: the current folder)
   --redis URL       run on workers instead (see 'agentmd worker --help'): put the items on
                     the queue at URL (redis://host:port) and, with --wait, collect results
@@ -92,6 +97,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       queue: { type: "string" },
       "json-schema": { type: "string" },
       "max-budget-usd": { type: "string" },
+      ...REASONING_FLAGS,
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -115,13 +121,14 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       "batch",
       "--model is for runs in this process, not with --redis (the workers' agent.md decides)",
     );
-  let unattended: Pick<LocalBatch, "outputSchema" | "maxBudgetUsd">;
+  let unattended: Pick<LocalBatch, "outputSchema" | "maxBudgetUsd" | "effort" | "thinking">;
   try {
     const outputSchema = jsonSchemaFlag(values["json-schema"]);
     const maxBudgetUsd = budgetFlag(values["max-budget-usd"]);
     unattended = {
       ...(outputSchema && { outputSchema }),
       ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
+      ...reasoningOptions(values),
     };
   } catch (e) {
     if (e instanceof UsageError) return usage(io, "batch", e.message);
@@ -131,7 +138,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
     return usage(
       io,
       "batch",
-      "--json-schema and --max-budget-usd are for runs in this process, not with --redis",
+      "--json-schema, --max-budget-usd, --effort and --thinking are for runs in this process, not with --redis",
     );
   const cwd = path.resolve(io.cwd, values.cwd ?? ".");
   const items = await loadItems(file, io);
@@ -174,6 +181,8 @@ interface LocalBatch {
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** For all the batch's runs together (in this process). */
   readonly maxBudgetUsd?: number;
+  readonly effort?: Effort;
+  readonly thinking?: Thinking;
 }
 
 /**
@@ -193,6 +202,8 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       fetch: gate.wrap(),
       maxRetries: BATCH_MAX_RETRIES,
       ...(o.model !== undefined && { id: o.model }),
+      ...(o.effort && { effort: o.effort }),
+      ...(o.thinking !== undefined && { thinking: o.thinking }),
     },
     transcript: { store: withoutLock(store) },
     ...(o.outputSchema && { outputSchema: o.outputSchema }),

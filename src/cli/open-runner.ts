@@ -1,5 +1,6 @@
 import path from "node:path";
 import { findProjectRoot } from "../definitions/discover.js";
+import type { Effort, Thinking } from "../definitions/effort-thinking.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
 import { type OpenProject, openProject, type ProjectTrust } from "../invocation/open-project.js";
 import type { Runner } from "../invocation/runner.js";
@@ -29,6 +30,9 @@ export interface RunnerFlags {
   readonly maxBudgetUsd?: number;
   /** `--fallback-model`: models for an overloaded request, in order. */
   readonly fallbackModels?: readonly string[];
+  /** `--effort`, `--thinking` / `--max-thinking-tokens`: over agent.md's. */
+  readonly effort?: Effort;
+  readonly thinking?: Thinking;
   /** More runner options (the wrapper flags', the Agent SDK's), over the ones above. */
   readonly extra?: Omit<RunnerOptions, "projectDir" | "restricted">;
   /** `--plugin-dir`: plugin folders to run with. */
@@ -60,6 +64,8 @@ export async function openRunner(
         ...(flags.record && { record: path.resolve(io.cwd, flags.record) }),
         ...(flags.replay && { replay: path.resolve(io.cwd, flags.replay) }),
         ...(flags.fallbackModels && { fallback: flags.fallbackModels }),
+        ...(flags.effort && { effort: flags.effort }),
+        ...(flags.thinking !== undefined && { thinking: flags.thinking }),
       },
       ...((flags.maxIterations !== undefined || flags.maxBudgetUsd !== undefined) && {
         limits: {

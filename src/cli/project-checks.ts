@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { budgetFitProblem } from "../definitions/effort-thinking.js";
 import type { Definition, Diagnostic, Severity } from "../definitions/types.js";
 import { quoteIntoCommand } from "../invocation/arguments.js";
 import { ATTACHMENT, COMMAND_BLOCK } from "../invocation/expand-body.js";
@@ -11,7 +12,7 @@ import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { ShellParser } from "../permissions/shell/shell-parser.js";
 import type { PermissionList } from "../permissions/types.js";
-import { MODEL_ALIASES } from "../shared/defaults.js";
+import { DEFAULT_MAX_TOKENS, MODEL_ALIASES } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { realPathOf } from "../tools/real-path.js";
 
@@ -29,11 +30,32 @@ export interface ProjectFacts {
 /**
  * Problems a run would meet: a body's `!cmd` or `@file` its own list (∩ the main agent's) refuses
  * (an error: the invocation would fail every time), `Task(x)` / `Skill(x)` / `mcp__server__…`
- * entries that name nothing loaded, and models agentmd does not know (warnings).
+ * entries that name nothing loaded, models agentmd does not know and thinking budgets that do not
+ * fit under `maxTokens` (warnings).
  */
 export async function projectChecks(facts: ProjectFacts): Promise<Diagnostic[]> {
   const shell = await loadShellParser();
-  return [...bodyCalls(facts, shell), ...unmatchedNames(facts), ...unknownModels(facts.definitions)];
+  return [
+    ...bodyCalls(facts, shell),
+    ...unmatchedNames(facts),
+    ...unknownModels(facts.definitions),
+    ...thinkingBudgets(facts.definitions),
+  ];
+}
+
+/**
+ * A subagent's, skill's or command's thinking budget that does not fit under agent.md's `maxTokens`
+ * (agent.md's own is judged where it is loaded): its runs would carry a raised `max_tokens`.
+ */
+function thinkingBudgets(definitions: readonly Definition[]): Diagnostic[] {
+  const main = definitions.find((d) => d.surface === "main");
+  const maxTokens = (main?.surface === "main" && main.maxTokens) || DEFAULT_MAX_TOKENS;
+  const where = main?.surface === "main" && main.maxTokens ? "agent.md's maxTokens" : "the default maxTokens";
+  return definitions.flatMap((def) => {
+    if (def.surface === "main" || typeof def.thinking !== "number") return [];
+    const problem = budgetFitProblem(def.thinking, maxTokens, where);
+    return problem ? [diagnostic(def, keyLine(def, "thinking"), "warning", "thinking-budget", problem)] : [];
+  });
 }
 
 function diagnostic(

@@ -40,7 +40,7 @@ kept in ~/.agentmd/history.
 Options: PROMPT is sent first. -c, --continue continues the project's most recent session;
 -r, --resume ID continues that one. --model, --max-turns, --system-prompt,
 --append-system-prompt, --permission-mode, --allowedTools, --disallowedTools, --sandbox,
---json-schema, --max-budget-usd, --fallback-model, --record, --replay, --cwd are those of 'agentmd run'.
+--json-schema, --max-budget-usd, --fallback-model, --effort, --thinking, --record, --replay, --cwd are those of 'agentmd run'.
 
 Example:
   agentmd chat --permission-mode acceptEdits "tidy the README"`;

@@ -58,6 +58,11 @@ Options:
   --fallback-model M     when the model is overloaded after its retries, send the request
                          to M instead (repeat, or M1,M2, for more; over agent.md's
                          fallbackModel); the run goes on with the model that answered
+  --effort LEVEL         low, medium, high, xhigh or max: output_config.effort of the
+                         requests, on a model that takes it (over agent.md's effort)
+  --thinking T           adaptive, disabled, or a budget of tokens (at least 1024) for
+                         extended thinking (over agent.md's thinking); also
+                         --max-thinking-tokens N (0: disabled)
   --record FILE          store every model exchange in FILE (JSONL)
   --replay FILE          answer from a recording: no network, no API key
   --cwd DIR              the working folder for tools (default: the current folder)

@@ -8,6 +8,12 @@ import {
 import type { PermissionOptions } from "../invocation/approvals.js";
 import { modelNameProblem } from "../model/models.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
+import {
+  REASONING_FLAGS,
+  type ReasoningOptions,
+  type ReasoningValues,
+  reasoningOptions,
+} from "./reasoning-flags.js";
 import { UsageError } from "./usage-error.js";
 import { WRAPPER_FLAGS } from "./wrapper-flags.js";
 
@@ -28,6 +34,7 @@ export const SESSION_FLAGS = {
   "json-schema": { type: "string" },
   "max-budget-usd": { type: "string" },
   "fallback-model": { type: "string", multiple: true },
+  ...REASONING_FLAGS,
   "plugin-dir": { type: "string", multiple: true },
   ...PERMISSION_FLAGS,
   help: { type: "boolean", short: "h" },
@@ -43,7 +50,7 @@ export const RUN_FLAGS = {
   ...WRAPPER_FLAGS,
 } as const;
 
-export interface SessionOptions {
+export interface SessionOptions extends ReasoningOptions {
   readonly model?: string;
   readonly maxIterations?: number;
   readonly systemPrompt?: string;
@@ -84,7 +91,8 @@ type SessionValues = {
   "max-budget-usd"?: string;
   "fallback-model"?: string[];
   "plugin-dir"?: string[];
-} & Parameters<typeof permissionFlags>[0];
+} & ReasoningValues &
+  Parameters<typeof permissionFlags>[0];
 
 /** The shared flags as options; conflicting or malformed ones are usage errors. */
 export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
@@ -110,6 +118,7 @@ export function sessionOptions(v: SessionValues, cwd: string): SessionOptions {
   const pluginDirs = (v["plugin-dir"] ?? []).map((d) => path.resolve(cwd, d));
   for (const d of pluginDirs) if (!isFolder(d)) throw new UsageError(`--plugin-dir: no such folder: ${d}`);
   return {
+    ...reasoningOptions(v),
     ...(pluginDirs.length > 0 && { pluginDirs }),
     ...(fallbackModels.length > 0 && { fallbackModels }),
     ...(outputSchema && { outputSchema }),

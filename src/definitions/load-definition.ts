@@ -1,7 +1,9 @@
 import path from "node:path";
+import { DEFAULT_MAX_TOKENS } from "../shared/defaults.js";
 import { checkFields } from "./check-fields.js";
 import { DiagnosticSink } from "./diagnostics.js";
 import type { Discovered } from "./discover.js";
+import { isEffort } from "./effort-thinking.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { HOOK_EVENTS } from "./hook-events.js";
 import { readMcpServersField } from "./mcp-servers.js";
@@ -9,6 +11,7 @@ import { readOutputSchemaField } from "./output-schema.js";
 import { withPluginRoot } from "./plugin-root.js";
 import { readSource } from "./read-source.js";
 import { readSandboxField } from "./sandbox-field.js";
+import { readThinkingField } from "./thinking-field.js";
 import type { ToolNames } from "./tool-names.js";
 import type {
   CommandDefinition,
@@ -87,6 +90,12 @@ export function loadDefinitionFile(
     checked.values.outputSchema,
     sink,
   );
+  const thinking = readThinkingField(
+    fm.fields.find((f) => f.key === "thinking"),
+    checked.values.thinking,
+    sink,
+    surface === "main" ? (checked.values.maxTokens ?? DEFAULT_MAX_TOKENS) : undefined,
+  );
   if (sink.hasErrors) return fail();
   const v = checked.values;
   const common = {
@@ -100,6 +109,8 @@ export function loadDefinitionFile(
     ...optional("model", asString(v.model)),
     ...optional("sandbox", sandbox),
     ...optional("outputSchema", outputSchema),
+    ...optional("effort", isEffort(v.effort) ? v.effort : undefined),
+    ...optional("thinking", thinking),
   };
   const origin = surface === "main" ? "agent.md" : `${surface}:${String(v.name)}`;
   const hooks = normaliseHooks(v.hooks, origin);

@@ -1,4 +1,5 @@
 import { FOREIGN_HOOK_KEYS, FOREIGN_HOOK_TYPES, HOOK_EVENTS } from "./check-hooks.js";
+import { EFFORT_LEVELS, MIN_THINKING_BUDGET } from "./effort-thinking.js";
 import type { Surface } from "./types.js";
 
 /**
@@ -90,6 +91,13 @@ const outputSchema: JsonSchema = { type: "object" };
 const maxBudgetUsd: JsonSchema = { type: "number", exclusiveMinimum: 0 };
 // Models to use, in order, when the model is overloaded: one id or alias, or a list.
 const fallbackModel: JsonSchema = { type: ["string", "array"], items: { type: "string", minLength: 1 } };
+// How much effort the model puts into a response (the API's output_config.effort).
+const effort: JsonSchema = { enum: [...EFFORT_LEVELS] };
+// Extended thinking: a budget of tokens, adaptive or disabled (checked by readThinkingField, which says it in one sentence).
+const thinking: JsonSchema = {
+  anyOf: [{ type: "integer", minimum: MIN_THINKING_BUDGET }, { enum: ["adaptive", "disabled"] }],
+};
+const reasoning: Record<string, JsonSchema> = { effort, thinking };
 
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
@@ -132,6 +140,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       outputSchema,
       maxBudgetUsd,
       fallbackModel,
+      ...reasoning,
     },
   },
   agent: {
@@ -149,6 +158,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       outputSchema,
       maxBudgetUsd,
       fallbackModel,
+      ...reasoning,
     },
     required: ["name", "description"],
   },
@@ -166,6 +176,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       compatibility: str,
       metadata: { type: "object" },
       outputSchema,
+      ...reasoning,
     },
     required: ["name", "description"],
   },
@@ -179,6 +190,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       sandbox,
       ...invocable,
       outputSchema,
+      ...reasoning,
     },
   },
 };
@@ -215,7 +227,6 @@ export const DENY_LIST_KEYS = ["disallowed-tools", "disallowedTools"] as const;
 export const FOREIGN_KEYS = new Set([
   "color",
   "permissionMode",
-  "effort",
   "skills",
   "memory",
   "background",

@@ -1,3 +1,4 @@
+import type { Effort, Thinking } from "./effort-thinking.js";
 import type { HookEventName } from "./hook-events.js";
 
 /** The four markdown surfaces agentmd reads. */
@@ -88,6 +89,10 @@ interface DefinitionBase {
    * StructuredOutput tool taking it; a valid call ends the run with that object as its answer.
    */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** `effort`: how much effort the model puts into this definition's runs (`output_config.effort`). */
+  readonly effort?: Effort;
+  /** `thinking`: a budget of thinking tokens, `adaptive` or `disabled`, for this definition's runs. */
+  readonly thinking?: Thinking;
   /** The plugin it comes from: its name is namespaced (`plugin:name`) and `${CLAUDE_PLUGIN_ROOT}` put in. */
   readonly plugin?: PluginRef;
 }
@@ -233,6 +238,8 @@ interface CommonInput {
   readonly sandbox?: SandboxInput;
   /** A JSON Schema (type object) the answer must match, through the StructuredOutput tool. */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  readonly effort?: Effort;
+  readonly thinking?: Thinking;
 }
 
 interface InvocableInput {

@@ -1,6 +1,6 @@
 import type { KeyDoc } from "./key-doc.js";
 
-/** What the keys of unattended runs do (structured output, budgets, fallback models): part of KEY_DOCS. */
+/** What the keys of unattended runs do (structured output, budgets, fallback models, effort, thinking): part of KEY_DOCS. */
 export const UNATTENDED_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   outputSchema: {
     title: "Structured output",
@@ -34,6 +34,56 @@ export const UNATTENDED_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
       agent: {
         description:
           "This subagent's fallback models (aliases or ids), in order, when its model is overloaded after its retries.",
+        default: "agent.md's",
+      },
+    },
+  },
+  effort: {
+    title: "Effort",
+    type: "low, medium, high, xhigh or max",
+    description:
+      "How much effort the model puts into each response, as Claude Code's `effort` and `--effort` (which wins over agent.md's): requests carry `output_config: {effort}` with the `anthropic-beta: effort-2025-11-24` header, on a model that takes that level (docs/formats.md, Effort and thinking). To a model that does not, or one agentmd does not know, it is not sent, and the run says so in a warning naming the model. A value that is not a level is an error.",
+    on: {
+      main: {
+        description:
+          "How much effort the model puts into each response (`output_config: {effort}`, sent with the `anthropic-beta: effort-2025-11-24` header), as Claude Code's `--effort`, which wins over it. Every run without an `effort` of its own uses it. Sent only to a model that takes that level (docs/formats.md, Effort and thinking); otherwise the run warns, naming the model, and leaves it out. A value that is not a level is an error.",
+        default: "the model's own",
+      },
+      agent: {
+        description:
+          "This subagent's effort: its own requests carry it (its caller's and its siblings' keep theirs; what it starts uses agent.md's). Sent only to a model that takes it, else a warning naming the model.",
+        default: "agent.md's",
+      },
+      skill: {
+        description:
+          "With `context: fork` (or when a user types `/name`): the effort of the run it starts (over the `agent:` it runs as). A skill loaded inline starts no run, so it is not used there.",
+        default: "agent.md's",
+      },
+      command: {
+        description: "The effort of the run `/name` starts (over the `agent:` it runs as).",
+        default: "agent.md's",
+      },
+    },
+  },
+  thinking: {
+    title: "Extended thinking",
+    type: "tokens, adaptive or disabled",
+    description:
+      'Extended thinking: a budget of tokens (at least 1024) is sent as `thinking: {type: "enabled", budget_tokens: N}`, `adaptive` as `{type: "adaptive"}`, `disabled` as `{type: "disabled"}`, each only to a model that takes it (docs/formats.md, Effort and thinking; else a warning naming the model). `max_tokens` must be above the budget: when the budget does not fit under `maxTokens`, requests carry the budget plus `maxTokens`, and `agentmd check` warns. Thinking tokens are output tokens: they are priced and count toward a budget. `--thinking` and `--max-thinking-tokens` win over agent.md\'s.',
+    on: {
+      agent: {
+        description:
+          "This subagent's thinking (a budget of tokens, `adaptive` or `disabled`): its own requests carry it; what it starts uses agent.md's. `agentmd check` warns when a budget does not fit under agent.md's `maxTokens`.",
+        default: "agent.md's",
+      },
+      skill: {
+        description:
+          "With `context: fork` (or when a user types `/name`): the thinking of the run it starts (a budget of tokens, `adaptive` or `disabled`), over the `agent:` it runs as.",
+        default: "agent.md's",
+      },
+      command: {
+        description:
+          "The thinking of the run `/name` starts (a budget of tokens, `adaptive` or `disabled`), over the `agent:` it runs as.",
         default: "agent.md's",
       },
     },

@@ -54,6 +54,8 @@ export function childCaller(
       system: spec.system,
       maxIterations: spec.maxIterations,
       ...(spec.outputSchema && { outputSchema: spec.outputSchema }),
+      ...(spec.effort && { effort: spec.effort }),
+      ...(spec.thinking !== undefined && { thinking: spec.thinking }),
     },
     sandbox: now.sandbox,
     approved: now.approved,

@@ -51,8 +51,13 @@ export function prepareRun(core: HopCore, caller: Caller, request: RunRequest): 
   // A user's inline command or skill runs in a run of their own, as the agent they run as.
   const { list, hooks, model, prompt, sandbox, approved } = resolved;
   const outputSchema = resolved.outputSchema ?? caller.self.outputSchema;
+  const effort = resolved.effort ?? caller.self.effort;
+  const thinking = resolved.thinking ?? caller.self.thinking;
   return ready(
-    runSpec(caller, { ...continued(caller), list, hooks, model, prompt, sandbox, approved, outputSchema }),
+    runSpec(caller, {
+      ...continued(caller),
+      ...{ list, hooks, model, prompt, sandbox, approved, outputSchema, effort, thinking },
+    }),
   );
 }
 
@@ -91,6 +96,7 @@ export function resolveInvocable(
       sandbox,
       approved,
       ...(target.outputSchema && { outputSchema: target.outputSchema }),
+      ...reasoningOf(target),
     };
   }
   const agent = `${target.surface}:${name}`;
@@ -102,6 +108,7 @@ export function resolveInvocable(
       agent,
       model: target.model,
       outputSchema: target.outputSchema,
+      ...reasoningOf(target),
     });
   return ready(
     runSpec(caller, {
@@ -117,9 +124,16 @@ export function resolveInvocable(
       approved: approvedWith(undefined, own),
       mcpScope: caller.mcpScope,
       outputSchema: target.outputSchema,
+      ...reasoningOf(target),
     }),
   );
 }
+
+/** A definition's own `effort` and `thinking`, the keys it wrote. */
+const reasoningOf = (d: Pick<Invocable, "effort" | "thinking">) => ({
+  ...(d.effort && { effort: d.effort }),
+  ...(d.thinking !== undefined && { thinking: d.thinking }),
+});
 
 function bodyPrompt(target: Invocable, args: string, label: string): BodyPrompt {
   const prompt: BodyPrompt = { kind: "body", body: target.body, args, label };
@@ -144,6 +158,8 @@ function forkAsAgent(
     readonly agent: string;
     readonly model: string | undefined;
     readonly outputSchema: RunSpec["outputSchema"];
+    readonly effort?: RunSpec["effort"];
+    readonly thinking?: RunSpec["thinking"];
   },
 ): Prepared {
   const sub = byName(core.agents, name);
@@ -167,6 +183,9 @@ function forkAsAgent(
     agent: fork.agent,
     model: modelFor(caller, fork.model, sub.model),
     outputSchema: fork.outputSchema ?? sub.outputSchema,
+    // The fork's own, else the subagent's it runs as.
+    effort: fork.effort ?? sub.effort,
+    thinking: fork.thinking ?? sub.thinking,
   });
 }
 
@@ -181,6 +200,8 @@ function agentRun(
     readonly agent: string;
     readonly model: string;
     readonly outputSchema?: RunSpec["outputSchema"];
+    readonly effort?: RunSpec["effort"];
+    readonly thinking?: RunSpec["thinking"];
   },
 ): Prepared {
   const { sub, ceiling } = run;
@@ -204,6 +225,8 @@ function agentRun(
       outputSchema: run.outputSchema ?? sub.outputSchema,
       maxBudgetUsd: sub.maxBudgetUsd,
       fallbackModels: sub.fallbackModel?.map((m) => resolveModel(m)),
+      effort: run.effort ?? sub.effort,
+      thinking: run.thinking ?? sub.thinking,
     }),
   );
 }

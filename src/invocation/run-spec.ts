@@ -1,3 +1,4 @@
+import type { Effort, Thinking } from "../definitions/effort-thinking.js";
 import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
@@ -24,11 +25,13 @@ export interface RunOwn {
   readonly outputSchema?: OutputSchema;
   readonly maxBudgetUsd?: number;
   readonly fallbackModels?: readonly string[];
+  readonly effort?: Effort;
+  readonly thinking?: Thinking;
 }
 
 /** The one way a run's spec is made: what it is, at its caller's depth, below its caller's run. */
 export function runSpec(caller: Caller, own: RunOwn): RunSpec {
-  const { outputSchema, maxBudgetUsd, fallbackModels, ...rest } = own;
+  const { outputSchema, maxBudgetUsd, fallbackModels, effort, thinking, ...rest } = own;
   return {
     ...rest,
     depth: caller.depth,
@@ -36,6 +39,8 @@ export function runSpec(caller: Caller, own: RunOwn): RunSpec {
     ...(outputSchema && { outputSchema }),
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
     ...(fallbackModels && { fallbackModels }),
+    ...(effort && { effort }),
+    ...(thinking !== undefined && { thinking }),
   };
 }
 

@@ -1,6 +1,7 @@
 // The data of invocation: how a run is asked for, who asks, what it is, and what a run hands the
 // tools that start runs below it. Types only, so every file of invocation can name them without
 // importing the code that makes or starts runs (this file is the leaf of the layer).
+import type { Effort, Thinking } from "../definitions/effort-thinking.js";
 import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
 import type { Budget } from "../loop/budget.js";
@@ -49,6 +50,9 @@ export interface Caller {
     readonly maxIterations: number;
     /** The schema the caller's own answer must match, kept by a run that continues as it. */
     readonly outputSchema?: OutputSchema;
+    /** The caller's own effort and thinking, kept by a run that continues as it. */
+    readonly effort?: Effort;
+    readonly thinking?: Thinking;
   };
   /** The caller's sandbox; whatever it starts runs sandboxed too. */
   readonly sandbox?: SandboxSetting;
@@ -97,6 +101,10 @@ export interface RunSpec {
   readonly maxBudgetUsd?: number;
   /** Its own fallback models (a subagent's `fallbackModel`), ids resolved; absent: the runner's. */
   readonly fallbackModels?: readonly string[];
+  /** Its own definition's `effort` (for its requests only); absent: the runner's. */
+  readonly effort?: Effort;
+  /** Its own definition's `thinking` (for its requests only); absent: the runner's. */
+  readonly thinking?: Thinking;
 }
 
 /** The run a request starts, or why it cannot start. */
@@ -120,6 +128,9 @@ export interface Inline {
   readonly sandbox?: SandboxSetting;
   /** The invocable's own output schema, for a user's `/name` run (a model's inline skill has none). */
   readonly outputSchema?: OutputSchema;
+  /** The invocable's own effort and thinking, for a user's `/name` run, likewise. */
+  readonly effort?: Effort;
+  readonly thinking?: Thinking;
 }
 
 /** A command or skill by name: a run of its own (`ready`: it forks), the caller's run narrowed, or why neither. */

@@ -1,3 +1,4 @@
+import type { Effort, Thinking } from "../definitions/effort-thinking.js";
 import type {
   CommandInput,
   MainAgentInput,
@@ -23,6 +24,10 @@ export interface ModelChoice {
   readonly prices?: Readonly<Record<string, Price>>;
   /** Models (ids or aliases), in order, for a request whose model is overloaded after its retries. */
   readonly fallback?: readonly string[];
+  /** How much effort the model puts in (`output_config.effort`), over agent.md's `effort`. */
+  readonly effort?: Effort;
+  /** A thinking budget of tokens, `adaptive` or `disabled`, over agent.md's `thinking`. */
+  readonly thinking?: Thinking;
 }
 
 /** The Anthropic Messages API as the runner's model: its credential, address, retries and recording. */

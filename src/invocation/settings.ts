@@ -1,3 +1,4 @@
+import { type Effort, isEffort, type Thinking, thinkingProblem } from "../definitions/effort-thinking.js";
 import {
   describeSchemaProblems,
   type OutputSchema,
@@ -42,6 +43,10 @@ export interface Settings {
   readonly maxBudgetUsd?: number;
   /** Models for an overloaded request, in order (`--fallback-model`, else agent.md's); ids resolved. */
   readonly fallbackModels: readonly string[];
+  /** `--effort`, else agent.md's `effort`: the main agent's, and any run's without its own. */
+  readonly effort?: Effort;
+  /** `--thinking` / `--max-thinking-tokens`, else agent.md's `thinking`: likewise. */
+  readonly thinking?: Thinking;
 }
 
 /** The runner options that settings come from (a part of `RunnerOptions`). */
@@ -50,6 +55,8 @@ export interface SettingOptions {
     readonly id?: string;
     readonly idleTimeoutMs?: number;
     readonly fallback?: readonly string[];
+    readonly effort?: Effort;
+    readonly thinking?: Thinking;
   };
   readonly limits?: {
     readonly maxIterations?: number;
@@ -90,6 +97,8 @@ export function resolveSettings(
   const sandbox = resolveSandbox(options.sandbox, main?.sandbox);
   const outputSchema = checkedSchema(options.outputSchema) ?? main?.outputSchema;
   const maxBudgetUsd = checkedBudget(options.limits?.maxBudgetUsd) ?? main?.maxBudgetUsd;
+  const effort = checkedEffort(options.model?.effort) ?? main?.effort;
+  const thinking = checkedThinking(options.model?.thinking) ?? main?.thinking;
   return {
     model: resolveModel(options.model?.id ?? (env.ANTHROPIC_MODEL || undefined) ?? main?.model),
     maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
@@ -108,7 +117,24 @@ export function resolveSettings(
     ...(outputSchema && { outputSchema }),
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
     fallbackModels: (options.model?.fallback ?? main?.fallbackModel ?? []).map(resolveModel),
+    ...(effort && { effort }),
+    ...(thinking !== undefined && { thinking }),
   };
+}
+
+/** `effort` and `thinking` given in code, checked as agent.md's are. */
+function checkedEffort(effort: Effort | undefined): Effort | undefined {
+  if (effort !== undefined && !isEffort(effort))
+    throw new ConfigError(
+      `the effort must be low, medium, high, xhigh or max, not ${JSON.stringify(effort)}`,
+    );
+  return effort;
+}
+
+function checkedThinking(thinking: Thinking | undefined): Thinking | undefined {
+  const problem = thinking === undefined ? undefined : thinkingProblem(thinking);
+  if (problem) throw new ConfigError(`thinking ${problem}`);
+  return thinking;
 }
 
 /** An output schema given in code, checked as agent.md's is. */

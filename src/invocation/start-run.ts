@@ -215,10 +215,17 @@ async function converse(
       ...(spec.outputSchema && { outputSchema: spec.outputSchema }),
       ...(io.budget && { budget: io.budget }),
       fallbackModels: spec.fallbackModels ?? core.settings.fallbackModels,
+      reasoning: reasoningFor(spec, core.settings),
     },
     messages,
   );
 }
+
+/** A run's effort and thinking: its own definition's, else the runner's (`--effort`, agent.md). */
+const reasoningFor = (spec: RunSpec, settings: Core["settings"]) => ({
+  ...((spec.effort ?? settings.effort) && { effort: spec.effort ?? settings.effort }),
+  ...((spec.thinking ?? settings.thinking) !== undefined && { thinking: spec.thinking ?? settings.thinking }),
+});
 
 /** A run under a budget whose model has no known price could spend without limit: it is refused. */
 function unpricedUnderBudget(core: Core, spec: RunSpec, budget: Budget | undefined): string | undefined {

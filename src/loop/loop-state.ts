@@ -2,6 +2,7 @@ import type PQueue from "p-queue";
 import type { OutputSchema } from "../definitions/output-schema.js";
 import type { ContentBlockParam, MessageParam, StopReason, ToolUnion } from "../model/messages.js";
 import type { Model } from "../model/model.js";
+import type { Reasoning } from "../model/model-features.js";
 import type { Price } from "../model/models.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { OfferedTool } from "../tools/registry.js";
@@ -34,6 +35,8 @@ export interface LoopConfig {
   readonly budget?: Budget;
   /** Models for a request whose model is overloaded after its retries, in order. */
   readonly fallbackModels?: readonly string[];
+  /** `effort` and `thinking`: sent as each request's model takes them (model/model-features.ts). */
+  readonly reasoning?: Reasoning;
 }
 
 /** The tools the requests show, and the list (and offer version) they were made for. */
@@ -66,6 +69,8 @@ export interface LoopState {
   readonly structured: StructuredState;
   /** The model requests go to once a fallback answered (`modelId` until then). */
   modelId?: string;
+  /** Notices of how effort and thinking were sent, each told once a run. */
+  readonly noticed: Set<string>;
 }
 
 /** What the run answered through StructuredOutput, and how often it failed to. */
@@ -99,6 +104,7 @@ export function newLoopState(messages: MessageParam[]): LoopState {
     compactedForLimit: false,
     stopHookActive: false,
     structured: { attempts: 0 },
+    noticed: new Set(),
   };
 }
 

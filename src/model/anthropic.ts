@@ -10,6 +10,7 @@ import {
   type TurnContext,
   type TurnOutcome,
 } from "./model.js";
+import { EFFORT_BETA } from "./model-features.js";
 import { readSse } from "./read-sse.js";
 import { REPLAY_NOTICE_HEADER } from "./record-replay.js";
 import { modelTransport, type TransportOptions } from "./transport.js";
@@ -35,12 +36,21 @@ function sender(client: Anthropic): Send {
   const checked = new Set<string>();
   return (params, signal) => {
     const body = { ...params, stream: true as const };
-    const options = { signal, maxRetries: 0, timeout: 2 ** 31 - 1 };
+    const options = { signal, maxRetries: 0, timeout: 2 ** 31 - 1, ...betaHeaders(params) };
     if (checked.has(params.model))
       return client.post("/v1/messages", { body, ...options, stream: true }).asResponse();
     checked.add(params.model);
     return client.messages.create(body, options).asResponse();
   };
+}
+
+/**
+ * The `anthropic-beta` header a request's fields need, the betas in one comma-separated value (as
+ * the API reads several): `effort-2025-11-24` for `output_config.effort`. None: no header.
+ */
+export function betaHeaders(params: ModelRequest): { headers?: Record<string, string> } {
+  const betas = [...(params.output_config?.effort ? [EFFORT_BETA] : [])];
+  return betas.length > 0 ? { headers: { "anthropic-beta": betas.join(",") } } : {};
 }
 
 export const MISSING_KEY_MESSAGE =

@@ -21,6 +21,13 @@
  * - a `server_tool_use` (its input in input_json_delta pieces) and a `web_search_tool_result` (whole in its
  *   content_block_start), as the API streams a server-side web search; `usage.server_tool_use` goes in
  *   message_delta. The SDK's accumulator builds both blocks (test/model/fake-anthropic.test.ts).
+ * - a `thinking` block (its text in thinking_delta pieces, then one signature_delta) and a
+ *   `redacted_thinking` block (whole in its content_block_start), as the API streams extended thinking.
+ *
+ * Like the API, it refuses (HTTP 400, consuming no step) a request with `thinking: {type: "enabled"}`
+ * whose `max_tokens` is not above `budget_tokens`, or whose last assistant turn with a tool call does
+ * not start with the thinking block it was sent, unchanged (its signature is checked against the
+ * text this server signed): what a client that drops or edits thinking blocks would meet.
  */
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -48,7 +55,11 @@ export type ContentSpec =
   /** a call the API runs on its side (web search): streamed as the API does, its input in input_json_delta pieces */
   | { type: "server_tool_use"; id: string; name: string; input: unknown }
   /** the API's result of a server tool call: sent whole in content_block_start, as the API does */
-  | { type: "web_search_tool_result"; tool_use_id: string; content: unknown };
+  | { type: "web_search_tool_result"; tool_use_id: string; content: unknown }
+  /** extended thinking: its text in thinking_delta pieces, then a signature_delta (default: one this server signs) */
+  | { type: "thinking"; thinking: string; signature?: string }
+  /** thinking the API sends encrypted: whole in content_block_start */
+  | { type: "redacted_thinking"; data: string };
 
 export interface UsageSpec {
   input_tokens?: number;
@@ -202,7 +213,39 @@ function toolId(spec: ContentSpec & { type: "tool_use" }, requestNo: number, ind
  */
 function blockEvents(spec: ContentSpec, index: number, requestNo: number, close: boolean): SseEvent[] {
   const events: SseEvent[] = [];
-  if (spec.type === "text") {
+  if (spec.type === "thinking") {
+    events.push({
+      name: "content_block_start",
+      data: {
+        type: "content_block_start",
+        index,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      },
+    });
+    for (const thinking of splitText(spec.thinking)) {
+      events.push({
+        name: "content_block_delta",
+        data: { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking } },
+      });
+    }
+    events.push({
+      name: "content_block_delta",
+      data: {
+        type: "content_block_delta",
+        index,
+        delta: { type: "signature_delta", signature: spec.signature ?? signatureOf(spec.thinking) },
+      },
+    });
+  } else if (spec.type === "redacted_thinking") {
+    events.push({
+      name: "content_block_start",
+      data: {
+        type: "content_block_start",
+        index,
+        content_block: { type: "redacted_thinking", data: spec.data },
+      },
+    });
+  } else if (spec.type === "text") {
     events.push({
       name: "content_block_start",
       data: { type: "content_block_start", index, content_block: { type: "text", text: "" } },
@@ -260,6 +303,41 @@ function blockEvents(spec: ContentSpec, index: number, requestNo: number, close:
   }
   if (close) events.push({ name: "content_block_stop", data: { type: "content_block_stop", index } });
   return events;
+}
+
+/** The signature this server gives a thinking text (what the API checks a block sent back against). */
+export function signatureOf(thinking: string): string {
+  let h = 0;
+  for (const ch of thinking) h = (h * 31 + (ch.codePointAt(0) ?? 0)) >>> 0;
+  return `sig_${h.toString(36)}_${thinking.length}`;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Why the API would refuse a request with extended thinking on, or undefined: `max_tokens` not above
+ * the budget; the last assistant turn holding a tool call not starting with a thinking block; a
+ * thinking block whose signature does not match its text.
+ */
+export function thinkingRefusal(body: MessageCreateParams): string | undefined {
+  const thinking = body.thinking as Json | undefined;
+  if (thinking?.type !== "enabled") return undefined;
+  const budget = Number(thinking.budget_tokens);
+  if (!(body.max_tokens > budget))
+    return `\`max_tokens\` must be greater than \`thinking.budget_tokens\` (${body.max_tokens} <= ${budget})`;
+  const messages = body.messages as { role: string; content: unknown }[];
+  for (const m of messages) {
+    if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const b of m.content as Json[])
+      if (b.type === "thinking" && b.signature !== signatureOf(String(b.thinking)))
+        return "Invalid `signature` in `thinking` block";
+  }
+  const last = [...messages].reverse().find((m) => m.role === "assistant");
+  const blocks = Array.isArray(last?.content) ? (last.content as Json[]) : [];
+  const first = blocks[0]?.type;
+  if (blocks.some((b) => b.type === "tool_use") && first !== "thinking" && first !== "redacted_thinking")
+    return `messages: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
+  return undefined;
 }
 
 function messageStart(requestNo: number, model: string, usage: UsageSpec | undefined): SseEvent {
@@ -536,6 +614,11 @@ export async function startFakeAnthropic(script: ScriptStep[]): Promise<FakeAnth
         errorBody("invalid_request_error", `fake server: request body is not JSON: ${parseError}`),
         noRetry,
       );
+      return;
+    }
+    const refused = thinkingRefusal(recorded.body);
+    if (refused !== undefined) {
+      reply.json(400, errorBody("invalid_request_error", refused), noRetry);
       return;
     }
     const next = steps.shift();

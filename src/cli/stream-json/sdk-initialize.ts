@@ -22,6 +22,8 @@ export interface SdkAgent {
   readonly tools?: readonly string[];
   readonly disallowedTools?: readonly string[];
   readonly model?: string;
+  /** A level (`high`), or a number, which agentmd does not take: the agent is refused saying so. */
+  readonly effort?: string | number;
 }
 
 /**
@@ -50,6 +52,7 @@ export function agentsOf(init: SdkInitialize): SubagentInput[] {
     ...(a.tools && { tools: a.tools }),
     ...(a.disallowedTools && { disallowedTools: a.disallowedTools }),
     ...(a.model && a.model !== "inherit" && { model: a.model }),
+    ...(a.effort !== undefined && { effort: a.effort as SubagentInput["effort"] }),
   }));
 }
 
