@@ -86,7 +86,7 @@ function block(t: Token, o: MarkdownOptions, ink: Ink): string[] {
     case "code": {
       const c = t as Tokens.Code;
       const lines = (ink.color ? highlightCode(c.text, c.lang) : c.text).split("\n");
-      return lines.map((l) => `  ${l}`);
+      return lines.map((l) => (l ? `  ${l}` : ""));
     }
     case "blockquote": {
       const inner = renderBlocks((t as Tokens.Blockquote).tokens, { ...o, width: width - 2 });
@@ -213,7 +213,8 @@ function span(t: Token, ink: Ink): string {
 
 /**
  * Markdown that streams in, rendered a finished block at a time: a block is finished when the
- * next one starts (or, for a heading, a rule or a closed code fence, as soon as its line ends);
+ * next one starts or a blank line follows it (a list: when the next block starts), and a heading,
+ * a rule or a closed code fence as soon as its line ends;
  * `flush` renders what is left (the model's message ended, a tool call starts). Lines go to `line`.
  */
 export function markdownStream(
@@ -243,7 +244,9 @@ export function markdownStream(
       let done = tokens.length;
       while (done > 0 && tokens[done - 1]?.type === "space") done--;
       const lastBlock = tokens[done - 1];
-      if (lastBlock && !closedOnItsLine(lastBlock)) done--;
+      // A blank line ends a block, but for a list (its next item may follow it).
+      const blankAfter = done < tokens.length && lastBlock?.type !== "list";
+      if (lastBlock && !blankAfter && !closedOnItsLine(lastBlock)) done--;
       if (done <= 0) return;
       const taken = tokens.slice(0, done);
       const used = taken.map((t) => t.raw).join("").length;

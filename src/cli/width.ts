@@ -17,7 +17,11 @@ export function columnsOf(stream: { columns?: number } | undefined): number {
 
 /** `s` cut to `width` columns with `…` at the end (colour closed), or as it is when it fits. */
 export function fitWidth(s: string, width: number): string {
-  return widthOf(s) <= width ? s : cliTruncate(s, Math.max(1, width), { position: "end" });
+  if (widthOf(s) <= width) return s;
+  // A cut that lands inside a wide character comes out one column over: cut one shorter then.
+  let cut = cliTruncate(s, Math.max(1, width), { position: "end" });
+  if (widthOf(cut) > width) cut = cliTruncate(s, Math.max(1, width - 1), { position: "end" });
+  return cut;
 }
 
 /**

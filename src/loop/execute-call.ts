@@ -292,10 +292,10 @@ async function consentTo(
     hookContext(cx),
   );
   // An approval no one gives never holds an aborted run; an asker that fails is no answer.
+  const askedAt = performance.now();
   const asked = approval
     .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth, callId: at.callId })
     .catch(() => undefined);
-  const askedAt = performance.now();
   const answer = await settleOrAbandon(asked, cx.signal, 0, () => undefined);
   at.trail.waitedMs = (at.trail.waitedMs ?? 0) + performance.now() - askedAt;
   at.trail.note = { ...at.trail.note, verdict: "asked", asked: { reason, answer: answer?.kind ?? "none" } };
