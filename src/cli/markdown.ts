@@ -220,10 +220,13 @@ function span(t: Token, ink: Ink): string {
 export function markdownStream(
   options: () => MarkdownOptions,
   line: (text: string) => void,
+  live?: LivePreview,
 ): { push(text: string): void; flush(): void } {
   let pending = "";
   let blocks = 0;
+  const preview = live ? livePreview(live, options) : undefined;
   const emit = (tokens: readonly Token[]) => {
+    preview?.erase();
     for (const t of tokens) {
       const o = options();
       const lines = block(t, o, o.color ? INK : PLAIN);
@@ -232,31 +235,90 @@ export function markdownStream(
       for (const l of lines) line(l);
     }
   };
+  const take = () => {
+    const end = pending.lastIndexOf("\n");
+    if (end === -1) return;
+    const complete = pending.slice(0, end + 1);
+    const tokens = Lexer.lex(complete);
+    // Only when the tokens account for the text exactly is a prefix of it known to be done.
+    if (tokens.map((t) => t.raw).join("") !== complete) return;
+    let done = tokens.length;
+    while (done > 0 && tokens[done - 1]?.type === "space") done--;
+    const lastBlock = tokens[done - 1];
+    // A blank line ends a block, but for a list (its next item may follow it).
+    const blankAfter = done < tokens.length && lastBlock?.type !== "list";
+    if (lastBlock && !blankAfter && !closedOnItsLine(lastBlock)) done--;
+    if (done <= 0) return;
+    const taken = tokens.slice(0, done);
+    // The blank lines after the blocks go with them (blocks get a blank line between them anyway).
+    let used = done;
+    while (tokens[used]?.type === "space") used++;
+    pending = pending.slice(
+      tokens
+        .slice(0, used)
+        .map((t) => t.raw)
+        .join("").length,
+    );
+    emit(taken);
+  };
   return {
     push(text) {
       pending += printable(text);
-      const end = pending.lastIndexOf("\n");
-      if (end === -1) return;
-      const complete = pending.slice(0, end + 1);
-      const tokens = Lexer.lex(complete);
-      // Only when the tokens account for the text exactly is a prefix of it known to be done.
-      if (tokens.map((t) => t.raw).join("") !== complete) return;
-      let done = tokens.length;
-      while (done > 0 && tokens[done - 1]?.type === "space") done--;
-      const lastBlock = tokens[done - 1];
-      // A blank line ends a block, but for a list (its next item may follow it).
-      const blankAfter = done < tokens.length && lastBlock?.type !== "list";
-      if (lastBlock && !blankAfter && !closedOnItsLine(lastBlock)) done--;
-      if (done <= 0) return;
-      const taken = tokens.slice(0, done);
-      const used = taken.map((t) => t.raw).join("").length;
-      pending = pending.slice(used);
-      emit(taken);
+      take();
+      preview?.show(pending);
     },
     flush() {
       if (pending.trim() !== "") emit(Lexer.lex(pending));
+      preview?.erase();
       pending = "";
       blocks = 0;
+    },
+  };
+}
+
+/** Where the unfinished block is shown as it streams (a terminal), before it is laid out. */
+export interface LivePreview {
+  write(text: string): void;
+  /** What starts each line of the run's text (a subagent's indentation). */
+  readonly indent: string;
+}
+
+/** The most rows of an unfinished block shown as it streams; the rest waits for the block's end. */
+const PREVIEW_ROWS = 8;
+
+/**
+ * The block being written, shown as the model writes it (so a long paragraph is seen growing),
+ * then erased and replaced by its laid-out form once it is finished. Only what it wrote itself is
+ * erased, and at most `PREVIEW_ROWS` rows, so the erase never reaches above the screen.
+ */
+function livePreview(live: LivePreview, options: () => MarkdownOptions) {
+  let shown = "";
+  let frozen = false;
+  const rowsOf = (text: string) => {
+    const columns = options().width + widthOf(live.indent);
+    return text
+      .split("\n")
+      .reduce((n, l) => n + Math.max(1, Math.ceil(widthOf(`${live.indent}${l}`) / columns)), 0);
+  };
+  return {
+    show(text: string) {
+      if (frozen || !text.startsWith(shown) || text === shown || text.trim() === "") return;
+      if (rowsOf(text) > PREVIEW_ROWS) {
+        frozen = true;
+        return;
+      }
+      const delta = text.slice(shown.length);
+      const startsLine = shown === "" || shown.endsWith("\n");
+      live.write(`${startsLine ? live.indent : ""}${delta.replace(/\n(?=.)/g, `\n${live.indent}`)}`);
+      shown = text;
+    },
+    erase() {
+      if (shown !== "") {
+        const up = rowsOf(shown) - 1;
+        live.write(`\r${up > 0 ? `\x1b[${up}A` : ""}\x1b[J`);
+      }
+      shown = "";
+      frozen = false;
     },
   };
 }

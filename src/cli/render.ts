@@ -17,6 +17,10 @@ export interface RenderOptions {
   readonly width?: () => number;
   /** The model's text laid out as Markdown (with ANSI styles when `color`), a block at a time. */
   readonly markdown?: { readonly color: boolean };
+  /** The block being written shown as it streams, then replaced by its layout (a live terminal). */
+  readonly preview?: boolean;
+  /** How long a parallel call's line waits for the calls before it (default 400 ms; 0: not at all). */
+  readonly holdMs?: number;
 }
 
 /**
@@ -30,7 +34,7 @@ export function terminalRendering(
 ): RenderOptions {
   if (stream.isTTY !== true || env.TERM === "dumb") return {};
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
-  return { width: () => columnsOf(stream), markdown: { color: !noColor } };
+  return { width: () => columnsOf(stream), markdown: { color: !noColor }, preview: true };
 }
 
 /** The terminal's width now, or undefined off a terminal (where lines are not wrapped). */
@@ -63,6 +67,7 @@ export function createTextRenderer(out: Out, style: Style, options: RenderOption
       for (const l of lines) line(l);
     },
     (slot) => pendingLines(slot.depth, slot.name, summariseInput(slot.input, inputRoom(layout())), layout()),
+    options.holdMs,
   );
   const markdownOf = (runId: string, depth: number) => {
     const md = options.markdown;
@@ -72,6 +77,7 @@ export function createTextRenderer(out: Out, style: Style, options: RenderOption
       text = markdownStream(
         () => ({ width: (options.width?.() ?? 80) - indent(depth).length, color: md.color }),
         (l) => out.write(`${l === "" ? "" : indent(depth)}${l}\n`),
+        options.preview ? { write: (s) => out.write(s), indent: indent(depth) } : undefined,
       );
       texts.set(runId, text);
     }
@@ -182,6 +188,7 @@ export function createTextRenderer(out: Out, style: Style, options: RenderOption
           );
         break;
       case "run_end":
+        if (e.depth === 0) order.release();
         flushText(e.runId);
         texts.delete(e.runId);
         if (!atLineStart) {

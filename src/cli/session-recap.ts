@@ -29,7 +29,8 @@ export function recapSession(
   const from = starts.length > limits.exchanges ? (starts.at(-limits.exchanges) ?? 0) : 0;
   const earlier = starts.filter((i) => i < from).length;
   if (earlier > 0) out.write(`${style.dim(`… ${earlier} earlier message${earlier === 1 ? "" : "s"}`)}\n`);
-  const render = createTextRenderer(out, style, options);
+  // Answers come whole: nothing streams, so nothing is previewed.
+  const render = createTextRenderer(out, style, { ...options, preview: false });
   const width = options.width?.();
   for (const e of main.slice(from)) {
     if (isTyped(e)) {

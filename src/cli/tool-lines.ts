@@ -84,18 +84,19 @@ interface Slot {
 
 /**
  * Tool lines in the order the model made the calls, whatever order parallel calls finish in. A
- * finished call's line waits for the lines of the calls before it; when a later call finishes
- * while an earlier one still runs, the earlier one gets a `… running` line in its place (so no slow
- * call hides the others), and its own line follows when it finishes. Calls the order does not know
- * (no response announced them) print when they finish.
+ * finished call's line waits for the lines of the calls before it, for `holdMs` at most: if an
+ * earlier call still runs then, it gets a `… running` line in its place (so no slow call hides the
+ * others), the finished lines after it follow, and its own line comes when it finishes. Calls the
+ * order does not know (no response announced them, or one call alone) print when they finish.
  */
 export function callOrder(
   print: (lines: string[]) => void,
   pending: (slot: { depth: number; name: string; input: unknown }) => string[],
+  holdMs = HOLD_MS,
 ) {
-  const batchOf = new Map<string, Slot[]>();
-  const drain = (batch: Slot[]) => {
-    for (const [i, slot] of batch.entries()) {
+  const batchOf = new Map<string, Batch>();
+  const drain = (batch: Batch) => {
+    for (const [i, slot] of batch.slots.entries()) {
       if (slot.printed) continue;
       if (slot.lines) {
         print(slot.lines);
@@ -103,24 +104,34 @@ export function callOrder(
         batchOf.delete(slot.id);
         continue;
       }
-      if (!batch.slice(i + 1).some((s) => s.lines && !s.printed)) return;
+      if (!batch.slots.slice(i + 1).some((s) => s.lines && !s.printed)) break;
+      if (!batch.released && holdMs > 0) {
+        // The lines after a running call wait a moment: most parallel calls finish close together.
+        batch.timer ??= setTimeout(() => {
+          batch.released = true;
+          drain(batch);
+        }, holdMs).unref();
+        return;
+      }
       if (!slot.pendingShown) print(pending(slot));
       slot.pendingShown = true;
     }
+    if (batch.slots.every((s) => s.printed)) clearTimeout(batch.timer);
   };
   return {
     /** A response's calls, in its order (its `message_end`). */
     announce(depth: number, content: readonly ContentBlockParam[]) {
-      const batch: Slot[] = [];
+      const slots: Slot[] = [];
       for (const b of content)
         if (b.type === "tool_use")
-          batch.push({ id: b.id, depth, name: b.name, input: b.input, printed: false, pendingShown: false });
-      if (batch.length < 2) return;
-      for (const slot of batch) batchOf.set(slot.id, batch);
+          slots.push({ id: b.id, depth, name: b.name, input: b.input, printed: false, pendingShown: false });
+      if (slots.length < 2) return;
+      const batch: Batch = { slots, released: false };
+      for (const slot of slots) batchOf.set(slot.id, batch);
     },
     finished(id: string, lines: string[]) {
       const batch = batchOf.get(id);
-      const slot = batch?.find((s) => s.id === id);
+      const slot = batch?.slots.find((s) => s.id === id);
       if (!batch || !slot) {
         print(lines);
         return;
@@ -128,5 +139,22 @@ export function callOrder(
       slot.lines = lines;
       drain(batch);
     },
+    /** Whatever is held is printed now (the run ends). */
+    release() {
+      for (const batch of new Set(batchOf.values())) {
+        batch.released = true;
+        drain(batch);
+      }
+    },
   };
 }
+
+interface Batch {
+  readonly slots: Slot[];
+  /** The hold is over: running calls get `… running` lines, finished ones print at once. */
+  released: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+/** How long a finished call's line waits for the calls before it before they get `… running` lines. */
+export const HOLD_MS = 400;

@@ -1,10 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { styleFor } from "../../src/cli/io.js";
 import { listing } from "../../src/cli/listing.js";
 import { markdownStream, renderMarkdown } from "../../src/cli/markdown.js";
 import { createProgress } from "../../src/cli/progress.js";
 import { createTextRenderer, type RenderOptions, terminalRendering } from "../../src/cli/render.js";
 import { recapSession } from "../../src/cli/session-recap.js";
+import { HOLD_MS } from "../../src/cli/tool-lines.js";
 import { fitWidth, widthOf, wrapHanging } from "../../src/cli/width.js";
 import type { Definition } from "../../src/definitions/types.js";
 import type { RunEvent } from "../../src/loop/events.js";
@@ -96,6 +97,24 @@ describe("Markdown laid out for a terminal", () => {
     expect(lines).toEqual(
       renderMarkdown(`First paragraph **bold**.\n\nSecond${ANSWER}`, { width: 60, color: false }),
     );
+  });
+
+  it("on a live terminal, shows the unfinished block as it streams, then erases it for its layout", () => {
+    let screen = "";
+    const lines: string[] = [];
+    const stream = markdownStream(
+      () => ({ width: 40, color: false }),
+      (l) => lines.push(l),
+      { write: (s) => (screen += s), indent: "  " },
+    );
+    stream.push("Thinking **very** slo");
+    expect(screen).toBe("  Thinking **very** slo");
+    stream.push("wly\nand on\n");
+    expect(screen).toBe("  Thinking **very** slowly\n  and on\n");
+    stream.push("\nNext");
+    // erased from the row it started on (two rows up), then laid out; the next block starts
+    expect(screen).toBe("  Thinking **very** slowly\n  and on\n\r\x1b[2A\x1b[J  Next");
+    expect(lines).toEqual(["Thinking very slowly", "and on"]);
   });
 
   it("renders Markdown only on a terminal (without colour under NO_COLOR); a pipe gets the text as written", () => {
@@ -217,15 +236,18 @@ describe("tool lines", () => {
   });
 
   it("print in call order when parallel calls finish out of order; a slow first call holds its place", () => {
-    const lines = rendered([
-      batch(["a", "cat slow"], ["b", "echo b"], ["c", "echo c"]),
-      start("a", "cat slow"),
-      start("b", "echo b"),
-      start("c", "echo c"),
-      end("c", "c\n[exit code 0]"),
-      end("b", "b\n[exit code 0]"),
-      end("a", "a\n[exit code 0]"),
-    ]);
+    const lines = rendered(
+      [
+        batch(["a", "cat slow"], ["b", "echo b"], ["c", "echo c"]),
+        start("a", "cat slow"),
+        start("b", "echo b"),
+        start("c", "echo c"),
+        end("c", "c\n[exit code 0]"),
+        end("b", "b\n[exit code 0]"),
+        end("a", "a\n[exit code 0]"),
+      ],
+      { holdMs: 0 },
+    );
     expect(lines).toEqual([
       "⏺ Bash cat slow … running",
       "⏺ Bash echo b … running",
@@ -249,6 +271,49 @@ describe("tool lines", () => {
       "⏺ Bash echo a",
       "⏺ Bash echo b",
     ]);
+  });
+});
+
+describe("parallel calls' lines, held a moment for the calls before them", () => {
+  afterEach(() => vi.useRealTimers());
+
+  const parallel = [
+    batch(["a", "cat slow"], ["b", "echo b"]),
+    start("a", "cat slow"),
+    start("b", "echo b"),
+    end("b", "b\n[exit code 0]"),
+  ];
+
+  it("a call that finishes within the hold keeps the order without a pending line", () => {
+    vi.useFakeTimers();
+    let out = "";
+    const render = createTextRenderer({ write: (s: string) => (out += s) }, plain);
+    for (const e of parallel) render(e);
+    expect(out).toBe("");
+    render(end("a", "a\n[exit code 0]"));
+    expect(out.split("\n").filter((l) => l.startsWith("⏺"))).toEqual([
+      "⏺ Bash cat slow → ok (5 ms)",
+      "⏺ Bash echo b → ok (5 ms)",
+    ]);
+  });
+
+  it("a call still running after the hold gets a pending line, and the lines after it print", () => {
+    vi.useFakeTimers();
+    let out = "";
+    const render = createTextRenderer({ write: (s: string) => (out += s) }, plain);
+    for (const e of parallel) render(e);
+    vi.advanceTimersByTime(HOLD_MS);
+    expect(out.split("\n").slice(0, 2)).toEqual(["⏺ Bash cat slow … running", "⏺ Bash echo b → ok (5 ms)"]);
+    render(end("a", "a\n[exit code 0]"));
+    expect(out).toContain("⏺ Bash cat slow → ok (5 ms)\n  ⎿  a\n");
+  });
+
+  it("the end of the run prints whatever is held", () => {
+    let out = "";
+    const render = createTextRenderer({ write: (s: string) => (out += s) }, plain);
+    for (const e of parallel) render(e);
+    render(ev({ type: "run_end", outcome: "aborted", turns: 1, ms: 1 }));
+    expect(out).toContain("⏺ Bash echo b → ok (5 ms)");
   });
 });
 
