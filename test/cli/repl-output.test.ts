@@ -144,7 +144,7 @@ describe("what the REPL prints in a terminal", () => {
     const screen = screenOf(r.output).map((l) => l.trimEnd());
     const shown = screen.slice(
       0,
-      screen.findIndex((l) => l === `continuing ${id}`),
+      screen.indexOf(`continuing ${id}`),
     );
     expect(shown).toEqual(
       expect.arrayContaining([
