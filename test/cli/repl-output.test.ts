@@ -142,10 +142,7 @@ describe("what the REPL prints in a terminal", () => {
     );
     expect(r.missing, r.output).toBeUndefined();
     const screen = screenOf(r.output).map((l) => l.trimEnd());
-    const shown = screen.slice(
-      0,
-      screen.indexOf(`continuing ${id}`),
-    );
+    const shown = screen.slice(0, screen.indexOf(`continuing ${id}`));
     expect(shown).toEqual(
       expect.arrayContaining([
         "› count the lines",
