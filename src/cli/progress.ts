@@ -1,6 +1,7 @@
 import type { RunEvent } from "../loop/events.js";
 import type { CliIo, Style } from "./io.js";
-import { printable } from "./render.js";
+import { printable } from "./printable.js";
+import { columnsOf, fitWidth } from "./width.js";
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const TICK_MS = 100;
@@ -56,10 +57,10 @@ export function createProgress(
     const text = status();
     if (!text || !atLineStart || held) return;
     clear();
-    // A terminal that reports no size (0 columns) is taken as 80 wide.
-    const width = Math.max(20, ((stream as { columns?: number }).columns || 80) - 2);
-    const line = `${FRAMES[frame++ % FRAMES.length]} ${text}`;
-    stream.write(style.dim(line.length > width ? `${line.slice(0, width - 1)}…` : line));
+    // Measured in columns at each frame (wide characters count two; a resize is followed); one
+    // column is kept free so that the cursor never wraps onto a line of its own.
+    const width = Math.max(20, columnsOf(stream as { columns?: number }) - 1);
+    stream.write(style.dim(fitWidth(`${FRAMES[frame++ % FRAMES.length]} ${text}`, width)));
     drawn = true;
   };
   const start = () => {

@@ -1,43 +1,94 @@
 import type { RunEvent, RunResult } from "../loop/events.js";
 import type { Style } from "./io.js";
+import { markdownStream } from "./markdown.js";
+import { printable } from "./printable.js";
+import { callOrder, finishedLines, type Layout, pendingLines } from "./tool-lines.js";
+import { columnsOf } from "./width.js";
 
-/**
- * Text from the model or a tool, made safe to print on a terminal: control characters (ESC above
- * all) are shown, not obeyed, so no output can move the cursor, erase or fake a line.
- */
-export function printable(text: string, keepNewlines = true): string {
-  let out = "";
-  for (const ch of text) {
-    const code = ch.charCodeAt(0);
-    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f);
-    if (!control || ch === "\t" || (keepNewlines && ch === "\n")) out += ch;
-    else out += code === 0x1b ? "^[" : `\\x${code.toString(16).padStart(2, "0")}`;
-  }
-  return out;
-}
+export { printable };
 
 export interface Out {
   write(s: string): unknown;
 }
 
+/** How the text renderer lays a run out on a terminal; nothing set: lines as they come (a pipe, a log). */
+export interface RenderOptions {
+  /** The terminal's width now: tool lines are fitted and wrapped to it. */
+  readonly width?: () => number;
+  /** The model's text laid out as Markdown (with ANSI styles when `color`), a block at a time. */
+  readonly markdown?: { readonly color: boolean };
+  /** The block being written shown as it streams, then replaced by its layout (a live terminal). */
+  readonly preview?: boolean;
+  /** How long a parallel call's line waits for the calls before it (default 400 ms; 0: not at all). */
+  readonly holdMs?: number;
+}
+
+/**
+ * On a terminal, the layout of one: its width (read at each line, so a resize is followed) and the
+ * model's Markdown rendered (without colour under NO_COLOR). Off one, the text as the model wrote
+ * it: Markdown is plain text already, and what reads a pipe wants it whole.
+ */
+export function terminalRendering(
+  stream: { isTTY?: boolean; columns?: number },
+  env: Readonly<Record<string, string | undefined>>,
+): RenderOptions {
+  if (stream.isTTY !== true || env.TERM === "dumb") return {};
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  return { width: () => columnsOf(stream), markdown: { color: !noColor }, preview: true };
+}
+
+/** The terminal's width now, or undefined off a terminal (where lines are not wrapped). */
+export const terminalWidth = (
+  stream: { isTTY?: boolean; columns?: number },
+  env: Readonly<Record<string, string | undefined>>,
+): number | undefined => terminalRendering(stream, env).width?.();
+
 /**
  * Renders a run's events as a person reads them: the model's text as it streams, each tool call on
- * one line with its decision, warnings and errors, and a closing summary. Subagent events are
- * indented by depth.
+ * one line with its decision (in the order the calls were made), warnings and errors, and a
+ * closing summary. Subagent events are indented by depth.
  */
-export function createTextRenderer(out: Out, style: Style) {
+export function createTextRenderer(out: Out, style: Style, options: RenderOptions = {}) {
   let atLineStart = true;
+  const texts = new Map<string, ReturnType<typeof markdownStream>>();
+  const flushText = (runId?: string) => {
+    for (const [id, text] of texts) if (runId === undefined || id === runId) text.flush();
+  };
   const line = (s: string) => {
+    flushText();
     if (!atLineStart) out.write("\n");
     out.write(`${s}\n`);
     atLineStart = true;
   };
   const indent = (depth: number) => "  ".repeat(depth);
+  const layout = (): Layout => ({ style, width: options.width?.() });
+  const order = callOrder(
+    (lines) => {
+      for (const l of lines) line(l);
+    },
+    (slot) => pendingLines(slot.depth, slot.name, summariseInput(slot.input, inputRoom(layout())), layout()),
+    options.holdMs,
+  );
+  const markdownOf = (runId: string, depth: number) => {
+    const md = options.markdown;
+    if (!md) return undefined;
+    let text = texts.get(runId);
+    if (!text) {
+      text = markdownStream(
+        () => ({ width: (options.width?.() ?? 80) - indent(depth).length, color: md.color }),
+        (l) => out.write(`${l === "" ? "" : indent(depth)}${l}\n`),
+        options.preview ? { write: (s) => out.write(s), indent: indent(depth) } : undefined,
+      );
+      texts.set(runId, text);
+    }
+    return text;
+  };
   const inputs = new Map<string, unknown>();
   return (e: RunEvent) => {
     switch (e.type) {
       case "tool_start":
         inputs.set(e.id, e.input);
+        flushText(e.runId);
         // The line the model was writing ends here, so what is shown while the tool runs starts a line.
         if (!atLineStart) {
           out.write("\n");
@@ -45,6 +96,11 @@ export function createTextRenderer(out: Out, style: Style) {
         }
         break;
       case "message_delta": {
+        const md = markdownOf(e.runId, e.depth);
+        if (md) {
+          md.push(e.text);
+          break;
+        }
         const lines = printable(e.text).split("\n");
         lines.forEach((segment, i) => {
           if (i > 0) {
@@ -58,6 +114,10 @@ export function createTextRenderer(out: Out, style: Style) {
         });
         break;
       }
+      case "message_end":
+        flushText(e.runId);
+        order.announce(e.depth, e.content);
+        break;
       case "tool_end": {
         const verdict =
           e.decision === "allowed"
@@ -70,11 +130,10 @@ export function createTextRenderer(out: Out, style: Style) {
           e.decision === "allowed" && !e.isError
             ? ""
             : `: ${printable(e.decision === "allowed" ? firstSentence(e.content) : e.content.replace(/\s+/g, " ").trim(), false)}`;
-        const input = summariseInput(inputs.get(e.id));
+        const at = layout();
+        const input = summariseInput(inputs.get(e.id), inputRoom(at));
         inputs.delete(e.id);
-        line(
-          `${indent(e.depth)}${style.cyan("⏺")} ${printable(e.name, false)}${input ? ` ${input}` : ""} → ${verdict}${why} ${style.dim(`(${Math.round(e.ms)} ms)`)}`,
-        );
+        order.finished(e.id, finishedLines(e, input, why, verdict, at));
         break;
       }
       case "server_tool": {
@@ -129,6 +188,9 @@ export function createTextRenderer(out: Out, style: Style) {
           );
         break;
       case "run_end":
+        if (e.depth === 0) order.release();
+        flushText(e.runId);
+        texts.delete(e.runId);
         if (!atLineStart) {
           out.write("\n");
           atLineStart = true;
@@ -186,7 +248,7 @@ const SUBJECT_KEYS = [
  * search), never raw JSON
  * when such a field is there.
  */
-export function summariseInput(input: unknown): string {
+export function summariseInput(input: unknown, max = 80): string {
   if (typeof input !== "object" || input === null) return "";
   const o = input as Record<string, unknown>;
   const values = Object.values(o);
@@ -204,5 +266,8 @@ export function summariseInput(input: unknown): string {
             ? `${o[key] as string}${key === "subagent_type" && typeof o.description === "string" ? `: ${o.description}` : ""}`
             : JSON.stringify(input);
   const oneLine = printable(s.replace(/\s+/g, " "), false);
-  return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
+  return oneLine.length > max ? `${oneLine.slice(0, max - 3)}...` : oneLine;
 }
+
+/** On a terminal, a call's input is cut to the line's width (by the tool line); else at 80 characters. */
+const inputRoom = (at: Layout) => (at.width === undefined ? 80 : 2000);

@@ -3,19 +3,21 @@ import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Runner } from "../invocation/runner.js";
 import { listSessions } from "../loop/session-list.js";
-import { sessionsDir } from "../loop/transcript.js";
+import { readSession, sessionsDir } from "../loop/transcript.js";
 import { modelNameProblem, resolveModel } from "../model/models.js";
 import { createApprovalPrompt, lineAnswerer } from "./approval-prompt.js";
 import { selectAnswerer } from "./approval-select.js";
 import { inputGate } from "./input-gate.js";
 import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
+import { listing } from "./listing.js";
 import { openRunner } from "./open-runner.js";
 import { createProgress, type Progress } from "./progress.js";
 import { askedOnTerminal } from "./project-trust.js";
-import { createTextRenderer, printable, summary } from "./render.js";
+import { createTextRenderer, printable, summary, terminalRendering, terminalWidth } from "./render.js";
 import { latestSession, type RunIo } from "./run-command.js";
 import type { SessionOptions } from "./session-flags.js";
+import { recapSession } from "./session-recap.js";
 import { runTools } from "./tools-command.js";
 import { unknownSlash } from "./unknown-slash.js";
 
@@ -205,7 +207,7 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
     case "/help":
       // The REPL's own commands, then what this project adds: its commands and skills.
       io.stdout.write(
-        `${CHAT_HELP}\n\n${listing(runner, "command", style)}\n${listing(runner, "skill", style)}\n`,
+        `${CHAT_HELP}\n\n${listing(runner.definitions, "command", style, terminalWidth(io.stdout, io.env))}\n${listing(runner.definitions, "skill", style, terminalWidth(io.stdout, io.env))}\n`,
       );
       return;
     case "/tools":
@@ -220,10 +222,12 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
       );
       return;
     case "/agents":
-      io.stdout.write(`${listing(runner, "agent", style)}\n`);
+      io.stdout.write(`${listing(runner.definitions, "agent", style, terminalWidth(io.stdout, io.env))}\n`);
       return;
     case "/skills":
-      io.stdout.write(`${listing(runner, "skill", style)}\n${listing(runner, "command", style)}\n`);
+      io.stdout.write(
+        `${listing(runner.definitions, "skill", style, terminalWidth(io.stdout, io.env))}\n${listing(runner.definitions, "command", style, terminalWidth(io.stdout, io.env))}\n`,
+      );
       return;
     case "/model": {
       const bad = arg ? modelNameProblem(arg) : undefined;
@@ -272,7 +276,7 @@ async function turn(chat: Chat, runner: Runner, line: string): Promise<void> {
   chat.session = handle.sessionId;
   const progress = createProgress(io.stdout, style, io.env);
   chat.progress = progress;
-  const render = createTextRenderer(progress.out, style);
+  const render = createTextRenderer(progress.out, style, terminalRendering(io.stdout, io.env));
   for await (const event of handle) {
     render(event);
     progress.update(event);
@@ -320,6 +324,13 @@ function resumeSession(chat: Chat, runner: Runner, id: string): void {
   }
   chat.session = id;
   chat.totals = newTotals();
+  // The conversation so far, shortened, so that the next prompt follows what it continues.
+  try {
+    const events = readSession(sessionsDir(runner.projectDir), id).events;
+    recapSession(events, io.stdout, style, terminalRendering(io.stdout, io.env));
+  } catch {
+    // a transcript that cannot be read now is said by the run that resumes it
+  }
   io.stdout.write(`${style.dim(`continuing ${id}`)}\n`);
 }
 
@@ -370,20 +381,6 @@ function openHistory(env: RunIo["env"]): { lines: string[]; add(line: string): v
       }
     },
   };
-}
-
-function listing(runner: Runner, surface: "agent" | "skill" | "command", style: Style): string {
-  const defs = runner.definitions.filter((d) => d.surface === surface);
-  const title = { agent: "subagents", skill: "skills", command: "commands" }[surface];
-  if (defs.length === 0) return style.dim(`no ${title}`);
-  const prefix = surface === "agent" ? "" : "/";
-  return [
-    style.bold(`${title}:`),
-    ...defs.map(
-      (d) =>
-        `  ${prefix}${printable(d.name, false)}${d.description ? style.dim(` — ${printable(d.description, false)}`) : ""}`,
-    ),
-  ].join("\n");
 }
 
 export type { Interface };

@@ -10,7 +10,7 @@ import { type CliIo, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
 import { createProgress } from "./progress.js";
 import { restrictedWithNotice } from "./project-trust.js";
-import { createTextRenderer, printable, summary } from "./render.js";
+import { createTextRenderer, printable, summary, terminalRendering } from "./render.js";
 import type { SessionOptions } from "./session-flags.js";
 import { forkSession } from "./stream-json/sdk-sessions.js";
 import { unknownSlash } from "./unknown-slash.js";
@@ -229,7 +229,7 @@ function outputFor(
   }
   if (options.output === "stream-json") return { event: write, stop: () => {}, end: () => {} };
   const progress = createProgress(io.stdout, style, io.env);
-  const render = createTextRenderer(progress.out, style);
+  const render = createTextRenderer(progress.out, style, terminalRendering(io.stdout, io.env));
   return {
     event: (e) => {
       render(e);

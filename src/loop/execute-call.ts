@@ -58,7 +58,8 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
     decision,
     isError: result.isError,
     content: text,
-    ms: performance.now() - started,
+    // How long the call took, less the time a user took to answer its approval question.
+    ms: performance.now() - started - (trail.waitedMs ?? 0),
     ...(cx.traceparent && trail.note && { permission: trail.note }),
   });
   return { block: toResultBlock(use.id, result), decision, result };
@@ -73,6 +74,8 @@ const refuse = (decision: CallDecision, content: string): Settled => ({
 /** What a traced call's decision note is made of, as the call goes (`permission` on its tool_end). */
 interface Trail {
   note?: DecisionNote;
+  /** How long the call waited for a user's answer (not part of its duration). */
+  waitedMs?: number;
 }
 
 /** A traced call's context: its processes get the call's `traceparent` in their environment. */
@@ -295,10 +298,12 @@ async function consentTo(
     hookContext(cx),
   );
   // An approval no one gives never holds an aborted run; an asker that fails is no answer.
+  const askedAt = performance.now();
   const asked = approval
     .ask({ call, reason, agent: cx.agent ?? "main", depth: cx.depth, callId: at.callId })
     .catch(() => undefined);
   const answer = await settleOrAbandon(asked, cx.signal, 0, () => undefined);
+  at.trail.waitedMs = (at.trail.waitedMs ?? 0) + performance.now() - askedAt;
   at.trail.note = { ...at.trail.note, verdict: "asked", asked: { reason, answer: answer?.kind ?? "none" } };
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   if (answer === undefined) return refuse("denied", approval.howToAllow(call, reason));

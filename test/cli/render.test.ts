@@ -31,7 +31,9 @@ describe("rendering never lets output drive the terminal", () => {
       ms: 1,
     });
     render({ runId: "r", depth: 0, type: "message_delta", text: "hi \u001b]0;TITLE\u0007" });
-    expect(out).toBe("⏺ Bash rm -rf x ^[[2K^[[0G git status → ok (1 ms)\nhi ^[]0;TITLE\\x07");
+    expect(out).toBe(
+      "⏺ Bash rm -rf x ^[[2K^[[0G git status → ok (1 ms)\n  ⎿  (no output)\nhi ^[]0;TITLE\\x07",
+    );
   });
 });
 

@@ -14,7 +14,7 @@ describe("the demo recording", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const lines = r.stdout.split("\n").map((l) => l.replace(/ \(\d+ ms\)$/, ""));
-    // A parallel batch: the lines come in the order the calls finished.
+    // A parallel batch: its lines come in the order the calls were made (compared sorted here).
     expect(lines.slice(1, 4).sort()).toEqual([
       "⏺ Grep allowed-tools in skills → ok",
       "⏺ Read agent.md → ok",

@@ -46,10 +46,12 @@ const ESCAPE = /^\x1b\[([0-9;?]*)([A-Za-z])/;
 
 /**
  * The lines a terminal shows after `output`: `\r` returns to the line's start, `ESC[2K` clears
- * the line, other escape sequences (colour) are dropped, and text overwrites what is under it.
+ * the line, `ESC[nA` moves up n lines, `ESC[J` clears from the cursor to the end of the screen,
+ * other escape sequences (colour) are dropped, and text overwrites what is under it.
  */
 export function screenOf(output: string): string[] {
   const lines: string[] = [""];
+  let row = 0;
   let col = 0;
   const plain = output.replace(/\r\n/g, "\n");
   for (let i = 0; i < plain.length; i++) {
@@ -57,18 +59,24 @@ export function screenOf(output: string): string[] {
     if (ch === "\x1b") {
       const m = ESCAPE.exec(plain.slice(i));
       if (m) {
-        if (m[2] === "K" && m[1] === "2") lines[lines.length - 1] = "";
+        if (m[2] === "K" && m[1] === "2") lines[row] = "";
+        if (m[2] === "A") row = Math.max(0, row - Number(m[1] || 1));
+        if (m[2] === "J") {
+          lines[row] = (lines[row] as string).slice(0, col);
+          lines.splice(row + 1);
+        }
         i += m[0].length - 1;
       }
       continue;
     }
     if (ch === "\r") col = 0;
     else if (ch === "\n") {
-      lines.push("");
+      row++;
+      if (row === lines.length) lines.push("");
       col = 0;
     } else {
-      const line = lines[lines.length - 1] as string;
-      lines[lines.length - 1] = line.slice(0, col) + ch + line.slice(col + 1);
+      const line = lines[row] as string;
+      lines[row] = line.slice(0, col) + ch + line.slice(col + 1);
       col++;
     }
   }
