@@ -5,6 +5,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from "rate-limiter-flexible";
+import { type Learnt, memoryLearntLimits, redisLearntLimits } from "./learnt-limits.js";
 import { QUOTAS, type Quota, type RateReport } from "./rate-headers.js";
 
 /** Limits per minute, by quota. */
@@ -24,6 +25,8 @@ export interface RateLimitOptions {
   readonly redis?: { readonly client: Redis; readonly prefix: string };
   /** Limits given (`--rpm`, `--tpm`): kept whatever the headers say. The others are learnt. */
   readonly given?: PerMinute;
+  /** The shortest window a limit is cut in (default 1 s; tests lengthen it to count in one). */
+  readonly shortestWindowSeconds?: number;
   /** Told when every request is held (a 429's retry-after), with until when. */
   readonly onHold?: (until: number) => void;
 }
@@ -54,9 +57,10 @@ export interface RateLimit {
 }
 
 /**
- * One quota's window: `points` per `seconds`, a minute's limit cut in windows short enough that
- * no burst outgrows what a token bucket refilled over a few seconds holds (the API enforces a
- * limit per minute over shorter intervals too), and long enough to hold ten requests.
+ * One quota's window: `points` per `seconds`, a minute's limit cut in the shortest windows that
+ * hold a whole share of it (the API enforces a limit per minute over shorter intervals too: 60 a
+ * minute may be one a second), losing at most 5% of it to rounding: 1200 a minute is 20 a second,
+ * 50 a minute 5 in 6 s.
  */
 interface Window {
   readonly quota: Quota;
@@ -77,6 +81,8 @@ interface Taken {
 }
 
 const HOLD = "hold";
+/** How often a process waiting for the probe's answer looks whether the limits are known. */
+const PROBE_POLL_MS = 50;
 const LIMITED = new Set([429, 529]);
 
 /**
@@ -92,8 +98,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       : new RateLimiterMemory({ keyPrefix: prefix, points, duration: seconds });
   const windows = new Map<Quota, Window>();
   const windowFor = (quota: Quota, limit: number): Window => {
-    const seconds = Math.min(60, Math.max(1, Math.ceil(600 / limit)));
-    const points = Math.max(1, Math.floor((limit * seconds) / 60));
+    const { seconds, points } = windowOf(limit, o.shortestWindowSeconds);
     return { quota, limit, seconds, points, key: `${quota}:${seconds}s`, rl: make(points, seconds) };
   };
   for (const q of QUOTAS) {
@@ -101,6 +106,10 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     if (given !== undefined) windows.set(q, windowFor(q, given));
   }
   const hold = make(0, 1);
+  const learnt = o.redis ? redisLearntLimits(o.redis.client, prefix) : memoryLearntLimits();
+  // The answers carry no rate-limit headers: nothing to learn, requests go (429s still hold them).
+  let unlimited = false;
+  const probes = new WeakSet<Ticket>();
   let pausedUntil = 0;
   let limited = 0;
   const tickets = new WeakMap<Ticket, readonly Taken[]>();
@@ -108,6 +117,14 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   const tryTake = async (draw: Draw): Promise<Ticket | number> => {
     const held = await hold.get(HOLD);
     if (held && held.consumedPoints > 0 && held.msBeforeNext > 0) return held.msBeforeNext;
+    let probe = false;
+    if (windows.size === 0 && !unlimited) {
+      apply(await learnt.read());
+      if (windows.size === 0 && !unlimited) {
+        if (!(await learnt.probe())) return PROBE_POLL_MS;
+        probe = true;
+      }
+    }
     const taken: Taken[] = [];
     for (const w of windows.values()) {
       // A request larger than a window takes a whole one; its settling charges the rest.
@@ -121,8 +138,14 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
         return Math.max(1, e.msBeforeNext);
       }
     }
-    const ticket: Ticket = { settle: (used) => settle(taken, used) };
+    const ticket: Ticket = {
+      settle: async (used) => {
+        if (probe && used === undefined) await learnt.endProbe();
+        await settle(taken, used);
+      },
+    };
     tickets.set(ticket, taken);
+    if (probe) probes.add(ticket);
     return ticket;
   };
 
@@ -160,12 +183,26 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     await hold.block(HOLD, Math.max(1, Math.ceil(ms / 1000))).catch(() => {});
   };
 
-  const learn = (report: RateReport) => {
+  const apply = (l: Learnt) => {
     for (const q of QUOTAS) {
-      const limit = report[q]?.limit;
+      const limit = l.limits[q];
       if (limit === undefined || o.given?.[q] !== undefined) continue;
       if (windows.get(q)?.limit !== limit) windows.set(q, windowFor(q, limit));
     }
+    if (l.none) unlimited = true;
+  };
+
+  // What an answer teaches is written where the other processes find it, when it is news.
+  const learn = async (report: RateReport, probe: boolean) => {
+    const limits: Partial<Record<Quota, number>> = {};
+    for (const q of QUOTAS) {
+      const limit = report[q]?.limit;
+      if (limit !== undefined && windows.get(q)?.limit !== limit) limits[q] = limit;
+    }
+    const none = probe && QUOTAS.every((q) => report[q]?.limit === undefined);
+    apply({ limits, none });
+    if (none || Object.keys(limits).length > 0) await learnt.write({ limits, none });
+    if (probe) await learnt.endProbe();
   };
 
   // The API had less left than the window lets go (another client spends on the key, or the
@@ -189,12 +226,14 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       }
     },
     observe: async (status, report, retryAfterMs, ticket) => {
-      learn(report);
+      // The hold first: a probe's end lets the other processes go, and they must find it there.
+      if (LIMITED.has(status)) {
+        limited++;
+        const wait = retryAfterMs || (status === 429 ? untilReset(report) : 0);
+        if (wait > 0) await holdFor(wait);
+      }
+      await learn(report, ticket !== undefined && probes.has(ticket));
       if (ticket) await align(report, tickets.get(ticket) ?? []);
-      if (!LIMITED.has(status)) return;
-      limited++;
-      const wait = retryAfterMs || (status === 429 ? untilReset(report) : 0);
-      if (wait > 0) await holdFor(wait);
     },
     left: async (quota) => {
       const w = windows.get(quota);
@@ -212,6 +251,14 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       return limited;
     },
   };
+}
+
+export function windowOf(limit: number, shortest = 1): { seconds: number; points: number } {
+  for (let seconds = Math.max(1, Math.floor(shortest)); seconds < 60; seconds++) {
+    const share = (limit * seconds) / 60;
+    if (share >= 1 && Math.floor(share) >= 0.95 * share) return { seconds, points: Math.floor(share) };
+  }
+  return { seconds: 60, points: Math.max(1, Math.floor(limit)) };
 }
 
 function amountOf(quota: Quota, d: Draw): number {

@@ -22,7 +22,10 @@ const flush = () => new Promise((r) => setImmediate(r));
 describe("the rate gate of a local batch (the limit in this process's memory)", () => {
   it("lets as many requests go as the window of the limit holds; the others wait for the next", async () => {
     // 60 a minute: windows of 10 s holding 10 requests each.
-    const gate = createRateGate({ max: 15, rateLimit: createRateLimit({ given: { requests: 60 } }) });
+    const gate = createRateGate({
+      max: 15,
+      rateLimit: createRateLimit({ given: { requests: 60 }, shortestWindowSeconds: 10 }),
+    });
     let sent = 0;
     const fetch = gate.wrap(async () => {
       sent++;
@@ -42,17 +45,17 @@ describe("the rate gate of a local batch (the limit in this process's memory)", 
   });
 
   it("learns the limits from an answer's headers, and corrects the tokens with the usage", async () => {
-    const limit = createRateLimit();
+    const limit = createRateLimit({ shortestWindowSeconds: 10 });
     const gate = createRateGate({ max: 4, rateLimit: limit });
     const headers = {
       "anthropic-ratelimit-requests-limit": "60",
       "anthropic-ratelimit-requests-remaining": "59",
-      "anthropic-ratelimit-tokens-limit": "120",
+      "anthropic-ratelimit-tokens-limit": "60",
       "anthropic-ratelimit-tokens-remaining": "100",
     };
     const fetch = gate.wrap(async () => streamed(headers, { input: 3, output: 2 }));
     await (await fetch("http://x", { method: "POST", body: "x".repeat(400) })).text();
-    expect(limit.limits).toEqual({ requests: 60, tokens: 120 });
+    expect(limit.limits).toEqual({ requests: 60, tokens: 60 });
     // Known now: the next request takes its place in both windows (10 requests, 10 tokens per
     // window), its estimate then corrected to the 3 + 2 tokens it used.
     await (await fetch("http://x", { method: "POST", body: "x" })).text();
@@ -61,7 +64,7 @@ describe("the rate gate of a local batch (the limit in this process's memory)", 
   });
 
   it("keeps to what the API says is left when that is less than the window's", async () => {
-    const limit = createRateLimit({ given: { requests: 60 } });
+    const limit = createRateLimit({ given: { requests: 60 }, shortestWindowSeconds: 10 });
     const fetch = createRateGate({ max: 4, rateLimit: limit }).wrap(async () =>
       streamed({ "anthropic-ratelimit-requests-remaining": "2" }),
     );
