@@ -9,8 +9,8 @@ import { type Budget, rootBudget, type SharedSpend } from "../loop/budget.js";
  * reached are paid, as Claude Code's `--max-budget-usd` pays them.
  */
 export async function setQueueBudget(redis: Redis, key: string, capUsd: number | undefined): Promise<void> {
-  if (capUsd === undefined) await redis.hdel(key, "cap_usd");
-  else await redis.hset(key, "cap_usd", String(capUsd));
+  // Queued again without one (to collect, to add items), the batch keeps the cap it had.
+  if (capUsd !== undefined) await redis.hset(key, "cap_usd", String(capUsd));
 }
 
 export interface QueueBudgets {
