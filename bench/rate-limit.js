@@ -19,6 +19,7 @@ const RPM = Number(process.env.BENCH_RATE_RPM ?? 240); // 4 requests a second
 const TPM = Number(process.env.BENCH_RATE_TPM ?? 600_000);
 const BURST_S = 2;
 const LATENCY_MS = Number(process.env.BENCH_RATE_LATENCY_MS ?? 3000);
+const TTFB_MS = 100;
 const OUTPUT_TOKENS = 20;
 const PER_WORKER = 4;
 const WORKERS = (process.env.BENCH_RATE_WORKERS ?? "1,2,4,8").split(",").map(Number);
@@ -108,9 +109,12 @@ function limitedApi() {
     requests.take(1);
     tokens.take(need);
     log.push({ at, status: 200, tokens: need });
+    // Headers at once (the time to a first byte), then the answer streamed over LATENCY_MS: the
+    // rate-limit headers come when a real API sends them, not once the answer is whole.
     return {
       kind: "message",
-      delayMs: LATENCY_MS,
+      delayMs: TTFB_MS,
+      chunkDelayMs: Math.round((LATENCY_MS - TTFB_MS) / 9), // nine gaps between the events of a text answer
       headers: headers(),
       usage: { input_tokens: input, output_tokens: OUTPUT_TOKENS },
       content: [{ type: "text", text: "done" }],
@@ -216,7 +220,7 @@ try {
 
 const limitPerS = RPM / 60;
 console.log(
-  `bench/rate-limit — fake API limit ${RPM} requests/min (${limitPerS}/s) and ${TPM} tokens/min, buckets of ${BURST_S} s, answers after ${LATENCY_MS} ms; ${PER_WORKER} runs at once per worker process, each from its own project copy and HOME; limits learnt from the headers`,
+  `bench/rate-limit — fake API limit ${RPM} requests/min (${limitPerS}/s) and ${TPM} tokens/min, buckets of ${BURST_S} s, headers after ${TTFB_MS} ms, answers streamed until ${LATENCY_MS} ms; ${PER_WORKER} runs at once per worker process, each from its own project copy and HOME; limits learnt from the headers`,
 );
 let misses = 0;
 for (const r of rows) {
