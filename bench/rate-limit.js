@@ -75,7 +75,10 @@ function bucket(perMinute) {
     at = now;
   };
   return {
-    has: (n) => (fill(), level >= n),
+    has: (n) => {
+      fill();
+      return level >= n;
+    },
     take: (n) => (level -= n),
     msUntil: (n) => Math.max(0, (n - level) / rate),
     headers: (name) => ({
