@@ -17,7 +17,11 @@ export function checkQueueName(name: string): string {
  * - `agentmd:<queue>:totals:<batch>`: a hash of counters (runs, failed, tokens, cost_usd);
  * - `agentmd:<queue>:queued:<batch>`: set when the batch is enqueued; gone, it tells a waiting
  *   `batch --wait` that Redis lost its data (restarted empty);
- * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order.
+ * - `agentmd:<queue>:budget:<batch>`: a hash, `cap_usd` (`--max-budget-usd`, for all the batch's
+ *   items together) and `spent_usd` (what every worker's runs of it spent, added as answers come);
+ * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order;
+ * - `agentmd:<queue>:rate:…`: the rate limit every worker of the queue shares (its windows' counts
+ *   and the hold after a 429).
  */
 export function queueKeys(queue: string) {
   const base = `agentmd:${queue}`;
@@ -27,6 +31,8 @@ export function queueKeys(queue: string) {
       totals: `${base}:totals:${batch}`,
       queued: `${base}:queued:${batch}`,
     }),
+    budget: (batch: string) => `${base}:budget:${batch}`,
+    rate: `${base}:rate`,
     transcript: (sessionId: string) => `${base}:transcript:${sessionId}`,
   };
 }

@@ -1,5 +1,6 @@
 import type { Content } from "../invocation/run-types.js";
 import type { Runner } from "../invocation/runner.js";
+import type { Budget } from "../loop/budget.js";
 import type { RunEvent, RunResult } from "../loop/events.js";
 import { SessionBusyError, SessionError, type TranscriptStore } from "../loop/transcript.js";
 import type { BatchItem } from "./batch-item.js";
@@ -25,6 +26,8 @@ export interface RunItemOptions {
   readonly retryFailed?: boolean;
   /** The trace context the job was enqueued in (with tracing on, the run's trace goes on from it). */
   readonly traceparent?: string;
+  /** The budget of the item's batch (a queue batch's, kept in Redis), over the runner's. */
+  readonly budget?: Budget;
 }
 
 /**
@@ -81,6 +84,7 @@ async function runHeld(
     ...(fresh ? { sessionId } : { resume: sessionId, continue: true }),
     ...(item.agent !== undefined && { agent: item.agent }),
     ...(options.traceparent && { traceparent: options.traceparent }),
+    ...(options.budget && { budget: options.budget }),
   });
   for await (const event of handle) options.onEvent?.(event);
   const r = await handle.result();

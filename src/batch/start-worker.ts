@@ -8,8 +8,10 @@ import { batchSessionId } from "./batch-session-id.js";
 import { bullConnection, connectionWarnings, connectRedis } from "./connect-redis.js";
 import { jobDataOf } from "./job-data.js";
 import { projectVersions } from "./project-version.js";
+import { type QueueBudgets, queueBudgets } from "./queue-budget.js";
 import { queueKeys } from "./queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "./rate-gate.js";
+import { createRateLimit, type PerMinute } from "./rate-limit.js";
 import { type DurableTranscripts, redisTranscripts } from "./redis-transcripts.js";
 import { recordResult } from "./results-store.js";
 import { runItem } from "./run-item.js";
@@ -19,8 +21,13 @@ import { REFUSED_DELAY_MS, refusalOf, refusalText } from "./version-refusal.js";
 export interface StartWorkerOptions {
   readonly redisUrl: string;
   readonly queue: string;
-  /** Runs at once (lowered while the API rate-limits, then raised again). */
+  /** Runs at once (their requests wait for the queue's rate limit). */
   readonly concurrency: number;
+  /**
+   * Limits per minute given (`--rpm`, `--tpm`) for the rate limit every worker of the queue shares
+   * in Redis; the others are learnt from the API's headers.
+   */
+  readonly perMinute?: PerMinute;
   /** The project the definitions come from; a job made for another version is refused. */
   readonly projectDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -70,12 +77,12 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   const transcripts: DurableTranscripts = o.transcriptsDir
     ? sharedFolder(o.transcriptsDir)
     : redisTranscripts(redis, keys.transcript);
-  let worker: Worker | undefined;
   const gate = createRateGate({
     max: o.concurrency,
-    onChange: (g) => {
-      if (worker) worker.concurrency = g.limit;
-    },
+    rateLimit: createRateLimit({
+      redis: { client: redis, prefix: keys.rate },
+      ...(o.perMinute && { given: o.perMinute }),
+    }),
   });
   // Write-ahead: whatever the model is about to be told is in the transcript first, so a worker
   // killed during a request leaves a session the next worker continues rather than restarts.
@@ -104,11 +111,12 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     refusedDelayMs: o.refusedDelayMs ?? REFUSED_DELAY_MS,
     ...(o.onNotice && { onNotice: o.onNotice }),
     runnerFor: runners.runnerFor,
+    budgets: queueBudgets(redis, keys.budget, o.onNotice),
     transcripts,
     record: (batch, result) => recordResult(redis, keys.batch(batch), result),
     ...(o.onResult && { onResult: o.onResult }),
   });
-  worker = new Worker(o.queue, processor, {
+  const worker = new Worker(o.queue, processor, {
     connection: bullConnection(o.redisUrl),
     name,
     concurrency: o.concurrency,
@@ -122,7 +130,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   // A job whose lock could not be renewed may be running on another worker by now: stop ours, so
   // that one run of it goes on (its transcript says where), not two.
   worker.on("lockRenewalFailed", (jobIds) => {
-    for (const id of jobIds) worker?.cancelJob(id, "the job's lock was lost");
+    for (const id of jobIds) worker.cancelJob(id, "the job's lock was lost");
   });
   worker.on("failed", (job, e) => {
     if (e instanceof UnrecoverableError || e.name === "UnrecoverableError")
@@ -163,6 +171,8 @@ interface JobContext {
   readonly refusedDelayMs: number;
   readonly onNotice?: (message: string) => void;
   readonly runnerFor: RunnersByFolder["runnerFor"];
+  /** The budget of a job's batch, for all its items together (none without a cap). */
+  readonly budgets: QueueBudgets;
   readonly transcripts: DurableTranscripts;
   /** Stores a result once; true when this call stored it. */
   readonly record: (batch: string, result: BatchResult) => Promise<boolean>;
@@ -202,7 +212,9 @@ function jobProcessor(cx: JobContext) {
     }
     if (refusalOf(job.progress)) await job.updateProgress({ takenBy: cx.name });
     const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion);
+    const budget = await cx.budgets.budgetFor(data.batch);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
+      ...(budget && { budget }),
       signal: signal ?? new AbortController().signal,
       ...(data.retryFailed && { retryFailed: true }),
       ...(data.traceparent && { traceparent: data.traceparent }),

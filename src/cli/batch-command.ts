@@ -6,6 +6,7 @@ import { batchIdOf } from "../batch/batch-session-id.js";
 import { projectVersions } from "../batch/project-version.js";
 import { DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
+import { createRateLimit, type PerMinute } from "../batch/rate-limit.js";
 import { runBatch } from "../batch/run-batch.js";
 import { withoutLock } from "../batch/run-item.js";
 import { runnersByFolder } from "../batch/runners-by-folder.js";
@@ -27,6 +28,7 @@ import {
 import { queueBatch } from "./enqueue-command.js";
 import { openTrusted, printToolDiagnostics } from "./open-runner.js";
 import { restrictedWithNotice } from "./project-trust.js";
+import { RATE_OPTIONS, rateFlags } from "./rate-flags.js";
 import { REASONING_FLAGS, reasoningOptions } from "./reasoning-flags.js";
 import type { RunIo } from "./run-command.js";
 import { budgetFlag, jsonSchemaFlag } from "./session-flags.js";
@@ -47,8 +49,9 @@ prompt, agent and version are skipped (listed on standard error), interrupted on
 from their transcripts, with totals that count every part paid for. An item another agentmd
 runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output; on a terminal a
 progress bar (done, failed, running, tokens, cost, ETA) is drawn on standard error.
-A rate limit from the API (429 with retry-after) holds every run's next request and
-halves how many runs go at once; steady answers raise it again, up to --concurrency.
+Every run's requests share one rate limit (requests and tokens per minute, learnt from
+the API's rate-limit headers or given by --rpm/--tpm); a 429 holds every run's next
+request until its retry-after. With --redis, the workers share theirs in Redis.
 
 Options:
   --concurrency N   runs at once (default 4)
@@ -59,10 +62,14 @@ Options:
   --json-schema S   every run's answer must match this JSON Schema (type object); each
                     result line carries it as structured_output
   --max-budget-usd N  US dollars all the batch's runs may spend together: once reached,
-                    no run sends another request (each ends error_max_budget_usd)
   --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
   --thinking T      command) with its own effort or thinking keeps it. --thinking is
                     adaptive, disabled or a budget of tokens; also --max-thinking-tokens
+                    no run sends another request (each ends error_max_budget_usd); with
+                    --redis, kept in Redis for the runs on every worker
+  --rpm N           requests per minute all the runs send together (default: learnt
+                    from the API's answers; with --redis, set it on the workers)
+  --tpm N           input and output tokens per minute, as --rpm
   --cwd DIR         the folder the project is found from (default: the current folder)
   --redis URL       run on workers instead (see 'agentmd worker --help'): put the items on
                     the queue at URL (redis://host:port) and, with --wait, collect results
@@ -98,6 +105,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       "json-schema": { type: "string" },
       "max-budget-usd": { type: "string" },
       ...REASONING_FLAGS,
+      ...RATE_OPTIONS,
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -122,7 +130,9 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       "--model is for runs in this process, not with --redis (the workers' agent.md decides)",
     );
   let unattended: Pick<LocalBatch, "outputSchema" | "maxBudgetUsd" | "effort" | "thinking">;
+  let perMinute: PerMinute;
   try {
+    perMinute = rateFlags(values);
     const outputSchema = jsonSchemaFlag(values["json-schema"]);
     const maxBudgetUsd = budgetFlag(values["max-budget-usd"]);
     unattended = {
@@ -134,11 +144,19 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
     if (e instanceof UsageError) return usage(io, "batch", e.message);
     throw e;
   }
-  if (values.redis !== undefined && Object.keys(unattended).length > 0)
+  if (values.redis !== undefined && unattended.outputSchema)
+    return usage(io, "batch", "--json-schema is for runs in this process, not with --redis");
+  if (values.redis !== undefined && (unattended.effort !== undefined || unattended.thinking !== undefined))
     return usage(
       io,
       "batch",
-      "--json-schema, --max-budget-usd, --effort and --thinking are for runs in this process, not with --redis",
+      "--effort and --thinking are for runs in this process, not with --redis (the workers' agent.md decides)",
+    );
+  if (values.redis !== undefined && Object.keys(perMinute).length > 0)
+    return usage(
+      io,
+      "batch",
+      "with --redis, the rate limit is the workers': give --rpm/--tpm to 'agentmd worker'",
     );
   const cwd = path.resolve(io.cwd, values.cwd ?? ".");
   const items = await loadItems(file, io);
@@ -154,6 +172,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
         items,
         projectDir,
         retryFailed: values["retry-failed"],
+        ...(unattended.maxBudgetUsd !== undefined && { maxBudgetUsd: unattended.maxBudgetUsd }),
       },
       io,
     );
@@ -165,6 +184,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       concurrency,
       ...(values.model !== undefined && { model: values.model }),
       retryFailed: values["retry-failed"],
+      perMinute,
       ...unattended,
     },
     io,
@@ -178,6 +198,8 @@ interface LocalBatch {
   readonly concurrency: number;
   readonly model?: string;
   readonly retryFailed: boolean;
+  /** Rate limits given (`--rpm`, `--tpm`); the others are learnt from the API's headers. */
+  readonly perMinute: PerMinute;
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** For all the batch's runs together (in this process). */
   readonly maxBudgetUsd?: number;
@@ -190,7 +212,7 @@ interface LocalBatch {
  * however it ends: its servers' open pipes would otherwise keep the process from exiting.
  */
 async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
-  const gate = createRateGate({ max: o.concurrency });
+  const gate = createRateGate({ max: o.concurrency, rateLimit: createRateLimit({ given: o.perMinute }) });
   const project = await openTrusted(o.projectDir, restrictedWithNotice(io), io);
   if (!project) return 1;
   printToolDiagnostics(project, io.cwd, io);

@@ -15,6 +15,7 @@ import {
 } from "../batch/connect-redis.js";
 import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
 import { projectVersions } from "../batch/project-version.js";
+import { setQueueBudget } from "../batch/queue-budget.js";
 import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
 import { refusalText } from "../batch/version-refusal.js";
 import { findProjectRoot } from "../definitions/discover.js";
@@ -22,6 +23,7 @@ import { openTracing } from "../tracing/tracing.js";
 import { interruptions, loadItems, progressBar, skippedLine, summaryLine, usage } from "./batch-io.js";
 import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
+import { budgetFlag } from "./session-flags.js";
 
 export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
 
@@ -41,6 +43,8 @@ Options:
   --queue NAME      the queue's name (default ${DEFAULT_QUEUE})
   --batch-id NAME   the batch's name (default: FILE's name without .jsonl)
   --retry-failed    queue again the items whose result is a failure (their runs continue)
+  --max-budget-usd N  US dollars all the batch's runs may spend together, on every worker
+                    (kept in Redis): once reached, no run sends another request
   --cwd DIR         the folder the project is found from (default: the current folder)
   -h, --help        show this help
 
@@ -59,6 +63,7 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
       queue: { type: "string" },
       "batch-id": { type: "string" },
       "retry-failed": { type: "boolean", default: false },
+      "max-budget-usd": { type: "string" },
       cwd: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -76,8 +81,18 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
   const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
   const retryFailed = values["retry-failed"];
+  let maxBudgetUsd: number | undefined;
+  try {
+    maxBudgetUsd = budgetFlag(values["max-budget-usd"]);
+  } catch (e) {
+    return usage(io, "enqueue", (e as Error).message);
+  }
   return withQueue("enqueue", io, values.redis, values.queue, async (q) => {
-    const e = await enqueue(q, { batchId, items, projectDir, retryFailed }, io.env);
+    const e = await enqueue(
+      q,
+      { batchId, items, projectDir, retryFailed, ...(maxBudgetUsd !== undefined && { maxBudgetUsd }) },
+      io.env,
+    );
     const { projectVersion, added, queued, finished, retried } = e;
     io.stdout.write(
       `${JSON.stringify({ batch: batchId, projectVersion, added, queued, finished, retried })}\n`,
@@ -94,6 +109,8 @@ export interface QueueBatch {
   readonly items: readonly BatchItem[];
   readonly projectDir: string;
   readonly retryFailed: boolean;
+  /** For all the batch's items together, on every worker (kept in Redis). */
+  readonly maxBudgetUsd?: number;
 }
 
 /**
@@ -193,7 +210,7 @@ async function withQueue(
   }
 }
 
-type ToEnqueue = Pick<QueueBatch, "batchId" | "items" | "projectDir" | "retryFailed">;
+type ToEnqueue = Pick<QueueBatch, "batchId" | "items" | "projectDir" | "retryFailed" | "maxBudgetUsd">;
 
 /**
  * The items on the queue. With tracing on, the enqueuing is a span and every job carries its
@@ -212,6 +229,8 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"]) {
   });
   const traceparent = span ? span.traceparent : env.TRACEPARENT;
   try {
+    // The cap is there before any job: a worker reads it before the job's first request.
+    await setQueueBudget(q.redis, queueKeys(q.name).budget(o.batchId), o.maxBudgetUsd);
     const enqueued = await enqueueItems({
       redis: q.redis,
       queue: q.queue,

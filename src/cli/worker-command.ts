@@ -7,14 +7,18 @@ import { findProjectRoot } from "../definitions/discover.js";
 import { ConfigError } from "../shared/errors.js";
 import { usage, wholeNumber } from "./batch-io.js";
 import { restrictedWithNotice } from "./project-trust.js";
+import { RATE_OPTIONS, rateFlags } from "./rate-flags.js";
 import type { RunIo } from "./run-command.js";
 
 export const WORKER_HELP = `Usage: agentmd worker --redis URL [options]
 
 Takes runs from the queue at URL (put there by 'agentmd enqueue' or 'agentmd batch
 --redis URL --wait') and runs them with this project's definitions, as many at once as
---concurrency allows (fewer while the API rate-limits). Each run's transcript is kept in
-Redis, appended event by event: a worker killed mid-run loses nothing, since its jobs go
+--concurrency allows. Every worker of the queue shares one rate limit, kept in Redis:
+requests and tokens per minute, learnt from the API's rate-limit headers (or given by
+--rpm/--tpm), and after a 429 every worker holds its requests until its retry-after.
+A batch's --max-budget-usd is for all its items together, on every worker. Each run's
+transcript is kept in Redis, appended event by event: a worker killed mid-run loses nothing, since its jobs go
 back to the queue once their lock expires and the next worker continues them from there.
 Results, usage and cost go to Redis. A job made for another version of the project is
 put back on the queue for a worker of that version (a rolling deploy), said once. Prints one JSON line per run it finishes. Ctrl-C finishes the running runs and
@@ -23,6 +27,9 @@ stops; a second Ctrl-C stops at once (the runs are resumed by another worker).
 Options:
   --redis URL          the Redis that holds the queue (redis://host:port[/db])
   --concurrency N      runs at once (default 4)
+  --rpm N              requests per minute all the queue's workers send together
+                       (default: learnt from the API's rate-limit headers)
+  --tpm N              input and output tokens per minute, as --rpm
   --queue NAME         the queue's name (default ${DEFAULT_QUEUE})
   --cwd DIR            the folder the project is found from (default: the current folder)
   --lock-duration MS   how long a job stays with a worker that stopped answering before
@@ -52,6 +59,7 @@ export async function workerCommand(args: readonly string[], io: RunIo): Promise
       cwd: { type: "string" },
       "lock-duration": { type: "string" },
       transcripts: { type: "string" },
+      ...RATE_OPTIONS,
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -73,6 +81,12 @@ export async function workerCommand(args: readonly string[], io: RunIo): Promise
   } catch (e) {
     return usage(io, "worker", (e as Error).message);
   }
+  let perMinute: ReturnType<typeof rateFlags>;
+  try {
+    perMinute = rateFlags(values);
+  } catch (e) {
+    return usage(io, "worker", (e as Error).message);
+  }
   const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."), io.env.HOME);
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
@@ -80,6 +94,7 @@ export async function workerCommand(args: readonly string[], io: RunIo): Promise
       redisUrl: values.redis,
       queue,
       concurrency,
+      perMinute,
       projectDir,
       env: io.env,
       trust: restrictedWithNotice(io),

@@ -57,6 +57,11 @@ export interface RunOptions {
   readonly model?: string;
   /** With tracing on: the W3C `traceparent` the run's trace belongs under (a queue's job carries one). */
   readonly traceparent?: string;
+  /**
+   * The budget this run's session spends from, over the runner's (a queue batch's, for all its
+   * items together: each worker's runner serves many batches).
+   */
+  readonly budget?: Budget;
 }
 
 /**
@@ -133,11 +138,14 @@ export type Compacted =
  * Each session's budget (`maxBudgetUsd`), below the one given (a batch's, shared by its runners):
  * what its runs spend adds up, prompt after prompt.
  */
-function sessionBudgets(options: RunnerOptions, cap: number | undefined): (sessionId: string) => Budget {
+function sessionBudgets(
+  options: RunnerOptions,
+  cap: number | undefined,
+): (sessionId: string, over?: Budget) => Budget {
   const shared = options.budget ?? rootBudget();
   const budgets = new Map<string, Budget>();
-  return (id) => {
-    const b = budgets.get(id) ?? budgetBelow(shared, cap);
+  return (id, over) => {
+    const b = budgets.get(id) ?? budgetBelow(over ?? shared, cap);
     budgets.set(id, b);
     return b;
   };
@@ -212,7 +220,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             ...(trace && { traceparent: (id: string) => trace.traceparent("", id) }),
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
-          const budget = budgetOf(sessionId);
+          const budget = budgetOf(sessionId, runOptions.budget);
           const out = { ...at, started, budget, ...(trace && { trace }) };
           const result = await runLine(core, store, options, input, runOptions, out);
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;

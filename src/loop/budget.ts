@@ -20,6 +20,8 @@ export interface SharedSpend {
   charge(usd: number): void;
   /** What other processes spent, as last heard (sync: the check comes before every request). */
   elsewhereUsd(): number;
+  /** Hears again what was spent elsewhere; awaited before every request. Never rejects. */
+  refresh?(): Promise<void>;
 }
 
 /** The budget of a session or batch: its cap (none: Infinity). */
@@ -44,6 +46,14 @@ export function reached(budget: Budget): Budget | undefined {
   for (let b: Budget | undefined = budget; b; b = b.parent)
     if (b.spentUsd + (b.shared?.elsewhereUsd() ?? 0) >= b.capUsd) return b;
   return undefined;
+}
+
+/** Every shared budget above heard again, before a request checks `reached`. */
+export async function refreshShared(budget: Budget): Promise<void> {
+  const waits: Promise<void>[] = [];
+  for (let b: Budget | undefined = budget; b; b = b.parent)
+    if (b.shared?.refresh) waits.push(b.shared.refresh());
+  await Promise.all(waits);
 }
 
 /** Whether any budget above binds: then a model without a known price cannot be run. */

@@ -1,7 +1,7 @@
 import type { MessageParam } from "../model/messages.js";
 import { answerCalls, answerOpenCalls } from "./answer-calls.js";
 import { needsCompaction } from "./auto-compact.js";
-import { reached, reachedMessage } from "./budget.js";
+import { reached, reachedMessage, refreshShared } from "./budget.js";
 import { endRun, lastAssistantText } from "./end-run.js";
 import type { RunResult } from "./events.js";
 import { baseOf, compact, type Ending, type LoopConfig, type LoopState, newLoopState } from "./loop-state.js";
@@ -46,6 +46,7 @@ async function converse(cfg: LoopConfig, state: LoopState): Promise<Ending> {
 
 /** Before a request: the budget, the turn limit, and a conversation near the context window compacted. */
 async function beforeTurn(cfg: LoopConfig, state: LoopState): Promise<Ending | undefined> {
+  if (cfg.budget) await refreshShared(cfg.budget);
   const spent = cfg.budget && reached(cfg.budget);
   if (spent) {
     const message = reachedMessage(spent);

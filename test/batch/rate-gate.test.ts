@@ -1,121 +1,109 @@
 import { describe, expect, it } from "vitest";
 import { createRateGate, retryAfterMs } from "../../src/batch/rate-gate.js";
+import { rateReport } from "../../src/batch/rate-headers.js";
+import { createRateLimit } from "../../src/batch/rate-limit.js";
+import { until } from "../support/until.js";
 
-/** A clock that moves only when told: every sleep resolves once the clock reaches its end. */
-function manualClock() {
-  let t = 1_000_000;
-  const sleepers: { until: number; wake: () => void }[] = [];
-  return {
-    now: () => t,
-    sleep: (ms: number) =>
-      new Promise<void>((wake) => {
-        sleepers.push({ until: t + ms, wake });
-      }),
-    advance(ms: number) {
-      t += ms;
-      for (const s of sleepers.splice(0)) {
-        if (s.until <= t) s.wake();
-        else sleepers.push(s);
-      }
-    },
-    get sleeping() {
-      return sleepers.length;
-    },
-  };
+/** An answer as the Messages API streams it, with its usage and the headers given. */
+function streamed(headers: Record<string, string>, usage = { input: 3, output: 2 }) {
+  const events = [
+    `event: message_start\ndata: ${JSON.stringify({ type: "message_start", message: { usage: { input_tokens: usage.input, output_tokens: 1 } } })}\n\n`,
+    `event: message_delta\ndata: ${JSON.stringify({ type: "message_delta", usage: { output_tokens: usage.output } })}\n\n`,
+    `event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+  ];
+  return new Response(events.join(""), {
+    status: 200,
+    headers: { "content-type": "text/event-stream", ...headers },
+  });
 }
 
-const answer =
-  (status: number, headers: Record<string, string> = {}) =>
-  async () =>
-    new Response("{}", { status, headers });
 const flush = () => new Promise((r) => setImmediate(r));
 
-describe("the rate gate", () => {
-  it("holds every new request after a 429 with retry-after, until then", async () => {
-    const clock = manualClock();
-    const gate = createRateGate({ max: 8, now: clock.now, sleep: clock.sleep });
-    expect((await gate.wrap(answer(429, { "retry-after": "2" }))("http://x")).status).toBe(429);
-    expect(gate.pausedUntil).toBe(clock.now() + 2000);
+describe("the rate gate of a local batch (the limit in this process's memory)", () => {
+  it("lets as many requests go as the window of the limit holds; the others wait for the next", async () => {
+    // 60 a minute: windows of 10 s holding 10 requests each.
+    const gate = createRateGate({
+      max: 15,
+      rateLimit: createRateLimit({ given: { requests: 60 }, shortestWindowSeconds: 10 }),
+    });
     let sent = 0;
-    const next = gate.wrap(async () => {
+    const fetch = gate.wrap(async () => {
       sent++;
       return new Response("{}");
     });
-    const a = next("http://x");
-    const b = next("http://x");
-    await flush();
-    expect(sent).toBe(0);
-    expect(clock.sleeping).toBe(2);
-    clock.advance(1999);
-    await flush();
-    expect(sent).toBe(0);
-    clock.advance(1);
-    await Promise.all([a, b]);
-    expect(sent).toBe(2);
+    const controller = new AbortController();
+    const all = Array.from({ length: 15 }, () => fetch("http://x", { signal: controller.signal }));
+    await until(() => sent === 10, { what: "ten requests sent" });
+    for (let i = 0; i < 20; i++) await flush();
+    expect(sent).toBe(10);
+    expect(await gate.rateLimit.left("requests")).toBe(0);
+    expect(gate.pausedUntil).toBeGreaterThan(0);
+    // Aborted while waiting, the rest are sent at once and fail on their own (here: answered).
+    controller.abort();
+    await Promise.all(all);
+    expect(sent).toBe(15);
   });
 
-  it("halves the limit once per burst of 429s, and adds one back per streak as long as the limit", async () => {
-    const clock = manualClock();
-    const limits: number[] = [];
-    const gate = createRateGate({
-      max: 8,
-      now: clock.now,
-      sleep: clock.sleep,
-      onChange: (g) => limits.push(g.limit),
-    });
-    // Three requests in flight together, all answered 429: one decrease.
-    let answerWith = 429;
-    const inFlight = gate.wrap(async () => {
-      await flush();
-      return new Response("{}", { status: answerWith });
-    });
-    await Promise.all([inFlight("u"), inFlight("u"), inFlight("u")]);
-    expect(gate.limit).toBe(4);
-    expect(gate.limited).toBe(3);
-    // A 429 to a request sent after the decrease decreases again.
-    await inFlight("u");
-    expect(gate.limit).toBe(2);
-    answerWith = 200;
-    for (let i = 0; i < 2; i++) await inFlight("u");
-    expect(gate.limit).toBe(3);
-    for (let i = 0; i < 3 + 4 + 5 + 6; i++) await inFlight("u");
-    expect(gate.limit).toBe(7);
-    for (let i = 0; i < 100; i++) await inFlight("u");
-    expect(gate.limit).toBe(8);
-    expect(limits.slice(0, 4)).toEqual([4, 4, 4, 2]);
-    expect(Math.min(...limits)).toBe(2);
+  it("learns the limits from an answer's headers, and corrects the tokens with the usage", async () => {
+    const limit = createRateLimit({ shortestWindowSeconds: 10 });
+    const gate = createRateGate({ max: 4, rateLimit: limit });
+    const headers = {
+      "anthropic-ratelimit-requests-limit": "60",
+      "anthropic-ratelimit-requests-remaining": "59",
+      "anthropic-ratelimit-tokens-limit": "60",
+      "anthropic-ratelimit-tokens-remaining": "100",
+    };
+    const fetch = gate.wrap(async () => streamed(headers, { input: 3, output: 2 }));
+    await (await fetch("http://x", { method: "POST", body: "x".repeat(400) })).text();
+    expect(limit.limits).toEqual({ requests: 60, tokens: 60 });
+    // Known now: the next request takes its place in both windows (10 requests, 10 tokens per
+    // window), its estimate then corrected to the 3 + 2 tokens it used.
+    await (await fetch("http://x", { method: "POST", body: "x" })).text();
+    expect(await limit.left("requests")).toBe(9);
+    await until(async () => (await limit.left("tokens")) === 5, { what: "the tokens corrected to 5 used" });
   });
 
-  it("counts toward a raise only the answers to requests sent after the last decrease", async () => {
-    const gate = createRateGate({ max: 2 });
-    const statuses = [429, 200];
-    const releases: (() => void)[] = [];
+  it("keeps to what the API says is left when that is less than the window's", async () => {
+    const limit = createRateLimit({ given: { requests: 60 }, shortestWindowSeconds: 10 });
+    const fetch = createRateGate({ max: 4, rateLimit: limit }).wrap(async () =>
+      streamed({ "anthropic-ratelimit-requests-remaining": "2" }),
+    );
+    await (await fetch("http://x")).text();
+    expect(await limit.left("requests")).toBe(2);
+  });
+
+  it("holds every request after a 429 with retry-after, until then", async () => {
+    const limit = createRateLimit();
+    const gate = createRateGate({ max: 4, rateLimit: limit });
+    const answers = [new Response("{}", { status: 429, headers: { "retry-after": "1" } })];
+    const sentAt: number[] = [];
     const fetch = gate.wrap(async () => {
-      const status = statuses.shift() ?? 200;
-      await new Promise<void>((r) => releases.push(r));
-      return new Response("{}", { status });
+      sentAt.push(Date.now());
+      return answers.shift() ?? new Response("{}");
     });
-    const limited = fetch("u");
-    const older = fetch("u");
-    await flush();
-    releases[0]?.();
-    await limited;
-    expect(gate.limit).toBe(1);
-    releases[1]?.();
-    await older;
-    expect(gate.limit).toBe(1);
-    const newer = fetch("u");
-    await flush();
-    releases[2]?.();
-    await newer;
-    expect(gate.limit).toBe(2);
+    expect((await fetch("http://x")).status).toBe(429);
+    const heldUntil = gate.pausedUntil;
+    expect(gate.limited).toBe(1);
+    await Promise.all([fetch("http://x"), fetch("http://x")]);
+    expect(sentAt).toHaveLength(3);
+    for (const t of sentAt.slice(1)) expect(t).toBeGreaterThanOrEqual(heldUntil - 5);
   });
 
-  it("never goes below one run, and treats 529 as a rate limit too", async () => {
-    const gate = createRateGate({ max: 2 });
-    for (let i = 0; i < 3; i++) await gate.wrap(answer(529))("u");
-    expect(gate.limit).toBe(1);
-    expect(gate.pausedUntil).toBe(0);
+  it("reads the rate-limit headers of every quota", () => {
+    const reset = "2026-12-02T03:00:00Z";
+    const h = new Headers({
+      "anthropic-ratelimit-requests-limit": "50",
+      "anthropic-ratelimit-requests-remaining": "49",
+      "anthropic-ratelimit-requests-reset": reset,
+      "anthropic-ratelimit-input-tokens-limit": "30000",
+      "anthropic-ratelimit-output-tokens-remaining": "7000",
+      "anthropic-ratelimit-tokens-limit": "junk",
+    });
+    expect(rateReport(h)).toEqual({
+      requests: { limit: 50, remaining: 49, resetAt: Date.parse(reset) },
+      input_tokens: { limit: 30000 },
+      output_tokens: { remaining: 7000 },
+    });
   });
 
   it.each([

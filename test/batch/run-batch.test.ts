@@ -1,12 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BatchResult } from "../../src/batch/batch-result.js";
 import { createRateGate } from "../../src/batch/rate-gate.js";
+import { createRateLimit } from "../../src/batch/rate-limit.js";
 import { runBatch } from "../../src/batch/run-batch.js";
 import { withoutLock } from "../../src/batch/run-item.js";
 import { createRunner } from "../../src/invocation/runner.js";
 import { fileTranscripts, sessionsDir } from "../../src/loop/transcript.js";
 import { answerItem, itemPrompt } from "../support/batch-script.js";
-import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from "../support/fake-anthropic.js";
+import {
+  type FakeAnthropic,
+  type RecordedRequest,
+  type Scripted,
+  startFakeAnthropic,
+} from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { writeFiles } from "../support/tools.js";
 
@@ -29,27 +35,24 @@ const items = (n: number) =>
   }));
 
 describe("runBatch: the rate limits of one process are shared by its runs", () => {
-  it("a 429 with retry-after holds the other runs' next requests and halves the concurrency", async () => {
+  it("a 429 with retry-after holds the other runs' next requests; the limit is learnt from the headers", async () => {
     const answer = answerItem();
     let first = true;
-    const step = (req: RecordedRequest) => {
+    const limits = {
+      "anthropic-ratelimit-requests-limit": "6000",
+      "anthropic-ratelimit-requests-remaining": "5999",
+    };
+    const step = (req: RecordedRequest): Scripted => {
       if (first) {
         first = false;
         return { kind: "http-error" as const, status: 429, headers: { "retry-after-ms": "300" } };
       }
-      return answer(req);
+      const a = answer(req);
+      return a.kind === "message" ? { ...a, headers: limits } : a;
     };
     fake = await startFakeAnthropic(Array.from({ length: 20 }, () => step));
-    const held: number[] = [];
-    const limits: number[] = [];
-    const gate = createRateGate({
-      max: 4,
-      onChange: (g) => limits.push(g.limit),
-      sleep: (ms) => {
-        held.push(ms);
-        return new Promise((r) => setTimeout(r, ms));
-      },
-    });
+    const rateLimit = createRateLimit();
+    const gate = createRateGate({ max: 4, rateLimit });
     const runner = createRunner({
       projectDir: dir,
       env: {},
@@ -70,9 +73,9 @@ describe("runBatch: the rate limits of one process are shared by its runs", () =
     expect(results.map((r) => r.outcome)).toEqual(["done", "done", "done", "done"]);
     expect(summary.progress).toMatchObject({ done: 4, failed: 0 });
     expect(gate.limited).toBe(1);
-    expect(limits[0]).toBe(2);
-    // The three runs whose first answers came while the gate was shut waited for it to open.
-    expect(held.length).toBeGreaterThanOrEqual(1);
+    expect(gate.pausedUntil).toBeGreaterThan(0);
+    // The same limiter as the workers', in memory: it learnt the limit the answers gave.
+    expect(rateLimit.limits).toEqual({ requests: 6000 });
     // Four runs of two requests each, and the one answered 429 sent again.
     expect(fake.requests).toHaveLength(9);
   });

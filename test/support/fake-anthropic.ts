@@ -82,6 +82,8 @@ export type Scripted =
       chunkDelayMs?: number;
       /** ms to wait before sending headers */
       delayMs?: number;
+      /** extra response headers (e.g. the API's anthropic-ratelimit-* ones) */
+      headers?: Record<string, string>;
     }
   | {
       kind: "http-error";
@@ -460,12 +462,13 @@ class Reply {
     this.res.end(body);
   }
 
-  startStream(): void {
+  startStream(headers: Record<string, string> = {}): void {
     if (!this.open) return;
     this.res.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
       "request-id": `req_fake_${this.requestNo}`,
+      ...headers,
     });
     this.res.flushHeaders();
   }
@@ -515,7 +518,7 @@ export async function startFakeAnthropic(script: ScriptStep[]): Promise<FakeAnth
     switch (step.kind) {
       case "message": {
         if (!(await reply.sleep(step.delayMs ?? 0))) return;
-        reply.startStream();
+        reply.startStream(step.headers);
         if (await reply.send(messageEvents(step, n), step.chunkDelayMs ?? 0)) reply.end();
         return;
       }

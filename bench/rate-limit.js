@@ -1,0 +1,244 @@
+// bench/rate-limit: one rate limit for all the workers of a queue. A fake Messages API with a fixed
+// limit (requests and tokens per minute, scaled so that a run takes seconds), enforced as token
+// buckets holding two seconds of it (a per-minute limit is enforced over shorter intervals too),
+// answering 429 with retry-after when over and sending the anthropic-ratelimit-* headers on every
+// answer. 1, 2, 4 and 8 worker processes, 4 runs at once each, every one from its own copy of the
+// project with its own HOME (what a second machine is to the queue); the limit is not given to
+// them, they learn it from the headers. Throughput is the answered requests per second over the
+// whole seconds from the first request on, as a share of the limit; and the share of requests
+// answered 429. Targets: 4 workers reach >= 95% of the limit with <= 1% answered 429; 1, 2, 4, 8
+// workers scale linearly up to the limit.
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fmt, REPO_ROOT } from "./support.js";
+
+const RPM = Number(process.env.BENCH_RATE_RPM ?? 240); // 4 requests a second
+const TPM = Number(process.env.BENCH_RATE_TPM ?? 600_000);
+const BURST_S = 2;
+const LATENCY_MS = Number(process.env.BENCH_RATE_LATENCY_MS ?? 3000);
+const TTFB_MS = 100;
+const OUTPUT_TOKENS = 20;
+const PER_WORKER = 4;
+const WORKERS = (process.env.BENCH_RATE_WORKERS ?? "1,2,4,8").split(",").map(Number);
+const REPEAT = Number(process.env.BENCH_RATE_REPEAT ?? 1);
+const BIN = path.join(REPO_ROOT, "bin/agentmd.js");
+
+if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status !== 0) {
+  console.log("bench/rate-limit — skipped: redis-server is not on PATH (apt-get install redis-server)");
+  console.log("RESULT rate-limit skipped=no-redis-server");
+  process.exit(0);
+}
+
+const { startFakeAnthropic } = await import("../dist-bench/test/support/fake-anthropic.js");
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(dir) {
+  const port = await freePort();
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("Ready to accept connections")) resolve();
+    });
+    child.once("exit", () => reject(new Error(`redis-server exited: ${out}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+/** A bucket of `perMinute`, holding BURST_S seconds of it, full at the start. */
+function bucket(perMinute) {
+  const rate = perMinute / 60_000; // per ms
+  const capacity = (perMinute / 60) * BURST_S;
+  let level = capacity;
+  let at = performance.now();
+  const fill = () => {
+    const now = performance.now();
+    level = Math.min(capacity, level + (now - at) * rate);
+    at = now;
+  };
+  return {
+    has: (n) => {
+      fill();
+      return level >= n;
+    },
+    take: (n) => (level -= n),
+    msUntil: (n) => Math.max(0, (n - level) / rate),
+    headers: (name) => ({
+      [`anthropic-ratelimit-${name}-limit`]: String(perMinute),
+      [`anthropic-ratelimit-${name}-remaining`]: String(Math.max(0, Math.floor(level))),
+      [`anthropic-ratelimit-${name}-reset`]: new Date(Date.now() + (capacity - level) / rate).toISOString(),
+    }),
+  };
+}
+
+/** The API's limit: a request is let in when both buckets hold it (a token per 4 bytes of body). */
+function limitedApi() {
+  const requests = bucket(RPM);
+  const tokens = bucket(TPM);
+  const log = [];
+  const step = (req) => {
+    const at = performance.now();
+    const input = Math.ceil(req.rawBody.length / 4);
+    const need = input + OUTPUT_TOKENS;
+    const ok = requests.has(1) && tokens.has(need);
+    const headers = () => ({ ...requests.headers("requests"), ...tokens.headers("tokens") });
+    if (!ok) {
+      log.push({ at, status: 429, tokens: 0 });
+      const wait = Math.max(requests.msUntil(1), tokens.msUntil(need));
+      return {
+        kind: "http-error",
+        status: 429,
+        headers: { ...headers(), "retry-after": String(Math.max(1, Math.ceil(wait / 1000))) },
+      };
+    }
+    requests.take(1);
+    tokens.take(need);
+    log.push({ at, status: 200, tokens: need });
+    // Headers at once (the time to a first byte), then the answer streamed over LATENCY_MS: the
+    // rate-limit headers come when a real API sends them, not once the answer is whole.
+    return {
+      kind: "message",
+      delayMs: TTFB_MS,
+      chunkDelayMs: Math.round((LATENCY_MS - TTFB_MS) / 9), // nine gaps between the events of a text answer
+      headers: headers(),
+      usage: { input_tokens: input, output_tokens: OUTPUT_TOKENS },
+      content: [{ type: "text", text: "done" }],
+    };
+  };
+  return { step, log };
+}
+
+function run(args, { cwd, env, onStart }) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    onStart?.(child);
+  });
+}
+
+/** A worker from a copy of the project of its own, with a HOME of its own: another machine. */
+function startWorker(dir, n, fakeUrl, redisUrl, queue) {
+  const machine = path.join(dir, `machine-${queue}-${n}`);
+  const home = path.join(machine, "home");
+  const project = path.join(machine, "project");
+  mkdirSync(home, { recursive: true });
+  cpSync(path.join(dir, "project"), project, { recursive: true });
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    ANTHROPIC_API_KEY: "bench",
+    ANTHROPIC_BASE_URL: fakeUrl,
+  };
+  let child;
+  const done = run(["worker", "--redis", redisUrl, "--queue", queue, "--concurrency", String(PER_WORKER)], {
+    cwd: project,
+    env,
+    onStart: (c) => (child = c),
+  });
+  const ready = new Promise((resolve, reject) => {
+    let err = "";
+    child.stderr.on("data", (d) => {
+      err += d;
+      if (err.includes("at once")) resolve();
+    });
+    done.then((r) => reject(new Error(`worker exited: ${r.stderr}`)));
+  });
+  return { child, done, ready };
+}
+
+/** Answered requests per second over the whole seconds from the first request to the last. */
+function throughput(log) {
+  const ok = log.filter((r) => r.status === 200);
+  const t0 = log[0].at;
+  const seconds = Math.max(1, Math.floor((ok.at(-1).at - t0) / 1000));
+  const inside = ok.filter((r) => r.at < t0 + seconds * 1000);
+  return {
+    seconds,
+    requestsPerS: inside.length / seconds,
+    tokensPerS: inside.reduce((n, r) => n + r.tokens, 0) / seconds,
+    limited: log.length - ok.length,
+    requests: log.length,
+  };
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), "agentmd-bench-rate-"));
+mkdirSync(path.join(dir, "project"));
+writeFileSync(path.join(dir, "project", "agent.md"), "---\nallowed-tools: Read\n---\nBe brief.\n");
+const redis = await startRedis(dir);
+const rows = [];
+try {
+  for (let round = 1; round <= REPEAT; round++) {
+    for (const w of WORKERS) {
+      const queue = `q${round}-${w}`;
+      const api = limitedApi();
+      const runs = Math.min(20 * (RPM / 60), 24 * w);
+      const fake = await startFakeAnthropic(Array.from({ length: runs * 20 }, () => api.step));
+      const workers = Array.from({ length: w }, (_, n) => startWorker(dir, n, fake.url, redis.url, queue));
+      await Promise.all(workers.map((x) => x.ready));
+      const lines = Array.from({ length: runs }, (_, i) =>
+        JSON.stringify({ id: `r${i}`, prompt: `run ${i}` }),
+      );
+      const file = path.join(dir, "project", `${queue}.jsonl`);
+      writeFileSync(file, `${lines.join("\n")}\n`);
+      const env = { PATH: process.env.PATH ?? "", HOME: dir, ANTHROPIC_API_KEY: "bench" };
+      const r = await run(["batch", file, "--redis", redis.url, "--queue", queue, "--wait"], {
+        cwd: path.join(dir, "project"),
+        env,
+      });
+      if (r.code !== 0) throw new Error(`batch failed (${r.code}): ${r.stderr}`);
+      const results = r.stdout.trim().split("\n").length;
+      if (results !== runs) throw new Error(`expected ${runs} results, got ${results}`);
+      rows.push({ round, w, runs, ...throughput(api.log) });
+      for (const x of workers) x.child.kill("SIGTERM");
+      await Promise.all(workers.map((x) => x.done));
+      await fake.close();
+    }
+  }
+} finally {
+  redis.child.kill("SIGTERM");
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const limitPerS = RPM / 60;
+console.log(
+  `bench/rate-limit — fake API limit ${RPM} requests/min (${limitPerS}/s) and ${TPM} tokens/min, buckets of ${BURST_S} s, headers after ${TTFB_MS} ms, answers streamed until ${LATENCY_MS} ms; ${PER_WORKER} runs at once per worker process, each from its own project copy and HOME; limits learnt from the headers`,
+);
+let misses = 0;
+for (const r of rows) {
+  const share = r.requestsPerS / limitPerS;
+  const tokenShare = r.tokensPerS / (TPM / 60);
+  const ideal = Math.min(1, (r.w * PER_WORKER * 1000) / (LATENCY_MS * limitPerS));
+  const limited = r.limited / r.requests;
+  const miss = r.w === 4 && (share < 0.95 || limited > 0.01);
+  if (miss) misses++;
+  console.log(
+    `  round ${r.round}  ${r.w} worker${r.w === 1 ? " " : "s"}  ${r.runs} runs  ${fmt(r.requestsPerS, 1).padStart(5)} requests/s over ${r.seconds} s  ${fmt(100 * share, 1).padStart(5)}% of the request limit (ideal ${fmt(100 * ideal, 0)}%)  ${fmt(100 * tokenShare, 1)}% of the token limit  ${r.limited} of ${r.requests} answered 429 (${fmt(100 * limited, 2)}%)${miss ? "  MISS" : ""}`,
+  );
+}
+const four = rows.filter((r) => r.w === 4);
+const worst = four.reduce((a, b) => (a && a.requestsPerS < b.requestsPerS ? a : b), undefined);
+console.log(
+  `RESULT rate-limit share_of_limit_4_min=${fmt(worst.requestsPerS / limitPerS)} target>=0.95 share_429_4_max=${fmt(Math.max(...four.map((r) => r.limited / r.requests)), 4)} target<=0.01 misses=${misses}`,
+);
