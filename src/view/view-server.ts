@@ -66,6 +66,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
     const path = new URL(req.url ?? "/", `http://${HOST}`).pathname;
     if (path === "/") return send(res, 200, "text/html; charset=utf-8", PAGE_HTML);
     if (path === "/app.js") return send(res, 200, "text/javascript; charset=utf-8", script);
+    if (path === "/favicon.ico") return send(res, 204, "text/plain", "");
     if (path === "/app.css") return send(res, 200, "text/css; charset=utf-8", PAGE_CSS);
     if (path === "/api/config")
       return sendJson(res, 200, { project: o.project, ...(o.queue && { queue: o.queue.name }) });
