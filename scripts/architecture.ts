@@ -15,7 +15,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ["mcp", "trust"],
   ["loop", "tracing"],
   ["invocation"],
-  ["batch", "audit"],
+  ["batch", "audit", "view"],
   ["cli"],
   ["index.ts"],
 ];

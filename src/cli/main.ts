@@ -32,6 +32,7 @@ Commands:
   batch FILE.jsonl   many runs, one a line of FILE: here, or on workers with --redis URL
   worker             take runs from a queue (--redis URL) and run them
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
+  view               a local web page of the sessions (and, with --redis URL, the batches)
 
 Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
 
@@ -49,6 +50,7 @@ const COMMANDS = [
   "batch",
   "worker",
   "enqueue",
+  "view",
   "audit",
   "trust",
   "plugin",
@@ -100,6 +102,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await (await import("./worker-command.js")).workerCommand(rest, io);
       case "enqueue":
         return await (await import("./enqueue-command.js")).enqueueCommand(rest, io);
+      case "view":
+        return await (await import("./view-command.js")).viewCommand(rest, io);
       default:
         return await withoutCommand(argv, io);
     }

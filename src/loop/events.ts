@@ -99,7 +99,7 @@ export type RunEvent =
       readonly isError: boolean;
       readonly content: string;
       readonly ms: number;
-      /** Which rule decided, and whether a user was asked (traced runs only). */
+      /** Which rule decided (`file:line`), and whether a user was asked: what `agentmd view` and traces show. */
       readonly permission?: DecisionNote;
     })
   /**

@@ -60,7 +60,7 @@ export async function executeCall(use: ToolUse, cx: CallContext): Promise<CallOu
     content: text,
     // How long the call took, less the time a user took to answer its approval question.
     ms: performance.now() - started - (trail.waitedMs ?? 0),
-    ...(cx.traceparent && trail.note && { permission: trail.note }),
+    ...(trail.note && { permission: trail.note }),
   });
   return { block: toResultBlock(use.id, result), decision, result };
 }
@@ -71,7 +71,7 @@ const refuse = (decision: CallDecision, content: string): Settled => ({
   result: { content, isError: true },
 });
 
-/** What a traced call's decision note is made of, as the call goes (`permission` on its tool_end). */
+/** What a call's decision note is made of, as the call goes (`permission` on its tool_end). */
 interface Trail {
   note?: DecisionNote;
   /** How long the call waited for a user's answer (not part of its duration). */
@@ -94,7 +94,7 @@ async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Sett
   const admitted = await admit(use, cx, trail);
   if ("decision" in admitted) return admitted;
   const { tool } = admitted;
-  if (cx.traceparent) trail.note = await noteAllowed(tool, admitted.input, cx);
+  trail.note = await noteAllowed(tool, admitted.input, cx);
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   const hooks = hookContext(cx);
   const call = { tool_name: tool.name, tool_use_id: use.id };
@@ -197,7 +197,7 @@ async function admit(
 ): Promise<Settled | { tool: Tool; input: Readonly<Record<string, unknown>> }> {
   const a = await admitCall(use, cx);
   if (a.kind === "denied") {
-    if (cx.traceparent) trail.note = deniedNote(a.denial, cx.cwd, cx.state.list);
+    trail.note = deniedNote(a.denial, cx.cwd, cx.state.list);
     return refuse("denied", denialText(a.denial));
   }
   if (a.kind === "invalid") return { decision: "invalid", result: a.result };
@@ -350,7 +350,7 @@ async function rejudge(
   return { input: again.input };
 }
 
-/** The rule that allowed an admitted call (judged again, rule by rule: traced runs only). */
+/** The rule that allowed an admitted call (judged again, rule by rule), for its transcript and trace. */
 async function noteAllowed(
   tool: Tool,
   input: Readonly<Record<string, unknown>>,

@@ -17,6 +17,10 @@ export interface SessionSummary {
   readonly prompt: string;
   readonly outcome?: string;
   readonly turns: number;
+  /** What its runs cost, their subagents included (as their ends say). */
+  readonly costUsd: number;
+  /** Its last run has started and not ended: it runs now, or was cut off. */
+  readonly open: boolean;
 }
 
 const SUFFIX = ".jsonl";
@@ -61,6 +65,8 @@ export function listSessions(dir: string): SessionSummary[] {
         modified: st.mtime,
         prompt: entry.typed ?? entry.said ?? "",
         turns: entry.turns,
+        costUsd: entry.costUsd,
+        open: entry.open,
         ...(entry.outcome !== undefined && { outcome: entry.outcome }),
       });
     } catch {
@@ -82,9 +88,11 @@ interface Entry {
   readonly said?: string;
   readonly turns: number;
   readonly outcome?: string;
+  readonly costUsd: number;
+  readonly open: boolean;
 }
 
-const EMPTY: Entry = { size: 0, mtimeMs: 0, offset: 0, started: false, turns: 0 };
+const EMPTY: Entry = { size: 0, mtimeMs: 0, offset: 0, started: false, turns: 0, costUsd: 0, open: false };
 
 function summarise(file: string, size: number, mtimeMs: number, known: Entry | undefined): Entry {
   if (known && known.size === size && known.mtimeMs === mtimeMs) return known;
@@ -130,13 +138,21 @@ function grewFrom(file: string, known: Entry, size: number): boolean {
 /** One line's part of the summary: only the lines that can change it are parsed. */
 function withLine(entry: Entry, line: string): Entry {
   const end = line.includes('"type":"run_end"');
-  const wanted = end || (!entry.started && line.includes('"type":"run_start"')) || entry.said === undefined;
+  const wanted = end || line.includes('"type":"run_start"') || entry.said === undefined;
   if (!wanted || line.trim() === "") return entry;
   const e = parseEvent(line);
   if (e?.depth !== 0) return entry;
-  if (e.type === "run_end") return { ...entry, turns: entry.turns + e.turns, outcome: e.outcome };
-  if (e.type === "run_start" && !entry.started)
-    return { ...entry, started: true, ...(e.input !== undefined && { typed: e.input }) };
+  if (e.type === "run_end")
+    return {
+      ...entry,
+      turns: entry.turns + e.turns,
+      outcome: e.outcome,
+      costUsd: entry.costUsd + e.costUsd,
+      open: false,
+    };
+  if (e.type === "run_start" && entry.started) return { ...entry, open: true };
+  if (e.type === "run_start")
+    return { ...entry, started: true, open: true, ...(e.input !== undefined && { typed: e.input }) };
   if (e.type === "user_message" && entry.said === undefined)
     return { ...entry, said: typeof e.content === "string" ? e.content : "(blocks)" };
   return entry;
@@ -183,6 +199,8 @@ function isEntry(v: unknown): v is Entry {
     e.offset <= e.size &&
     typeof e.started === "boolean" &&
     typeof e.turns === "number" &&
+    typeof e.costUsd === "number" &&
+    typeof e.open === "boolean" &&
     (e.typed === undefined || typeof e.typed === "string") &&
     (e.said === undefined || typeof e.said === "string") &&
     (e.outcome === undefined || typeof e.outcome === "string")

@@ -244,8 +244,8 @@ export function lockSession(dir: string, id: string): () => void {
       // A folder that cannot be written holds no transcript either (that is a warning of the
       // run's): there is nothing to keep apart, so the run goes on unlocked.
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") return () => {};
-      const holder = Number(readFileSafe(lock));
-      if (Number.isInteger(holder) && holder > 0 && alive(holder))
+      const holder = sessionHolder(dir, id);
+      if (holder !== undefined)
         throw new SessionBusyError(
           `the session ${id} is in use by another agentmd (process ${holder}); wait for it to end, or start a new session`,
         );
@@ -253,6 +253,12 @@ export function lockSession(dir: string, id: string): () => void {
     }
   }
   throw new SessionError(`cannot lock the session ${id}`);
+}
+
+/** The live process whose run holds the session now (it is being written), or undefined. */
+export function sessionHolder(dir: string, id: string): number | undefined {
+  const holder = Number(readFileSafe(`${sessionFile(dir, id)}.lock`));
+  return Number.isInteger(holder) && holder > 0 && alive(holder) ? holder : undefined;
 }
 
 function readFileSafe(file: string): string {

@@ -6,8 +6,8 @@ import type { DecideContext, Denial, Origin, PermissionList, Rule, ToolCall } fr
 /**
  * A call's permission decision as data a trace (or any reader) can keep: the verdict, the rule that
  * decided it as written, and where that rule is written (`file:line`, relative to the run's folder
- * when inside it). Built only for runs that are traced: finding the rule that allowed a call judges
- * the call once per rule.
+ * when inside it). Kept on every call's `tool_end` (transcripts, traces, `agentmd view`): finding
+ * the rule that allowed a call judges the call once per rule, which costs microseconds.
  */
 export interface DecisionNote {
   readonly verdict: "allowed" | "denied" | "asked";
