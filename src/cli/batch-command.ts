@@ -1,8 +1,8 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { BatchItem } from "../batch/batch-item.js";
 import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
+import type { ItemSource } from "../batch/item-source.js";
 import { projectVersions } from "../batch/project-version.js";
 import { DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
@@ -18,6 +18,7 @@ import {
   loadItems,
   progressBar,
   SESSION_BUSY_EXIT,
+  skippedCounter,
   skippedLine,
   summaryLine,
   usage,
@@ -138,6 +139,22 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
   if (!items) return 2;
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
   const projectDir = findProjectRoot(cwd, io.env.HOME);
+  try {
+    return await batchOf(values, items, batchId, projectDir, concurrency, unattended, io);
+  } finally {
+    items.close();
+  }
+}
+
+async function batchOf(
+  values: { redis?: string; queue?: string; model?: string; "retry-failed": boolean },
+  items: ItemSource,
+  batchId: string,
+  projectDir: string,
+  concurrency: number,
+  unattended: Pick<LocalBatch, "outputSchema" | "maxBudgetUsd">,
+  io: RunIo,
+): Promise<number> {
   if (values.redis !== undefined)
     return queueBatch(
       {
@@ -165,7 +182,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
 }
 
 interface LocalBatch {
-  readonly items: readonly BatchItem[];
+  readonly items: ItemSource;
   readonly batchId: string;
   readonly projectDir: string;
   readonly concurrency: number;
@@ -210,13 +227,14 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const stop = interruptions(io, "batch: stopping; running runs are interrupted and resume next time");
   const bar = progressBar(io);
   let anyFailed = false;
-  const skipped: string[] = [];
+  const skipped = skippedCounter();
   const versionOf = projectVersions(o.projectDir);
   const started = Date.now();
   let summary: Awaited<ReturnType<typeof runBatch>>;
   try {
     summary = await runBatch({
-      items: o.items,
+      items: o.items.items(),
+      total: o.items.count,
       batchId: o.batchId,
       versionOf: (item) => versionOf(item.cwd),
       runnerFor: runners.runnerFor,
@@ -226,7 +244,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       retryFailed: o.retryFailed,
       onResult: (r) => {
         anyFailed ||= failed(r);
-        if (r.skipped) skipped.push(r.id);
+        if (r.skipped) skipped.add(r.id);
         bar.print(r);
       },
       onHeld: (item, message) => bar.note(`agentmd batch: ${item.id} not run: ${message}`),
@@ -239,7 +257,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   }
   const p = summary.progress;
   const left = summary.interrupted + summary.notStarted;
-  if (skipped.length > 0) io.stderr.write(`${skippedLine(o.batchId, skipped)}\n`);
+  if (skipped.get().count > 0) io.stderr.write(`${skippedLine(o.batchId, skipped.get())}\n`);
   io.stderr.write(
     `${summaryLine(o.batchId, p, Date.now() - started)}${left ? `, ${left} left (run the same command again to resume)` : ""}${summary.held ? `, ${summary.held} being run by another agentmd (run the same command again once it ends)` : ""}\n`,
   );
