@@ -2,7 +2,7 @@ import path from "node:path";
 import type { BatchResult } from "../batch/batch-result.js";
 import { FINISHED_BEFORE } from "../batch/batch-session-id.js";
 import { type CheckedFile, checkItemFile, checkItemStream, type ItemSource } from "../batch/item-source.js";
-import { duration, type Progress, progressLine } from "../batch/progress.js";
+import { duration, type Progress, progressLine, progressTicker } from "../batch/progress.js";
 import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
 
@@ -97,12 +97,17 @@ export function summaryLine(batchId: string, p: Progress, ms: number): string {
   return `batch ${batchId}: ${p.done} done, ${p.failed} failed${skipped} of ${p.total} · ${p.tokens.toLocaleString("en-US")} tokens · $${p.costUsd.toFixed(4)} · ${duration(ms)}`;
 }
 
+/** Off a terminal, a progress line at least this often while the batch runs. */
+const PLAIN_EVERY_MS = 10_000;
+
 /**
- * JSON lines on standard output; on a terminal, a progress bar on standard error, redrawn in place
- * and cleared around each line so that the two never mix when both are the terminal.
+ * JSON lines on standard output; a progress line on standard error: on a terminal, a bar redrawn
+ * in place and cleared around each line so that the two never mix when both are the terminal;
+ * elsewhere (a log), a line at every 5% and every 10 s between.
  */
 export function progressBar(io: CliIo) {
   const live = io.stderr.isTTY === true;
+  const due = progressTicker(PLAIN_EVERY_MS);
   let last: Progress | undefined;
   let shown = false;
   const clear = () => {
@@ -110,31 +115,37 @@ export function progressBar(io: CliIo) {
     shown = false;
   };
   const draw = () => {
-    if (!live || !last) return;
+    if (!last) return;
+    if (!live) {
+      if (due(last, Date.now()))
+        io.stderr.write(`progress: ${progressLine(last, Date.now(), { bar: false })}\n`);
+      return;
+    }
     clear();
     io.stderr.write(progressLine(last, Date.now()));
     shown = true;
   };
-  const timer = live ? setInterval(draw, 250) : undefined;
-  timer?.unref();
+  const timer = setInterval(draw, live ? 250 : PLAIN_EVERY_MS);
+  timer.unref();
   return {
     draw: (p: Progress) => {
       last = p;
+      if (!live) draw();
     },
     print: (r: BatchResult) => {
       clear();
       io.stdout.write(`${JSON.stringify(r)}\n`);
-      draw();
+      if (live) draw();
     },
     /** A line on standard error, between two drawings of the bar. */
     note: (line: string) => {
       clear();
       io.stderr.write(`${line}\n`);
-      draw();
+      if (live) draw();
     },
     end: () => {
-      if (timer) clearInterval(timer);
-      draw();
+      clearInterval(timer);
+      if (live) draw();
       if (shown) io.stderr.write("\n");
       shown = false;
     },
