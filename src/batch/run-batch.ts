@@ -70,6 +70,7 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
     running++;
     report();
     let sessionId = "";
+    let result: BatchResult | undefined;
     try {
       sessionId = batchSessionId(o.batchId, item, o.versionOf(item));
       const run = await runItem(o.runnerFor(item), o.store, item, sessionId, {
@@ -80,20 +81,17 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
       else if (run.kind === "held") {
         held++;
         o.onHeld?.(item, run.message);
-      } else finish(run.ran ? run.result : { ...run.result, skipped: true });
+      } else result = run.ran ? run.result : { ...run.result, skipped: true };
     } catch (e) {
-      finish(failure(item, sessionId, e));
+      result = failure(item, sessionId, e);
     } finally {
       running--;
       // A limit the gate lowered (or raised) applies from the next item on.
       pool.concurrency = Math.max(1, o.gate.limit);
+      if (result) progress = withResult(progress, result);
       report();
+      if (result) o.onResult(result);
     }
-  };
-  const finish = (result: BatchResult) => {
-    progress = withResult(progress, result);
-    report();
-    o.onResult(result);
   };
 
   try {
