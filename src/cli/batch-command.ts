@@ -44,8 +44,10 @@ covers the item's prompt (or line), agent, cwd and the project's version, so a c
 item is new work. Run the same command again and items that finished before with the same
 prompt, agent and version are skipped (listed on standard error), interrupted ones resumed
 from their transcripts, with totals that count every part paid for. An item another agentmd
-runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output; on a terminal a
-progress bar (done, failed, running, tokens, cost, ETA) is drawn on standard error.
+runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output, printed as it finishes (FILE is
+read as the runs go, never held: 10,000 items cost what ten do); a progress line (done,
+failed, running, waiting, tokens, cost so far and in all, ETA) goes to standard error:
+redrawn in place on a terminal, else a line at every 5% and every 10 s.
 A rate limit from the API (429 with retry-after) holds every run's next request and
 halves how many runs go at once; steady answers raise it again, up to --concurrency.
 
