@@ -31,29 +31,36 @@ export function parseBatchItems(text: string): { items: BatchItem[]; errors: Ite
   const errors: ItemError[] = [];
   const seen = new Map<string, number>();
   text.split("\n").forEach((raw, i) => {
-    if (raw.trim() === "") return;
-    const line = i + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (e) {
-      errors.push({ line, message: `not JSON: ${(e as Error).message}` });
-      return;
-    }
-    const item = batchItemOf(value);
-    if (typeof item === "string") {
-      errors.push({ line, message: item });
-      return;
-    }
-    const first = seen.get(item.id);
-    if (first !== undefined) {
-      errors.push({ line, message: `the id '${item.id}' is used on line ${first} already` });
-      return;
-    }
-    seen.set(item.id, line);
-    items.push(item);
+    const r = itemOfLine(raw, i + 1, seen);
+    if (r === undefined) return;
+    if ("message" in r) errors.push(r);
+    else items.push(r);
   });
   return { items, errors };
+}
+
+/**
+ * One line of a batch file (1-based `line`): its item, what is wrong with it, or undefined for a
+ * blank line. `seen` holds the ids met so far, by line (a repeated id is an error).
+ */
+export function itemOfLine(
+  raw: string,
+  line: number,
+  seen: Map<string, number>,
+): BatchItem | ItemError | undefined {
+  if (raw.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    return { line, message: `not JSON: ${(e as Error).message}` };
+  }
+  const item = batchItemOf(value);
+  if (typeof item === "string") return { line, message: item };
+  const first = seen.get(item.id);
+  if (first !== undefined) return { line, message: `the id '${item.id}' is used on line ${first} already` };
+  seen.set(item.id, line);
+  return item;
 }
 
 /** One item from parsed JSON (a file's line, or a job's data), or what is wrong with it. */

@@ -4,30 +4,30 @@ import type { BatchItem } from "./batch-item.js";
 import { failed } from "./batch-result.js";
 import { batchSessionId } from "./batch-session-id.js";
 import { jobDataFor } from "./job-data.js";
-import type { BatchKeys } from "./queue-keys.js";
+import type { BatchKeys, WaitKeys } from "./queue-keys.js";
 import { dropFailedResult, readResults } from "./results-store.js";
+import { addPending, type WaitEntry } from "./wait-set.js";
 
 export interface EnqueueOptions {
   readonly redis: Redis;
   readonly queue: Queue;
   readonly keys: BatchKeys;
   readonly batchId: string;
-  readonly items: readonly BatchItem[];
+  /** The batch's items, read as they are queued (a chunk at a time: never all held). */
+  readonly items: AsyncIterable<BatchItem> | readonly BatchItem[];
   /** The project version a job of this item is for (it covers the memory files down to its `cwd`). */
   readonly versionOf: (item: BatchItem) => string;
   /** Queue again the items whose result is a failure (their session continues). */
   readonly retryFailed?: boolean;
   /** The trace context each job carries to its worker (`traceparent`). */
   readonly traceparent?: string;
-}
-
-/** An item of the batch and its job (its session). */
-export interface QueuedItem {
-  readonly id: string;
-  readonly sessionId: string;
+  /** For `batch --wait`: every item's session goes into this wait (see `wait-set.ts`). */
+  readonly wait?: WaitKeys;
 }
 
 export interface Enqueued {
+  /** Items read. */
+  readonly total: number;
   /** Jobs added now. */
   readonly added: number;
   /** Items whose job is on the queue already (waiting, delayed or running). */
@@ -36,11 +36,12 @@ export interface Enqueued {
   readonly finished: number;
   /** Items whose failed result was taken out and queued again (`retryFailed`). */
   readonly retried: number;
-  /** Every item's job, in the file's order. */
-  readonly jobs: readonly QueuedItem[];
-  /** The session ids of the items that had finished before (their results are there already). */
-  readonly finishedBefore: ReadonlySet<string>;
+  /** The first ten ids of the items that had finished before (to name them; the rest are counted). */
+  readonly finishedSample: readonly string[];
 }
+
+/** Items are looked at and added this many at a time. */
+const CHUNK = 500;
 
 /**
  * How a job is kept: a failure that is not the run's (Redis gone, the worker stopping) is tried
@@ -58,35 +59,56 @@ export const JOB_OPTIONS = {
  * Puts a batch's items on the queue, each as one job whose id is its session's (see
  * `batchSessionId`: a changed item is another job), so that enqueuing again adds nothing twice: an
  * item with a result is skipped (with `retryFailed`, a failed one is queued again), one already on
- * the queue is left as it is, and one whose job had failed is queued anew.
+ * the queue is left as it is, and one whose job had failed is queued anew. The items are read and
+ * added a chunk at a time (one round of Redis calls each), so 10,000 items cost what 500 do.
  */
 export async function enqueueItems(o: EnqueueOptions): Promise<Enqueued> {
-  const items = o.items.map((item) => ({
-    item,
-    sessionId: batchSessionId(o.batchId, item, o.versionOf(item)),
-  }));
-  const results = await readResults(
-    o.redis,
-    o.keys,
-    items.map((i) => i.sessionId),
-  );
   await o.redis.set(o.keys.queued, String(Date.now()));
-  let queued = 0;
-  let retried = 0;
-  const finishedBefore = new Set<string>();
-  const jobs = [];
-  for (const { item, sessionId: jobId } of items) {
+  const tally = { total: 0, added: 0, queued: 0, finished: 0, retried: 0, finishedSample: [] as string[] };
+  let chunk: BatchItem[] = [];
+  for await (const item of o.items) {
+    chunk.push(item);
+    if (chunk.length === CHUNK) {
+      await enqueueChunk(o, chunk, tally);
+      chunk = [];
+    }
+  }
+  await enqueueChunk(o, chunk, tally);
+  return tally;
+}
+
+type Tally = { -readonly [K in keyof Enqueued]: K extends "finishedSample" ? string[] : number };
+
+async function enqueueChunk(o: EnqueueOptions, items: readonly BatchItem[], t: Tally): Promise<void> {
+  if (items.length === 0) return;
+  const first = t.total;
+  t.total += items.length;
+  const sessions = items.map((item) => batchSessionId(o.batchId, item, o.versionOf(item)));
+  const results = await readResults(o.redis, o.keys, sessions);
+  const entries: (readonly [string, WaitEntry])[] = [];
+  const toLook: { item: BatchItem; jobId: string; retry: boolean }[] = [];
+  for (const [i, item] of items.entries()) {
+    const jobId = sessions[i] ?? "";
     const result = results.get(jobId);
     const retry = o.retryFailed === true && result !== undefined && failed(result);
-    if (retry && (await dropFailedResult(o.redis, o.keys, jobId))) retried++;
+    let before = false;
+    if (retry && (await dropFailedResult(o.redis, o.keys, jobId))) t.retried++;
     else if (result !== undefined) {
-      finishedBefore.add(jobId);
-      continue;
+      before = true;
+      t.finished++;
+      if (t.finishedSample.length < 10) t.finishedSample.push(item.id);
     }
-    const state = await o.queue.getJobState(jobId);
+    entries.push([jobId, { ordinal: first + i, id: item.id, before }]);
+    if (!before) toLook.push({ item, jobId, retry });
+  }
+  if (o.wait) await addPending(o.redis, o.wait, entries);
+  const states = await Promise.all(toLook.map((l) => o.queue.getJobState(l.jobId)));
+  const jobs = [];
+  for (const [i, { item, jobId, retry }] of toLook.entries()) {
+    const state = states[i];
     if (state === "failed" || state === "completed") await o.queue.remove(jobId);
     else if (state !== "unknown") {
-      queued++;
+      t.queued++;
       continue;
     }
     jobs.push({
@@ -98,13 +120,6 @@ export async function enqueueItems(o: EnqueueOptions): Promise<Enqueued> {
       opts: { ...JOB_OPTIONS, jobId },
     });
   }
-  for (let i = 0; i < jobs.length; i += 500) await o.queue.addBulk(jobs.slice(i, i + 500));
-  return {
-    added: jobs.length,
-    queued,
-    finished: finishedBefore.size,
-    retried,
-    jobs: items.map(({ item, sessionId }) => ({ id: item.id, sessionId })),
-    finishedBefore,
-  };
+  if (jobs.length > 0) await o.queue.addBulk(jobs);
+  t.added += jobs.length;
 }

@@ -52,18 +52,22 @@ export function withResult(p: Progress, r: BatchResult): Progress {
 const BAR = 24;
 
 /**
- * One line: `[█████░░░] 120/300 · 3 failed · 8 running · 1.2M tokens · $3.42 · ETA 1m20s`, with the
- * rate limit's pause and the lowered concurrency when there is one. Pure: the caller draws it.
+ * One line: `[█████░░░] 120/300 · 3 failed · 8 running · 172 waiting · 1.2M tokens · $3.42 of
+ * ~$8.55 · ETA 1m20s`, with the rate limit's pause and the lowered concurrency when there is one.
+ * The estimates go by the pace and the cost per run so far. Pure: the caller draws it; `bar: false`
+ * leaves the bar out (a line of a log, not a terminal's).
  */
-export function progressLine(p: Progress, now: number): string {
+export function progressLine(p: Progress, now: number, { bar = true }: { bar?: boolean } = {}): string {
   const finished = p.done + p.failed;
   const filled = p.total === 0 ? BAR : Math.round((finished / p.total) * BAR);
+  const count = `${finished}/${p.total}`;
   const parts = [
-    `[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${finished}/${p.total}`,
+    bar ? `[${"█".repeat(filled)}${"░".repeat(BAR - filled)}] ${count}` : count,
     `${p.failed} failed`,
     `${p.running} running`,
+    `${Math.max(0, p.total - finished - p.running)} waiting`,
     `${compact(p.tokens)} tokens`,
-    `$${p.costUsd.toFixed(2)}`,
+    `$${p.costUsd.toFixed(2)}${expectedCost(p)}`,
     `ETA ${eta(p, now)}`,
   ];
   if (p.waitingForVersion) parts.push(`${p.waitingForVersion} waiting for a worker of their project version`);
@@ -72,6 +76,29 @@ export function progressLine(p: Progress, now: number): string {
   if (p.limit !== undefined && p.max !== undefined && p.limit < p.max)
     parts.push(`concurrency ${p.limit}/${p.max}`);
   return parts.join(" · ");
+}
+
+/** ` of ~$8.55`: what the batch will cost in all at the cost per finished run so far. */
+function expectedCost(p: Progress): string {
+  const finished = p.done + p.failed;
+  if (finished === 0 || finished >= p.total) return "";
+  return ` of ~$${((p.costUsd / finished) * p.total).toFixed(2)}`;
+}
+
+/**
+ * Off a terminal, when the next progress line is due: at the start, at every 5% more finished,
+ * and every `everyMs` between (a log shows the batch is alive without a line per run).
+ */
+export function progressTicker(everyMs: number): (p: Progress, now: number) => boolean {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let lastStep = -1;
+  return (p, now) => {
+    const step = p.total === 0 ? 20 : Math.floor(((p.done + p.failed) / p.total) * 20);
+    if (step <= lastStep && now - lastAt < everyMs) return false;
+    lastStep = step;
+    lastAt = now;
+    return true;
+  };
 }
 
 function eta(p: Progress, now: number): string {

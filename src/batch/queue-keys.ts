@@ -15,6 +15,11 @@ export function checkQueueName(name: string): string {
  *   once (the session id covers the item's prompt, agent, cwd and project version: a changed item
  *   has a result of its own);
  * - `agentmd:<queue>:totals:<batch>`: a hash of counters (runs, failed, tokens, cost_usd);
+ * - `agentmd:<queue>:finished:<batch>`: a list of session ids, one pushed as each result is stored:
+ *   a waiting `batch --wait` reads on from where it was, rather than asking after every job;
+ * - `agentmd:<queue>:wait:<batch>:<wait>`: a hash of the sessions one `batch --wait` still waits
+ *   for (session id → its item), emptied as results are handed over, and a set beside it
+ *   (`…:refused`) of those put back for a worker of their version;
  * - `agentmd:<queue>:queued:<batch>`: set when the batch is enqueued; gone, it tells a waiting
  *   `batch --wait` that Redis lost its data (restarted empty);
  * - `agentmd:<queue>:budget:<batch>`: a hash, `cap_usd` (`--max-budget-usd`, for all the batch's
@@ -30,6 +35,11 @@ export function queueKeys(queue: string) {
       results: `${base}:results:${batch}`,
       totals: `${base}:totals:${batch}`,
       queued: `${base}:queued:${batch}`,
+      finished: `${base}:finished:${batch}`,
+    }),
+    wait: (batch: string, wait: string): WaitKeys => ({
+      pending: `${base}:wait:${batch}:${wait}`,
+      refused: `${base}:wait:${batch}:${wait}:refused`,
     }),
     budget: (batch: string) => `${base}:budget:${batch}`,
     rate: `${base}:rate`,
@@ -41,4 +51,10 @@ export interface BatchKeys {
   readonly results: string;
   readonly totals: string;
   readonly queued: string;
+  readonly finished: string;
+}
+
+export interface WaitKeys {
+  readonly pending: string;
+  readonly refused: string;
 }

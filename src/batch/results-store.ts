@@ -6,6 +6,7 @@ import type { BatchKeys } from "./queue-keys.js";
 // (its worker died after the result was written, before the queue heard of it) counts once.
 const RECORD = `
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('RPUSH', KEYS[3], ARGV[1])
 redis.call('HINCRBY', KEYS[2], 'runs', 1)
 redis.call('HINCRBY', KEYS[2], 'failed', ARGV[3])
 redis.call('HINCRBY', KEYS[2], 'input_tokens', ARGV[4])
@@ -42,9 +43,10 @@ export async function recordResult(redis: Redis, keys: BatchKeys, r: BatchResult
   const u = r.usage;
   const stored = await redis.eval(
     RECORD,
-    2,
+    3,
     keys.results,
     keys.totals,
+    keys.finished,
     r.sessionId,
     JSON.stringify(kept),
     r.outcome === "done" ? 0 : 1,

@@ -11,7 +11,10 @@ import type { RateGate } from "./rate-gate.js";
 import { runItem } from "./run-item.js";
 
 export interface RunBatchOptions {
-  readonly items: readonly BatchItem[];
+  /** Taken as the pool has room: a file's items are read as they run, never all held. */
+  readonly items: AsyncIterable<BatchItem> | readonly BatchItem[];
+  /** How many items there are (default: the array's length). */
+  readonly total?: number;
   readonly batchId: string;
   /** The project version an item runs with (part of what makes it the same work: its session). */
   readonly versionOf: (item: BatchItem) => string;
@@ -51,7 +54,8 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
   const now = o.now ?? Date.now;
   const max = o.gate.limit;
   const pool = new PQueue({ concurrency: max });
-  let progress = emptyProgress(o.items.length, now());
+  const total = o.total ?? (Array.isArray(o.items) ? o.items.length : 0);
+  let progress = emptyProgress(total, now());
   let running = 0;
   let interrupted = 0;
   let started = 0;
@@ -70,6 +74,7 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
     running++;
     report();
     let sessionId = "";
+    let result: BatchResult | undefined;
     try {
       sessionId = batchSessionId(o.batchId, item, o.versionOf(item));
       const run = await runItem(o.runnerFor(item), o.store, item, sessionId, {
@@ -80,27 +85,45 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
       else if (run.kind === "held") {
         held++;
         o.onHeld?.(item, run.message);
-      } else finish(run.ran ? run.result : { ...run.result, skipped: true });
+      } else result = run.ran ? run.result : { ...run.result, skipped: true };
     } catch (e) {
-      finish(failure(item, sessionId, e));
+      result = failure(item, sessionId, e);
     } finally {
       running--;
       // A limit the gate lowered (or raised) applies from the next item on.
       pool.concurrency = Math.max(1, o.gate.limit);
+      if (result) progress = withResult(progress, result);
       report();
+      if (result) o.onResult(result);
     }
   };
-  const finish = (result: BatchResult) => {
-    progress = withResult(progress, result);
-    report();
-    o.onResult(result);
-  };
 
-  for (const item of o.items) void pool.add(() => runOne(item));
-  await pool.onIdle();
-  o.signal.removeEventListener("abort", stop);
+  try {
+    // Only a few items wait in the pool: the next is read when one starts. Items at hand are
+    // added at once (the first runs start together), a file's as it is read.
+    const room = () =>
+      pool.size < Math.max(1, pool.concurrency) ? undefined : pool.onSizeLessThan(pool.concurrency);
+    const add = (item: BatchItem) => {
+      if (!o.signal.aborted) void pool.add(() => runOne(item));
+    };
+    if (Array.isArray(o.items))
+      for (const item of o.items as readonly BatchItem[]) {
+        const full = room();
+        if (full) await full;
+        add(item);
+      }
+    else
+      for await (const item of o.items) {
+        await room();
+        add(item);
+        if (o.signal.aborted) break;
+      }
+  } finally {
+    await pool.onIdle();
+    o.signal.removeEventListener("abort", stop);
+  }
   report();
-  return { progress, interrupted, notStarted: o.items.length - started, held };
+  return { progress, interrupted, notStarted: total - started, held };
 }
 
 function failure(item: BatchItem, sessionId: string, e: unknown): BatchResult {

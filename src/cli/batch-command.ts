@@ -1,8 +1,8 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { BatchItem } from "../batch/batch-item.js";
 import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
+import type { ItemSource } from "../batch/item-source.js";
 import { projectVersions } from "../batch/project-version.js";
 import { DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { BATCH_MAX_RETRIES, createRateGate } from "../batch/rate-gate.js";
@@ -20,6 +20,7 @@ import {
   loadItems,
   progressBar,
   SESSION_BUSY_EXIT,
+  skippedCounter,
   skippedLine,
   summaryLine,
   usage,
@@ -47,8 +48,10 @@ covers the item's prompt (or line), agent, cwd and the project's version, so a c
 item is new work. Run the same command again and items that finished before with the same
 prompt, agent and version are skipped (listed on standard error), interrupted ones resumed
 from their transcripts, with totals that count every part paid for. An item another agentmd
-runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output; on a terminal a
-progress bar (done, failed, running, tokens, cost, ETA) is drawn on standard error.
+runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output, printed as it finishes (FILE is
+read as the runs go, never held: 10,000 items cost what ten do); a progress line (done,
+failed, running, waiting, tokens, cost so far and in all, ETA) goes to standard error:
+redrawn in place on a terminal, else a line at every 5% and every 10 s.
 Every run's requests share one rate limit (requests and tokens per minute, learnt from
 the API's rate-limit headers or given by --rpm/--tpm); a 429 holds every run's next
 request until its retry-after. With --redis, the workers share theirs in Redis.
@@ -163,6 +166,22 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
   if (!items) return 2;
   const batchId = batchIdOf(values["batch-id"] ?? (file === "-" ? "stdin" : path.basename(file)));
   const projectDir = findProjectRoot(cwd, io.env.HOME);
+  try {
+    return await batchOf(values, items, batchId, projectDir, concurrency, { ...unattended, perMinute }, io);
+  } finally {
+    items.close();
+  }
+}
+
+async function batchOf(
+  values: { redis?: string; queue?: string; model?: string; "retry-failed": boolean },
+  items: ItemSource,
+  batchId: string,
+  projectDir: string,
+  concurrency: number,
+  unattended: Pick<LocalBatch, "outputSchema" | "maxBudgetUsd" | "effort" | "thinking" | "perMinute">,
+  io: RunIo,
+): Promise<number> {
   if (values.redis !== undefined)
     return queueBatch(
       {
@@ -184,7 +203,6 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       concurrency,
       ...(values.model !== undefined && { model: values.model }),
       retryFailed: values["retry-failed"],
-      perMinute,
       ...unattended,
     },
     io,
@@ -192,7 +210,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
 }
 
 interface LocalBatch {
-  readonly items: readonly BatchItem[];
+  readonly items: ItemSource;
   readonly batchId: string;
   readonly projectDir: string;
   readonly concurrency: number;
@@ -243,13 +261,14 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   const stop = interruptions(io, "batch: stopping; running runs are interrupted and resume next time");
   const bar = progressBar(io);
   let anyFailed = false;
-  const skipped: string[] = [];
+  const skipped = skippedCounter();
   const versionOf = projectVersions(o.projectDir);
   const started = Date.now();
   let summary: Awaited<ReturnType<typeof runBatch>>;
   try {
     summary = await runBatch({
-      items: o.items,
+      items: o.items.items(),
+      total: o.items.count,
       batchId: o.batchId,
       versionOf: (item) => versionOf(item.cwd),
       runnerFor: runners.runnerFor,
@@ -259,7 +278,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       retryFailed: o.retryFailed,
       onResult: (r) => {
         anyFailed ||= failed(r);
-        if (r.skipped) skipped.push(r.id);
+        if (r.skipped) skipped.add(r.id);
         bar.print(r);
       },
       onHeld: (item, message) => bar.note(`agentmd batch: ${item.id} not run: ${message}`),
@@ -272,7 +291,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   }
   const p = summary.progress;
   const left = summary.interrupted + summary.notStarted;
-  if (skipped.length > 0) io.stderr.write(`${skippedLine(o.batchId, skipped)}\n`);
+  if (skipped.get().count > 0) io.stderr.write(`${skippedLine(o.batchId, skipped.get())}\n`);
   io.stderr.write(
     `${summaryLine(o.batchId, p, Date.now() - started)}${left ? `, ${left} left (run the same command again to resume)` : ""}${summary.held ? `, ${summary.held} being run by another agentmd (run the same command again once it ends)` : ""}\n`,
   );

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { type BatchItem, parseBatchItems } from "../batch/batch-item.js";
 import type { BatchResult } from "../batch/batch-result.js";
 import { FINISHED_BEFORE } from "../batch/batch-session-id.js";
-import { duration, type Progress, progressLine } from "../batch/progress.js";
+import { type CheckedFile, checkItemFile, checkItemStream, type ItemSource } from "../batch/item-source.js";
+import { duration, type Progress, progressLine, progressTicker } from "../batch/progress.js";
 import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
 
@@ -12,35 +11,33 @@ export { SESSION_BUSY_EXIT } from "./run-command.js";
 // What `agentmd batch`, `enqueue` and `worker` share: reading a batch file, their usage lines,
 // Ctrl-C, the summary line and the progress bar.
 
-/** Reads the items of a batch file (or standard input); prints its errors and gives undefined. */
-export async function loadItems(file: string, io: RunIo): Promise<BatchItem[] | undefined> {
-  let text: string;
+/**
+ * Checks a batch file (or standard input) line by line and gives a source that reads its items
+ * again as they are needed (never all held); prints its errors and gives undefined.
+ */
+export async function loadItems(file: string, io: RunIo): Promise<ItemSource | undefined> {
+  let checked: CheckedFile;
   try {
-    text = file === "-" ? await readAll(io) : readFileSync(path.resolve(io.cwd, file), "utf8");
+    checked =
+      file === "-" ? await checkItemStream(io.stdin ?? []) : await checkItemFile(path.resolve(io.cwd, file));
   } catch (e) {
     io.stderr.write(`agentmd: cannot read ${file}: ${(e as Error).message}\n`);
     return undefined;
   }
-  const { items, errors } = parseBatchItems(text);
   const shown = file === "-" ? "stdin" : file;
-  for (const e of errors.slice(0, 20)) io.stderr.write(`${shown}:${e.line}: ${e.message}\n`);
-  if (errors.length > 20) io.stderr.write(`… and ${errors.length - 20} more\n`);
-  if (errors.length > 0) {
-    io.stderr.write(`agentmd: ${errors.length} bad line(s) in ${shown}; nothing was run\n`);
+  if (checked.kind === "errors") {
+    for (const e of checked.errors) io.stderr.write(`${shown}:${e.line}: ${e.message}\n`);
+    if (checked.count > checked.errors.length)
+      io.stderr.write(`… and ${checked.count - checked.errors.length} more\n`);
+    io.stderr.write(`agentmd: ${checked.count} bad line(s) in ${shown}; nothing was run\n`);
     return undefined;
   }
-  if (items.length === 0) {
+  if (checked.source.count === 0) {
+    checked.source.close();
     io.stderr.write(`agentmd: ${shown} holds no item\n`);
     return undefined;
   }
-  return items;
-}
-
-async function readAll(io: RunIo): Promise<string> {
-  if (!io.stdin) return "";
-  let text = "";
-  for await (const chunk of io.stdin) text += chunk.toString();
-  return text;
+  return checked.source;
 }
 
 export function usage(io: CliIo, command: string, message: string): number {
@@ -69,10 +66,30 @@ export function interruptions(io: RunIo, notice: string): { signal: AbortSignal;
 }
 
 /** Which items were not run again, and why: `batch b: 3 skipped, finished before …: a, b, c`. */
-export function skippedLine(batchId: string, ids: readonly string[]): string {
-  const shown = ids.slice(0, 10).join(", ");
-  const more = ids.length > 10 ? `, and ${ids.length - 10} more` : "";
-  return `batch ${batchId}: ${ids.length} skipped, ${FINISHED_BEFORE}: ${shown}${more} (--retry-failed runs the failed ones again)`;
+export function skippedLine(batchId: string, skipped: Skipped): string {
+  const shown = skipped.sample.join(", ");
+  const more =
+    skipped.count > skipped.sample.length ? `, and ${skipped.count - skipped.sample.length} more` : "";
+  return `batch ${batchId}: ${skipped.count} skipped, ${FINISHED_BEFORE}: ${shown}${more} (--retry-failed runs the failed ones again)`;
+}
+
+/** Items not run again: how many, and the first ten ids (enough to name them; the rest are counted). */
+export interface Skipped {
+  readonly count: number;
+  readonly sample: readonly string[];
+}
+
+/** Counts skipped items, keeping the first ten ids. */
+export function skippedCounter() {
+  let count = 0;
+  const sample: string[] = [];
+  return {
+    add: (id: string) => {
+      count++;
+      if (sample.length < 10) sample.push(id);
+    },
+    get: (): Skipped => ({ count, sample }),
+  };
 }
 
 export function summaryLine(batchId: string, p: Progress, ms: number): string {
@@ -80,12 +97,17 @@ export function summaryLine(batchId: string, p: Progress, ms: number): string {
   return `batch ${batchId}: ${p.done} done, ${p.failed} failed${skipped} of ${p.total} · ${p.tokens.toLocaleString("en-US")} tokens · $${p.costUsd.toFixed(4)} · ${duration(ms)}`;
 }
 
+/** Off a terminal, a progress line at least this often while the batch runs. */
+const PLAIN_EVERY_MS = 10_000;
+
 /**
- * JSON lines on standard output; on a terminal, a progress bar on standard error, redrawn in place
- * and cleared around each line so that the two never mix when both are the terminal.
+ * JSON lines on standard output; a progress line on standard error: on a terminal, a bar redrawn
+ * in place and cleared around each line so that the two never mix when both are the terminal;
+ * elsewhere (a log), a line at every 5% and every 10 s between.
  */
 export function progressBar(io: CliIo) {
   const live = io.stderr.isTTY === true;
+  const due = progressTicker(PLAIN_EVERY_MS);
   let last: Progress | undefined;
   let shown = false;
   const clear = () => {
@@ -93,31 +115,37 @@ export function progressBar(io: CliIo) {
     shown = false;
   };
   const draw = () => {
-    if (!live || !last) return;
+    if (!last) return;
+    if (!live) {
+      if (due(last, Date.now()))
+        io.stderr.write(`progress: ${progressLine(last, Date.now(), { bar: false })}\n`);
+      return;
+    }
     clear();
     io.stderr.write(progressLine(last, Date.now()));
     shown = true;
   };
-  const timer = live ? setInterval(draw, 250) : undefined;
-  timer?.unref();
+  const timer = setInterval(draw, live ? 250 : PLAIN_EVERY_MS);
+  timer.unref();
   return {
     draw: (p: Progress) => {
       last = p;
+      if (!live) draw();
     },
     print: (r: BatchResult) => {
       clear();
       io.stdout.write(`${JSON.stringify(r)}\n`);
-      draw();
+      if (live) draw();
     },
     /** A line on standard error, between two drawings of the bar. */
     note: (line: string) => {
       clear();
       io.stderr.write(`${line}\n`);
-      draw();
+      if (live) draw();
     },
     end: () => {
-      if (timer) clearInterval(timer);
-      draw();
+      clearInterval(timer);
+      if (live) draw();
       if (shown) io.stderr.write("\n");
       shown = false;
     },

@@ -1,8 +1,8 @@
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
-import type { BatchItem } from "../batch/batch-item.js";
 import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
 import { collectResults } from "../batch/collect-results.js";
@@ -14,10 +14,12 @@ import {
   shownUrl,
 } from "../batch/connect-redis.js";
 import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
+import type { ItemSource } from "../batch/item-source.js";
 import { projectVersions } from "../batch/project-version.js";
 import { setQueueBudget } from "../batch/queue-budget.js";
-import { checkQueueName, DEFAULT_QUEUE, queueKeys } from "../batch/queue-keys.js";
+import { checkQueueName, DEFAULT_QUEUE, queueKeys, type WaitKeys } from "../batch/queue-keys.js";
 import { refusalText } from "../batch/version-refusal.js";
+import { dropWait } from "../batch/wait-set.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { openTracing } from "../tracing/tracing.js";
 import { interruptions, loadItems, progressBar, skippedLine, summaryLine, usage } from "./batch-io.js";
@@ -85,28 +87,34 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
   try {
     maxBudgetUsd = budgetFlag(values["max-budget-usd"]);
   } catch (e) {
+    items.close();
     return usage(io, "enqueue", (e as Error).message);
   }
-  return withQueue("enqueue", io, values.redis, values.queue, async (q) => {
-    const e = await enqueue(
-      q,
-      { batchId, items, projectDir, retryFailed, ...(maxBudgetUsd !== undefined && { maxBudgetUsd }) },
-      io.env,
-    );
-    const { projectVersion, added, queued, finished, retried } = e;
-    io.stdout.write(
-      `${JSON.stringify({ batch: batchId, projectVersion, added, queued, finished, retried })}\n`,
-    );
-    io.stderr.write(`${enqueuedLine(batchId, e, q.url)}\n`);
-    return 0;
-  });
+  try {
+    return await withQueue("enqueue", io, values.redis, values.queue, async (q) => {
+      const e = await enqueue(
+        q,
+        { batchId, items, projectDir, retryFailed, ...(maxBudgetUsd !== undefined && { maxBudgetUsd }) },
+        io.env,
+      );
+      const { projectVersion, added, queued, finished, retried } = e;
+      io.stdout.write(
+        `${JSON.stringify({ batch: batchId, projectVersion, added, queued, finished, retried })}\n`,
+      );
+      io.stderr.write(`${enqueuedLine(batchId, e, q.url)}\n`);
+      return 0;
+    });
+  } finally {
+    items.close();
+  }
 }
 
 export interface QueueBatch {
   readonly redisUrl: string;
   readonly queue: string | undefined;
   readonly batchId: string;
-  readonly items: readonly BatchItem[];
+  /** The batch file's items, read again as they are queued (never all held). */
+  readonly items: ItemSource;
   readonly projectDir: string;
   readonly retryFailed: boolean;
   /** For all the batch's items together, on every worker (kept in Redis). */
@@ -122,9 +130,12 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
   return withQueue("batch", io, o.redisUrl, o.queue, async (q) => {
     const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl) });
     events.on("error", q.warn);
+    const keys = queueKeys(q.name);
+    const wait = keys.wait(o.batchId, randomUUID());
     try {
       await events.waitUntilReady();
-      const enqueued = await enqueue(q, o, io.env);
+      const from = await q.redis.llen(keys.batch(o.batchId).finished);
+      const enqueued = await enqueue(q, o, io.env, wait);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
       const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
       const bar = progressBar(io);
@@ -134,9 +145,11 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         redis: q.redis,
         queue: q.queue,
         events,
-        keys: queueKeys(q.name).batch(o.batchId),
-        jobs: enqueued.jobs,
-        finishedBefore: enqueued.finishedBefore,
+        keys: keys.batch(o.batchId),
+        wait,
+        total: enqueued.total,
+        from,
+        idsAt: o.items.idsAt,
         signal: stop.signal,
         onResult: (r) => {
           anyFailed ||= failed(r);
@@ -147,22 +160,23 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
       });
       stop.dispose();
       bar.end();
-      const { lost, pending } = collected;
-      if (lost.length > 0)
+      const { lost, lostIds, pending } = collected;
+      if (lost > 0)
         io.stderr.write(
-          `agentmd batch: the queue lost ${lost.length} job(s) of batch ${o.batchId} with no result (${lost.slice(0, 5).join(", ")}${lost.length > 5 ? ", …" : ""}): Redis restarted without its data? Nothing more will come for them; run the same command again to queue them anew\n`,
+          `agentmd batch: the queue lost ${lost} job(s) of batch ${o.batchId} with no result (${lostIds.join(", ")}${lost > lostIds.length ? ", …" : ""}): Redis restarted without its data? Nothing more will come for them; run the same command again to queue them anew\n`,
         );
       const left =
-        pending && !lost.length
+        pending && !lost
           ? `, ${pending} still with the workers (run the same command again to collect them)`
           : pending
             ? `, ${pending} without a result`
             : "";
       io.stderr.write(`${summaryLine(o.batchId, collected.progress, Date.now() - started)}${left}\n`);
-      if (lost.length > 0) return 1;
+      if (lost > 0) return 1;
       if (pending) return 130;
       return anyFailed ? 1 : 0;
     } finally {
+      await dropWait(q.redis, wait).catch(() => {});
       await events.close();
     }
   });
@@ -217,7 +231,7 @@ type ToEnqueue = Pick<QueueBatch, "batchId" | "items" | "projectDir" | "retryFai
  * context, so that the runs of the batch, wherever they run, are one trace under it; without, a
  * `TRACEPARENT` agentmd was started in is carried as it is.
  */
-async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"]) {
+async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"], wait?: WaitKeys) {
   const versionOf = projectVersions(o.projectDir);
   const version = versionOf();
   const { tracing } = await openTracing(env);
@@ -225,7 +239,7 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"]) {
     "messaging.system": "bullmq",
     "messaging.destination.name": q.name,
     "agentmd.batch.id": o.batchId,
-    "agentmd.batch.items": o.items.length,
+    "agentmd.batch.items": o.items.count,
   });
   const traceparent = span ? span.traceparent : env.TRACEPARENT;
   try {
@@ -236,10 +250,11 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"]) {
       queue: q.queue,
       keys: queueKeys(q.name).batch(o.batchId),
       batchId: o.batchId,
-      items: o.items,
+      items: o.items.items(),
       versionOf: (item) => versionOf(item.cwd),
       retryFailed: o.retryFailed,
       ...(traceparent && { traceparent }),
+      ...(wait && { wait }),
     });
     return { projectVersion: version, ...enqueued };
   } finally {
@@ -250,8 +265,8 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"]) {
 
 /** What was queued, and (on a line of its own) which items were skipped, and why. */
 function enqueuedLine(batchId: string, e: Enqueued & { projectVersion: string }, url: string): string {
-  const skipped = e.jobs.filter((j) => e.finishedBefore.has(j.sessionId)).map((j) => j.id);
   const retried = e.retried ? `, ${e.retried} failed queued again` : "";
   const line = `batch ${batchId}: ${e.added} queued${retried}, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
-  return skipped.length > 0 ? `${skippedLine(batchId, skipped)}\n${line}` : line;
+  const skipped = { count: e.finished, sample: e.finishedSample };
+  return e.finished > 0 ? `${skippedLine(batchId, skipped)}\n${line}` : line;
 }

@@ -138,17 +138,16 @@ export type Compacted =
  * Each session's budget (`maxBudgetUsd`), below the one given (a batch's, shared by its runners):
  * what its runs spend adds up, prompt after prompt.
  */
-function sessionBudgets(
-  options: RunnerOptions,
-  cap: number | undefined,
-): (sessionId: string, over?: Budget) => Budget {
+function sessionBudgets(options: RunnerOptions, cap: number | undefined) {
   const shared = options.budget ?? rootBudget();
   const budgets = new Map<string, Budget>();
-  return (id, over) => {
+  const of = (id: string, over?: Budget): Budget => {
     const b = budgets.get(id) ?? budgetBelow(over ?? shared, cap);
     budgets.set(id, b);
     return b;
   };
+  // An ended session's budget goes with it: a batch of 10,000 sessions would otherwise keep them all.
+  return Object.assign(of, { forget: (id: string) => budgets.delete(id) });
 }
 
 /** Later calls are approved in `mode` (the Agent SDK's `setPermissionMode`), unless the settings forbid it. */
@@ -243,7 +242,10 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     setPermissionMode: (mode) => setPermissionMode(core, mode),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
-    endSession: (sessionId, reason, onWarning) => sessions.end(sessionId, reason, onWarning),
+    endSession: (sessionId, reason, onWarning) => {
+      budgetOf.forget(sessionId);
+      return sessions.end(sessionId, reason, onWarning);
+    },
     close: () => {
       closed ??= closeRunner(core, sessions, tracing);
       return closed;
