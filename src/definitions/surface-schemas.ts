@@ -1,4 +1,5 @@
 import { FOREIGN_HOOK_KEYS, FOREIGN_HOOK_TYPES, HOOK_EVENTS } from "./check-hooks.js";
+import { PERMISSION_MODES } from "./permission-modes.js";
 import type { Surface } from "./types.js";
 
 /**
@@ -91,6 +92,20 @@ const maxBudgetUsd: JsonSchema = { type: "number", exclusiveMinimum: 0 };
 // Models to use, in order, when the model is overloaded: one id or alias, or a list.
 const fallbackModel: JsonSchema = { type: ["string", "array"], items: { type: "string", minLength: 1 } };
 
+// Claude Code's subagent keys, acted on (docs/formats.md, "Subagent keys").
+const subagentKeys: Record<string, JsonSchema> = {
+  // The approval mode of its runs, never wider than its caller's.
+  permissionMode: { enum: [...PERMISSION_MODES] },
+  // Skills whose content is in its context from the start: a name, or a list of names.
+  skills: { type: ["string", "array"], items: { type: "string", minLength: 1 } },
+  // The first user turn when it runs as the session's agent; before the task prompt below it.
+  initialPrompt: { type: "string", minLength: 1 },
+  // The Task call returns at once; the answer comes to the caller when the subagent ends.
+  background: bool,
+  // Its runs work in a temporary git worktree, their only writable folder.
+  isolation: { enum: ["worktree"] },
+};
+
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
   "disable-model-invocation": bool,
@@ -132,6 +147,8 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       outputSchema,
       maxBudgetUsd,
       fallbackModel,
+      // The first user turn of a session (chat), or before the prompt (-p, batch).
+      initialPrompt: subagentKeys.initialPrompt as JsonSchema,
     },
   },
   agent: {
@@ -149,6 +166,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       outputSchema,
       maxBudgetUsd,
       fallbackModel,
+      ...subagentKeys,
     },
     required: ["name", "description"],
   },
@@ -190,6 +208,7 @@ export const STRING_KEYS = new Set([
   "model",
   "argument-hint",
   "agent",
+  "initialPrompt",
   "license",
   "compatibility",
   "baseUrl",
@@ -203,6 +222,7 @@ export const BOOLEAN_KEYS = new Set([
   "promptCaching",
   "sandbox",
   "memory",
+  "background",
 ]);
 
 export const ALLOW_LIST_KEYS = ["allowed-tools", "tools"] as const;
@@ -214,13 +234,8 @@ export const DENY_LIST_KEYS = ["disallowed-tools", "disallowedTools"] as const;
  */
 export const FOREIGN_KEYS = new Set([
   "color",
-  "permissionMode",
   "effort",
-  "skills",
   "memory",
-  "background",
-  "isolation",
-  "initialPrompt",
   "when_to_use",
   "when-to-use",
   "paths",

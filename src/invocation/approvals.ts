@@ -13,6 +13,7 @@ import {
   type PermissionMode,
   sessionRuleFor,
 } from "../permissions/approval.js";
+import { narrowerMode } from "../permissions/mode-order.js";
 import { compileList, intersect } from "../permissions/permission-list.js";
 import { NO_PARSER } from "../permissions/shell/parse-shell.js";
 import type { ShellParser } from "../permissions/shell/shell-parser.js";
@@ -122,41 +123,57 @@ export function createApprovals(
   // The parser the executor judged with: a call is checked before it is asked about or allowed
   // for the session, and its rule for the session is read with the same parser.
   let shell: ShellParser = NO_PARSER;
-  return {
-    check: (call, judged, approved = []) => {
-      shell = judged.shell ?? shell;
-      return approve(policy, call, judged, [...session, ...approved], (input) =>
-        isReadOnlyCommand(
-          typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined,
-          shell,
-        ),
-      );
-    },
-    ask: (request) =>
-      approver
-        ? approver(request).catch(
-            (e: unknown): ApprovalAnswer => ({
-              kind: "deny",
-              reason: `the approval prompt failed (${e instanceof Error ? e.message : String(e)})`,
-            }),
-          )
-        : Promise.resolve(undefined),
-    setMode: (mode) => {
-      policy = { ...policy, mode };
-    },
-    allowForSession(call) {
-      const { entries } = ruleEntries([sessionRuleFor(call, shell)], "the session");
-      session.push(compileList(entries, undefined, ctx));
-    },
-    howToAllow: (call, reason) => howToAllow(call, reason, shell),
-    unasked: (list) => {
-      if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
-      const pre = policy.preApproved;
-      if (pre.rules === null || pre.rules.length === 0) return undefined;
-      // What a permissions.ask rule names is never offered unasked.
-      return policy.askGuard ? intersect(intersect(list, pre), policy.askGuard) : intersect(list, pre);
-    },
+  // One tier, seen in the session's mode or bounded by a run's: what a user allows is shared.
+  const view = (bound: PermissionMode | undefined): CallApproval => {
+    const now = () => {
+      const mode = narrowerMode(policy.mode, bound) ?? policy.mode;
+      return mode === policy.mode ? policy : { ...policy, mode };
+    };
+    return {
+      check: (call, judged, approved = []) => {
+        shell = judged.shell ?? shell;
+        return approve(now(), call, judged, [...session, ...approved], (input) =>
+          isReadOnlyCommand(
+            typeof input === "object" && input !== null
+              ? (input as { command?: unknown }).command
+              : undefined,
+            shell,
+          ),
+        );
+      },
+      ask: (request) =>
+        approver
+          ? approver(request).catch(
+              (e: unknown): ApprovalAnswer => ({
+                kind: "deny",
+                reason: `the approval prompt failed (${e instanceof Error ? e.message : String(e)})`,
+              }),
+            )
+          : Promise.resolve(undefined),
+      setMode: (mode) => {
+        policy = { ...policy, mode };
+      },
+      inMode: (mode) => view(narrowerMode(bound, mode)),
+      allowForSession(call) {
+        const { entries } = ruleEntries([sessionRuleFor(call, shell)], "the session");
+        session.push(compileList(entries, undefined, ctx));
+      },
+      howToAllow: (call, reason) => howToAllow(call, reason, shell),
+      unasked: (list) => unaskedOf(now(), list),
+    };
   };
+  return view(undefined);
+}
+
+/** The part of `list` that runs without asking under `policy` (for tools run on the API's side). */
+function unaskedOf(policy: ApprovalPolicy, list: PermissionList): PermissionList | undefined {
+  // Plan mode runs only reading tools: a tool the API runs is never one it could refuse.
+  if (policy.mode === "plan") return undefined;
+  if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
+  const pre = policy.preApproved;
+  if (pre.rules === null || pre.rules.length === 0) return undefined;
+  // What a permissions.ask rule names is never offered unasked.
+  return policy.askGuard ? intersect(intersect(list, pre), policy.askGuard) : intersect(list, pre);
 }
 
 /** The refusal of a call that needed approval in a run no one can answer. */

@@ -57,5 +57,6 @@ export function childCaller(
     },
     sandbox: now.sandbox,
     approved: now.approved,
+    ...(spec.permissionMode && { permissionMode: spec.permissionMode }),
   };
 }

@@ -204,6 +204,7 @@ function agentRun(
       outputSchema: run.outputSchema ?? sub.outputSchema,
       maxBudgetUsd: sub.maxBudgetUsd,
       fallbackModels: sub.fallbackModel?.map((m) => resolveModel(m)),
+      ...(sub.permissionMode && { permissionMode: sub.permissionMode }),
     }),
   );
 }

@@ -2,6 +2,8 @@ import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
 import { resolveModel } from "../model/models.js";
+import type { PermissionMode } from "../permissions/approval.js";
+import { narrowerMode } from "../permissions/mode-order.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { HopCore } from "./hop-core.js";
@@ -24,11 +26,15 @@ export interface RunOwn {
   readonly outputSchema?: OutputSchema;
   readonly maxBudgetUsd?: number;
   readonly fallbackModels?: readonly string[];
+  /** Its own definition's `permissionMode`: bounded by its caller's, never wider. */
+  readonly permissionMode?: PermissionMode;
 }
 
 /** The one way a run's spec is made: what it is, at its caller's depth, below its caller's run. */
 export function runSpec(caller: Caller, own: RunOwn): RunSpec {
-  const { outputSchema, maxBudgetUsd, fallbackModels, ...rest } = own;
+  const { outputSchema, maxBudgetUsd, fallbackModels, permissionMode: mode, ...rest } = own;
+  // A run approves in its caller's mode or its own, whichever is narrower: no hop widens it.
+  const permissionMode = narrowerMode(caller.permissionMode, mode);
   return {
     ...rest,
     depth: caller.depth,
@@ -36,6 +42,7 @@ export function runSpec(caller: Caller, own: RunOwn): RunSpec {
     ...(outputSchema && { outputSchema }),
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
     ...(fallbackModels && { fallbackModels }),
+    ...(permissionMode && { permissionMode }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { EventSink, RunResult } from "../loop/events.js";
 import type { RunState } from "../loop/execute-call.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { MessageParam } from "../model/messages.js";
+import type { PermissionMode } from "../permissions/approval.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { ToolContext } from "../tools/types.js";
@@ -52,6 +53,8 @@ export interface Caller {
   };
   /** The caller's sandbox; whatever it starts runs sandboxed too. */
   readonly sandbox?: SandboxSetting;
+  /** The caller's bound on the permission mode (absent: the session's); what it starts is never wider. */
+  readonly permissionMode?: PermissionMode;
 }
 
 /** A command or skill body, made ready (arguments, `!cmd`, `@file`) inside the run it starts. */
@@ -97,6 +100,11 @@ export interface RunSpec {
   readonly maxBudgetUsd?: number;
   /** Its own fallback models (a subagent's `fallbackModel`), ids resolved; absent: the runner's. */
   readonly fallbackModels?: readonly string[];
+  /**
+   * The narrowest permission mode of its hops (a subagent's `permissionMode` and its callers'): its
+   * calls are approved in this or the session's mode, whichever is narrower. Absent: the session's.
+   */
+  readonly permissionMode?: PermissionMode;
 }
 
 /** The run a request starts, or why it cannot start. */

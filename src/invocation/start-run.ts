@@ -7,7 +7,9 @@ import { type LoopConfig, runLoop } from "../loop/run-loop.js";
 import type { MessageParam } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import { priceOf, ZERO_USAGE } from "../model/models.js";
+import type { PermissionMode } from "../permissions/approval.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
+import { narrowerMode } from "../permissions/mode-order.js";
 import type { PermissionList } from "../permissions/types.js";
 import { createBackgroundShells } from "../tools/builtin/background-shells.js";
 import { createReadRecord } from "../tools/read-record.js";
@@ -19,7 +21,7 @@ import type { Core } from "./core.js";
 import { expandBody } from "./expand-body.js";
 import { promptHooks, withContext } from "./prompt-hooks.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
-import { offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
+import { approvalOf, offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
 import type { ParentRun, RunIo, RunSpec } from "./run-types.js";
 
 export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
@@ -106,7 +108,7 @@ async function opened(
   outside: RunTools,
 ): Promise<RunResult> {
   const { runId, state, registry } = call;
-  const offerAll = (list: PermissionList) => offeredUnderApproval(registry.all, list, core.approval);
+  const offerAll = (list: PermissionList) => offeredUnderApproval(registry.all, list, approvalOf(core, spec));
   const offer = (list: PermissionList) => offerAll(list).filter((r) => !outside.hidden.has(r.tool.name));
   const shown = offer(spec.list);
   io.emit({
@@ -246,11 +248,13 @@ function callContext(
     env: core.env,
     sessionId: io.sessionId,
     ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
-    permissionMode: core.permissionMode,
+    permissionMode:
+      narrowerMode(core.permissionMode as PermissionMode, spec.permissionMode) ?? core.permissionMode,
     depth: spec.depth,
     emit: io.emit,
     agent: spec.agent,
-    approval: core.approval,
+    // A run bounded by a narrower mode (a subagent's permissionMode) is approved in it.
+    approval: approvalOf(core, spec),
     shells: createBackgroundShells(),
     ...(io.trace && { traceparent: (callId: string) => io.trace?.traceparent(run.runId, callId) }),
   };

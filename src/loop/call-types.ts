@@ -70,6 +70,11 @@ export interface CallApproval {
   allowForSession(call: ToolCall): void;
   /** Later calls are approved in this mode (Claude Code's `setPermissionMode`). */
   setMode?(mode: PermissionMode): void;
+  /**
+   * The tier as a run bounded by `mode` sees it: its calls are approved in that mode or the
+   * session's, whichever is narrower at the time of each call (a subagent's `permissionMode`).
+   */
+  inMode?(mode: PermissionMode): CallApproval;
   /** The refusal when no one can be asked: what to write where, to allow such calls. */
   howToAllow(call: ToolCall, reason: string): string;
   /**
