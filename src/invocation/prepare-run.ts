@@ -6,6 +6,7 @@ import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox } from "../sandbox/sandbox-setting.js";
 import { findInvocable, type Invocable, loadedNames } from "./find-invocable.js";
 import { byName, type HopCore } from "./hop-core.js";
+import { preloadSkills } from "./preload-skills.js";
 import { approvedWith, continued, maxIterationsFor, modelFor, runSpec } from "./run-spec.js";
 import type {
   BodyPrompt,
@@ -41,7 +42,8 @@ export function prepareRun(core: HopCore, caller: Caller, request: RunRequest): 
     return agentRun(core, caller, {
       sub,
       ceiling: caller.list,
-      prompt: contentPrompt(request.content),
+      // Its initialPrompt comes first, before the task it is given (a Task's prompt, `--agent`'s).
+      prompt: contentPrompt(withInitialPrompt(sub.initialPrompt, request.content)),
       agent: sub.name,
       model: modelFor(caller, sub.model),
     });
@@ -129,6 +131,17 @@ function bodyPrompt(target: Invocable, args: string, label: string): BodyPrompt 
 const contentPrompt = (content: Content): Prompt => ({ kind: "content", content });
 
 /**
+ * A definition's `initialPrompt` before the prompt it is given, in one user turn: alone when the
+ * prompt is empty or is the initialPrompt itself (a chat's first turn, which submits it).
+ */
+export function withInitialPrompt(initial: string | undefined, content: Content): Content {
+  if (initial === undefined || initial.trim() === "") return content;
+  if (typeof content === "string")
+    return content.trim() === "" || content.trim() === initial.trim() ? initial : `${initial}\n\n${content}`;
+  return [{ type: "text", text: initial }, ...content];
+}
+
+/**
  * A fork with `agent:` starts that subagent under what the invocation left of the caller's list:
  * the caller must be allowed to start it (Task), as for any subagent it starts. Its model is the
  * fork's own, else the subagent's, else the caller's.
@@ -188,16 +201,26 @@ function agentRun(
   const list = intersect(ceiling, own);
   const empty = refusal(ceiling, list, own, sub.name);
   if (empty) return empty;
+  // Its `skills:` are loaded into it from the start, each as an inline Skill call would be.
+  const loaded = preloadSkills(core, sub, {
+    list,
+    hooks: mergeHooks(caller.hooks, sub.hooks),
+    sandbox: joinSandbox(caller.sandbox, sub.sandbox),
+  });
+  if (typeof loaded === "string") return { kind: "refused", message: loaded };
+  const left = refusal(ceiling, loaded.list, own, sub.name);
+  if (left) return left;
   return ready(
     runSpec(caller, {
       agent: run.agent,
       system: sub.body,
       model: run.model,
       maxIterations: maxIterationsFor(core, sub.maxIterations),
-      list,
-      hooks: mergeHooks(caller.hooks, sub.hooks),
+      list: loaded.list,
+      hooks: loaded.hooks,
       prompt: run.prompt,
-      sandbox: joinSandbox(caller.sandbox, sub.sandbox),
+      sandbox: loaded.sandbox,
+      ...(loaded.prompts.length > 0 && { preload: loaded.prompts }),
       // A subagent asks for what its caller's commands pre-approved: their lists are not its own.
       approved: undefined,
       mcpScope: [...(caller.mcpScope ?? []), sub],

@@ -7,7 +7,7 @@ import { narrowerMode } from "../permissions/mode-order.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { HopCore } from "./hop-core.js";
-import type { Caller, Prompt, RunSpec } from "./run-types.js";
+import type { BodyPrompt, Caller, Prompt, RunSpec } from "./run-types.js";
 
 /** What a run is, beside what it takes from its caller's place (its depth, its parent's id). */
 export interface RunOwn {
@@ -26,6 +26,8 @@ export interface RunOwn {
   readonly outputSchema?: OutputSchema;
   readonly maxBudgetUsd?: number;
   readonly fallbackModels?: readonly string[];
+  /** Skill bodies made ready in the run and put in its system prompt (a subagent's `skills:`). */
+  readonly preload?: readonly BodyPrompt[];
   /** Its own definition's `permissionMode`: bounded by its caller's, never wider. */
   readonly permissionMode?: PermissionMode;
 }

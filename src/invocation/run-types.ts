@@ -100,6 +100,8 @@ export interface RunSpec {
   readonly maxBudgetUsd?: number;
   /** Its own fallback models (a subagent's `fallbackModel`), ids resolved; absent: the runner's. */
   readonly fallbackModels?: readonly string[];
+  /** Skill bodies preloaded into its context (a subagent's `skills:`), made ready when it starts. */
+  readonly preload?: readonly BodyPrompt[];
   /**
    * The narrowest permission mode of its hops (a subagent's `permissionMode` and its callers'): its
    * calls are approved in this or the session's mode, whichever is narrower. Absent: the session's.

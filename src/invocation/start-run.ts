@@ -22,7 +22,7 @@ import { expandBody } from "./expand-body.js";
 import { promptHooks, withContext } from "./prompt-hooks.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
 import { approvalOf, offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
-import type { ParentRun, RunIo, RunSpec } from "./run-types.js";
+import type { Expanded, ParentRun, RunIo, RunSpec } from "./run-types.js";
 
 export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
 
@@ -182,9 +182,12 @@ async function converse(
     io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: said });
     messages = [...messages, { role: "user", content: said }];
   }
+  const preloaded = await preloadedText(core, spec, call);
+  if (!preloaded.ok) return endBeforeStart(run.ended, "error", "invocation_failed", preloaded.message);
   const system = [
     spec.system.trim(),
     run.shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "",
+    preloaded.text,
   ]
     .filter(Boolean)
     .join("\n\n");
@@ -219,6 +222,17 @@ async function converse(
     },
     messages,
   );
+}
+
+/** The skills a subagent preloads, made ready through the run's own calls, as its system prompt shows them. */
+async function preloadedText(core: Core, spec: RunSpec, call: CallContext): Promise<Expanded> {
+  const parts: string[] = [];
+  for (const prompt of spec.preload ?? []) {
+    const made = await expandBody(prompt, call, core.fs);
+    if (!made.ok) return made;
+    parts.push(`## ${prompt.label.replace(/^the s/, "S")} (preloaded)\n\n${made.text.trim()}`);
+  }
+  return { ok: true, text: parts.join("\n\n") };
 }
 
 /** A run under a budget whose model has no known price could spend without limit: it is refused. */
