@@ -124,10 +124,11 @@ export function createApprovals(
   // for the session, and its rule for the session is read with the same parser.
   let shell: ShellParser = NO_PARSER;
   // One tier, seen in the session's mode or bounded by a run's: what a user allows is shared.
-  const view = (bound: PermissionMode | undefined): CallApproval => {
+  const view = (bound: PermissionMode | undefined, dirs: readonly string[]): CallApproval => {
     const now = () => {
       const mode = narrowerMode(policy.mode, bound) ?? policy.mode;
-      return mode === policy.mode ? policy : { ...policy, mode };
+      const workingDirs = [...policy.workingDirs, ...dirs];
+      return mode === policy.mode && dirs.length === 0 ? policy : { ...policy, mode, workingDirs };
     };
     return {
       check: (call, judged, approved = []) => {
@@ -153,7 +154,8 @@ export function createApprovals(
       setMode: (mode) => {
         policy = { ...policy, mode };
       },
-      inMode: (mode) => view(narrowerMode(bound, mode)),
+      within: (b) =>
+        view(narrowerMode(bound, b.mode), b.workingDir ? [...dirs, ...bothPaths(b.workingDir)] : dirs),
       allowForSession(call) {
         const { entries } = ruleEntries([sessionRuleFor(call, shell)], "the session");
         session.push(compileList(entries, undefined, ctx));
@@ -162,7 +164,7 @@ export function createApprovals(
       unasked: (list) => unaskedOf(now(), list),
     };
   };
-  return view(undefined);
+  return view(undefined, []);
 }
 
 /** The part of `list` that runs without asking under `policy` (for tools run on the API's side). */

@@ -58,5 +58,6 @@ export function childCaller(
     sandbox: now.sandbox,
     approved: now.approved,
     ...(spec.permissionMode && { permissionMode: spec.permissionMode }),
+    ...(spec.workdir && { workdir: spec.workdir }),
   };
 }

@@ -221,6 +221,7 @@ function agentRun(
       prompt: run.prompt,
       sandbox: loaded.sandbox,
       ...(loaded.prompts.length > 0 && { preload: loaded.prompts }),
+      ...(sub.isolation && { isolation: sub.isolation }),
       // A subagent asks for what its caller's commands pre-approved: their lists are not its own.
       approved: undefined,
       mcpScope: [...(caller.mcpScope ?? []), sub],

@@ -26,6 +26,7 @@ export interface RunOwn {
   readonly outputSchema?: OutputSchema;
   readonly maxBudgetUsd?: number;
   readonly fallbackModels?: readonly string[];
+  readonly isolation?: "worktree";
   /** Skill bodies made ready in the run and put in its system prompt (a subagent's `skills:`). */
   readonly preload?: readonly BodyPrompt[];
   /** Its own definition's `permissionMode`: bounded by its caller's, never wider. */
@@ -45,6 +46,7 @@ export function runSpec(caller: Caller, own: RunOwn): RunSpec {
     ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
     ...(fallbackModels && { fallbackModels }),
     ...(permissionMode && { permissionMode }),
+    ...(caller.workdir && { workdir: caller.workdir }),
   };
 }
 

@@ -99,7 +99,12 @@ export function registryWith(core: Pick<Core, "catalog">, extra: readonly Tool[]
  */
 /** The approval tier a run's calls meet: the session's, bounded by the run's permission mode. */
 export function approvalOf(core: Core, spec: RunSpec): CallApproval {
-  return (spec.permissionMode && core.approval.inMode?.(spec.permissionMode)) || core.approval;
+  if (!spec.permissionMode && !spec.workdir) return core.approval;
+  const bound = {
+    ...(spec.permissionMode && { mode: spec.permissionMode }),
+    ...(spec.workdir && { workingDir: spec.workdir.root }),
+  };
+  return core.approval.within?.(bound) ?? core.approval;
 }
 
 export function offeredUnderApproval(

@@ -55,6 +55,8 @@ export interface Caller {
   readonly sandbox?: SandboxSetting;
   /** The caller's bound on the permission mode (absent: the session's); what it starts is never wider. */
   readonly permissionMode?: PermissionMode;
+  /** The caller's worktree: what it starts works there too (its own list keeps writes inside it). */
+  readonly workdir?: Workdir;
 }
 
 /** A command or skill body, made ready (arguments, `!cmd`, `@file`) inside the run it starts. */
@@ -100,6 +102,13 @@ export interface RunSpec {
   readonly maxBudgetUsd?: number;
   /** Its own fallback models (a subagent's `fallbackModel`), ids resolved; absent: the runner's. */
   readonly fallbackModels?: readonly string[];
+  /**
+   * A subagent's worktree (`isolation: worktree`): its working folder, and the only folder its
+   * writing tools (and, in the sandbox, its commands) may write. Absent: the project's.
+   */
+  readonly workdir?: Workdir;
+  /** `isolation: worktree`: the Task call that starts it gives it a worktree of its own. */
+  readonly isolation?: "worktree";
   /** Skill bodies preloaded into its context (a subagent's `skills:`), made ready when it starts. */
   readonly preload?: readonly BodyPrompt[];
   /**
@@ -107,6 +116,13 @@ export interface RunSpec {
    * calls are approved in this or the session's mode, whichever is narrower. Absent: the session's.
    */
   readonly permissionMode?: PermissionMode;
+}
+
+/** A git worktree a run works in: its root, and the run's working folder inside it. */
+export interface Workdir {
+  readonly root: string;
+  readonly cwd: string;
+  readonly branch: string;
 }
 
 /** The run a request starts, or why it cannot start. */
@@ -175,6 +191,8 @@ export interface ParentRun {
   readonly spec: RunSpec;
   readonly state: RunState;
   readonly runId: string;
+  /** The run's working folder (its worktree's, when it has one); absent: the project's. */
+  readonly cwd?: string;
   /** Starts `spec` as a child of this run for `call`. Contract: never rejects. */
   readonly startChild: (spec: RunSpec, call: ChildCall) => Promise<RunResult>;
   /**

@@ -77,6 +77,7 @@ function runCalls(
     spec,
     state: run.state,
     runId: run.runId,
+    ...(spec.workdir && { cwd: spec.workdir.cwd }),
     startChild: (child, by) =>
       startRun(core, child, {
         signal: by.signal,
@@ -146,7 +147,7 @@ async function opened(
   if (unpriced) return endBeforeStart(ended, "refused", "unpriced_under_budget", unpriced);
   // A run that asks for the sandbox and cannot have it is refused before its first request.
   if (spec.sandbox) {
-    const sandbox = await runSandboxOf(core, spec.sandbox);
+    const sandbox = await runSandboxOf(core, spec.sandbox, spec.workdir);
     if (!sandbox.ok) return endBeforeStart(ended, "refused", "sandbox_unavailable", sandbox.message);
     state.sandbox = sandbox.sandbox;
   }
@@ -255,7 +256,8 @@ function callContext(
     state: run.state,
     runId: run.runId,
     logger: run.logger,
-    cwd: core.cwd,
+    // A subagent with isolation: worktree works in its worktree.
+    cwd: spec.workdir?.cwd ?? core.cwd,
     signal: io.signal,
     readRecord: createReadRecord(),
     gateMode: core.settings.gateMode,

@@ -71,10 +71,11 @@ export interface CallApproval {
   /** Later calls are approved in this mode (Claude Code's `setPermissionMode`). */
   setMode?(mode: PermissionMode): void;
   /**
-   * The tier as a run bounded by `mode` sees it: its calls are approved in that mode or the
-   * session's, whichever is narrower at the time of each call (a subagent's `permissionMode`).
+   * The tier as one run sees it: its calls are approved in `mode` or the session's, whichever is
+   * narrower at the time of each call (a subagent's `permissionMode`); `workingDir` is a working
+   * folder of its own (a subagent's worktree, a copy of the project).
    */
-  inMode?(mode: PermissionMode): CallApproval;
+  within?(bound: { readonly mode?: PermissionMode; readonly workingDir?: string }): CallApproval;
   /** The refusal when no one can be asked: what to write where, to allow such calls. */
   howToAllow(call: ToolCall, reason: string): string;
   /**

@@ -122,7 +122,7 @@ describe("property: no chain of subagents widens the mode it is approved in", ()
             const own = p.spec.permissionMode;
             // The spec's bound joined with the session's is the narrowest of the chain.
             expect(narrowerMode(session, own)).toBe(narrowest);
-            const here = own ? (tier.inMode?.(own) ?? tier) : tier;
+            const here = own ? (tier.within?.({ mode: own }) ?? tier) : tier;
             for (const probe of PROBES) {
               const j = { specs: CATALOG.specs, cwd: root };
               const below = READINESS[here.check(probe, j).kind];
