@@ -1,4 +1,5 @@
 import type { SkillDefinition, SubagentDefinition } from "../definitions/types.js";
+import type { BackgroundRuns } from "../loop/background-runs.js";
 import type { RunResult } from "../loop/events.js";
 import { addUsage } from "../model/models.js";
 import { fail, ok, runSafely } from "../tools/define-tool.js";
@@ -44,9 +45,33 @@ export function createTaskTool(
           name: String(input.subagent_type),
           content: String(input.prompt),
         };
-        return runChild(core, parent, prepareRun(core, callerOf(parent), request), ctx);
+        const prepared = prepareRun(core, callerOf(parent), request);
+        if (prepared.kind === "ready" && prepared.spec.background && parent.background)
+          return inBackground(parent.background, request.name, (signal) =>
+            runChild(core, parent, prepared, { signal, callId: ctx.callId }),
+          );
+        return runChild(core, parent, prepared, ctx);
       }),
   };
+}
+
+/**
+ * A background subagent: the Task call returns at once with its task id; the run goes on, and the
+ * subagent's answer (or why it failed) comes before the run's next request once it ends.
+ */
+function inBackground(
+  tasks: BackgroundRuns,
+  name: string,
+  run: (signal: AbortSignal) => Promise<ToolResult>,
+): ToolResult {
+  const id = tasks.start(name, async (signal) => {
+    const r = await run(signal);
+    const said = typeof r.content === "string" ? r.content : JSON.stringify(r.content);
+    return r.isError ? `It failed: ${said}` : said;
+  });
+  return ok(
+    `${name} is running in the background as ${id}. Go on with other work: its answer comes to you in a task notification when it ends (this run waits for it before finishing).`,
+  );
 }
 
 function taskSchema(names?: readonly string[]): Tool["inputSchema"] {

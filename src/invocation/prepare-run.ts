@@ -222,6 +222,7 @@ function agentRun(
       sandbox: loaded.sandbox,
       ...(loaded.prompts.length > 0 && { preload: loaded.prompts }),
       ...(sub.isolation && { isolation: sub.isolation }),
+      ...(sub.background && { background: true as const }),
       // A subagent asks for what its caller's commands pre-approved: their lists are not its own.
       approved: undefined,
       mcpScope: [...(caller.mcpScope ?? []), sub],

@@ -27,6 +27,7 @@ export interface RunOwn {
   readonly maxBudgetUsd?: number;
   readonly fallbackModels?: readonly string[];
   readonly isolation?: "worktree";
+  readonly background?: true;
   /** Skill bodies made ready in the run and put in its system prompt (a subagent's `skills:`). */
   readonly preload?: readonly BodyPrompt[];
   /** Its own definition's `permissionMode`: bounded by its caller's, never wider. */

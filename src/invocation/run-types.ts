@@ -3,6 +3,7 @@
 // importing the code that makes or starts runs (this file is the leaf of the layer).
 import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
+import type { BackgroundRuns } from "../loop/background-runs.js";
 import type { Budget } from "../loop/budget.js";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { RunState } from "../loop/execute-call.js";
@@ -109,6 +110,8 @@ export interface RunSpec {
   readonly workdir?: Workdir;
   /** `isolation: worktree`: the Task call that starts it gives it a worktree of its own. */
   readonly isolation?: "worktree";
+  /** `background: true`: the Task call that starts it returns at once; its answer comes later. */
+  readonly background?: true;
   /** Skill bodies preloaded into its context (a subagent's `skills:`), made ready when it starts. */
   readonly preload?: readonly BodyPrompt[];
   /**
@@ -193,6 +196,8 @@ export interface ParentRun {
   readonly runId: string;
   /** The run's working folder (its worktree's, when it has one); absent: the project's. */
   readonly cwd?: string;
+  /** Its background tasks: a background subagent's run is one of them. */
+  readonly background?: BackgroundRuns;
   /** Starts `spec` as a child of this run for `call`. Contract: never rejects. */
   readonly startChild: (spec: RunSpec, call: ChildCall) => Promise<RunResult>;
   /**

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { type BackgroundRuns, createBackgroundRuns } from "../loop/background-runs.js";
 import { type Budget, budgetBelow, isCapped, rootBudget } from "../loop/budget.js";
 import { endRun } from "../loop/end-run.js";
 import type { EventSink, RunErrorCode, RunResult } from "../loop/events.js";
@@ -51,7 +52,12 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
   const budget = budgetBelow(io.budget ?? rootBudget(), spec.maxBudgetUsd);
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
   const outside = await runTools(core, spec, state, io.signal);
-  const call = runCalls(core, spec, { ...io, budget }, { runId, state, logger, outside });
+  const call = runCalls(
+    core,
+    spec,
+    { ...io, budget },
+    { runId, state, logger, outside, background: createBackgroundRuns(io.signal) },
+  );
   // Background commands end with the run that started them, however it ends.
   try {
     return await opened(core, spec, { ...io, budget }, call, outside);
@@ -70,13 +76,14 @@ function runCalls(
   core: Core,
   spec: RunSpec,
   io: RunIo,
-  run: { runId: string; state: RunState; logger: Logger; outside: RunTools },
+  run: { runId: string; state: RunState; logger: Logger; outside: RunTools; background: BackgroundRuns },
 ): CallContext {
   const calls = callContext(core, spec, io, { ...run, registry: registryWith(core, run.outside.tools) });
   const parent: ParentRun = {
     spec,
     state: run.state,
     runId: run.runId,
+    background: run.background,
     ...(spec.workdir && { cwd: spec.workdir.cwd }),
     startChild: (child, by) =>
       startRun(core, child, {
@@ -97,7 +104,11 @@ function runCalls(
     createSkillTool(core, parent, starts.skills),
   ];
   const extra = starting.filter((t): t is Tool => t !== undefined);
-  return { ...calls, registry: registryWith(core, [...run.outside.tools, ...extra]) };
+  return {
+    ...calls,
+    registry: registryWith(core, [...run.outside.tools, ...extra]),
+    background: run.background,
+  };
 }
 
 /** The run once its tools are known: `run_start`, then refused, or its sandbox opened and on. */

@@ -7,6 +7,7 @@ import type { RunSandbox } from "../sandbox/run-sandbox.js";
 import type { BackgroundShells } from "../tools/builtin/background-shells.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Logger, ReadRecord, SchemaValidationMode, ToolResult } from "../tools/types.js";
+import type { BackgroundRuns } from "./background-runs.js";
 import type { CallDecision, EventSink } from "./events.js";
 import type { Hooks } from "./hooks.js";
 
@@ -35,6 +36,8 @@ export interface CallContext {
   readonly approval?: CallApproval;
   /** The run's background commands; the run closes them when it ends. */
   readonly shells?: BackgroundShells;
+  /** The run's background tasks (background subagents): waited for, or stopped, before it ends. */
+  readonly background?: BackgroundRuns;
   /**
    * Set when the run is traced: the `traceparent` of a call's span, put in the environment of the
    * processes the call starts (Bash, hooks); each call's tool_end then notes its decision's rule.
