@@ -6,6 +6,7 @@ import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox } from "../sandbox/sandbox-setting.js";
 import { findInvocable, type Invocable, loadedNames } from "./find-invocable.js";
 import { byName, type HopCore } from "./hop-core.js";
+import { withInitialPrompt } from "./parse-line.js";
 import { preloadSkills } from "./preload-skills.js";
 import { approvedWith, continued, maxIterationsFor, modelFor, runSpec } from "./run-spec.js";
 import type {
@@ -129,17 +130,6 @@ function bodyPrompt(target: Invocable, args: string, label: string): BodyPrompt 
 }
 
 const contentPrompt = (content: Content): Prompt => ({ kind: "content", content });
-
-/**
- * A definition's `initialPrompt` before the prompt it is given, in one user turn: alone when the
- * prompt is empty or is the initialPrompt itself (a chat's first turn, which submits it).
- */
-export function withInitialPrompt(initial: string | undefined, content: Content): Content {
-  if (initial === undefined || initial.trim() === "") return content;
-  if (typeof content === "string")
-    return content.trim() === "" || content.trim() === initial.trim() ? initial : `${initial}\n\n${content}`;
-  return [{ type: "text", text: initial }, ...content];
-}
 
 /**
  * A fork with `agent:` starts that subagent under what the invocation left of the caller's list:

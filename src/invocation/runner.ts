@@ -25,7 +25,7 @@ import { type Core, createCore } from "./core.js";
 import { slashNames } from "./find-invocable.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
 import { parseLine } from "./parse-line.js";
-import { prepareRun, withInitialPrompt } from "./prepare-run.js";
+import { prepareRun } from "./prepare-run.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { type SessionHooks, sessionHooks } from "./session-hooks.js";
@@ -280,10 +280,8 @@ async function runLine(
       refusal.code,
       refusal.message,
     );
-  let request: RunRequest = parseLine(input, runOptions.agent);
-  // A new session's first prompt to the main agent comes after agent.md's initialPrompt.
-  if (request.kind === "prompt" && history.length === 0)
-    request = { kind: "prompt", content: withInitialPrompt(core.main?.initialPrompt, request.content) };
+  const initial = history.length === 0 ? core.main?.initialPrompt : undefined; // a new session's
+  let request: RunRequest = parseLine(input, runOptions.agent, initial);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
     sessionId: out.sessionId,
