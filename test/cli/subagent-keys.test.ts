@@ -188,6 +188,18 @@ describe("initialPrompt", () => {
   });
 });
 
+describe("initialPrompt in chat", () => {
+  test("a new chat submits agent.md's initialPrompt as its first turn", async ({ cli, fake, project }) => {
+    project({ "agent.md": "---\ntools: Read\ninitialPrompt: Say hello.\n---\nMain.\n" });
+    fake.push(text("hello there"), text("fine"));
+    const r = await cli(["chat"], { input: "how are you\n" });
+    expect(r.code).toBe(0);
+    expect(promptOf(fake, 0)).toBe("Say hello.");
+    expect(r.stdout).toContain("hello there");
+    expect(JSON.stringify(fake.requests[1]?.body.messages.at(-1))).toContain("how are you");
+  });
+});
+
 describe("foreign keys", () => {
   test("none of the subagent keys agentmd acts on is reported as ignored", async ({ dir, project }) => {
     project({
