@@ -200,6 +200,26 @@ describe("initialPrompt in chat", () => {
   });
 });
 
+describe("through agentmd batch", () => {
+  test("an item run as a subagent gets its initialPrompt and its mode", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
+    project({
+      "agents/p.md":
+        "---\nname: p\ndescription: P.\ntools: Read, Write\npermissionMode: plan\ninitialPrompt: Plan only.\n---\nP.\n",
+      "runs.jsonl": '{"id": "r0", "agent": "p", "prompt": "the item"}\n',
+    });
+    fake.push(write("b.txt"), text("planned"));
+    const r = await runCli(["batch", "runs.jsonl"], { cwd: dir, env: { ...env } });
+    expect(r.code).toBe(0);
+    expect(promptOf(fake, 0)).toBe("Plan only.\n\nthe item");
+    expect(resultText(resultsSent(fake, 1)[0])).toContain("not run in plan mode");
+  });
+});
+
 describe("foreign keys", () => {
   test("none of the subagent keys agentmd acts on is reported as ignored", async ({ dir, project }) => {
     project({
