@@ -1,9 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { budgetFitProblem } from "../definitions/effort-thinking.js";
-import type { Definition, Diagnostic, Severity } from "../definitions/types.js";
+import type { Definition, Diagnostic, Severity, SkillDefinition } from "../definitions/types.js";
 import { quoteIntoCommand } from "../invocation/arguments.js";
 import { ATTACHMENT, COMMAND_BLOCK } from "../invocation/expand-body.js";
+import { preloadRefusal } from "../invocation/preload-skills.js";
 import { serverPrefix } from "../mcp/server-spec.js";
 import { decide } from "../permissions/decide.js";
 import { type DefinitionListContext, definitionList } from "../permissions/definition-list.js";
@@ -40,6 +41,7 @@ export async function projectChecks(facts: ProjectFacts): Promise<Diagnostic[]> 
     ...unmatchedNames(facts),
     ...unknownModels(facts.definitions),
     ...thinkingBudgets(facts.definitions),
+    ...preloads(facts),
   ];
 }
 
@@ -56,6 +58,39 @@ function thinkingBudgets(definitions: readonly Definition[]): Diagnostic[] {
     const problem = budgetFitProblem(def.thinking, maxTokens, where);
     return problem ? [diagnostic(def, keyLine(def, "thinking"), "warning", "thinking-budget", problem)] : [];
   });
+}
+
+/**
+ * A subagent's `skills:` it could not preload (a name not defined, a skill only a user may invoke,
+ * one its own list ∩ the main agent's does not allow): an error, since every run of it is refused.
+ */
+function preloads(facts: ProjectFacts): Diagnostic[] {
+  const { definitions, ctx, projectDir } = facts;
+  const main = definitions.find((d) => d.surface === "main");
+  const top = intersect(facts.denied ?? UNRESTRICTED, main ? definitionList(main, ctx) : UNRESTRICTED);
+  const skills = new Map(
+    definitions.filter((d): d is SkillDefinition => d.surface === "skill").map((s) => [s.name, s]),
+  );
+  const out: Diagnostic[] = [];
+  for (const def of definitions) {
+    if (def.surface !== "agent" || !def.skills) continue;
+    let list = intersect(top, definitionList(def, ctx));
+    for (const name of def.skills) {
+      const skill = preloadRefusal(skills, list, name, { specs: ctx.specs, cwd: projectDir });
+      if (typeof skill === "string") {
+        out.push(
+          diagnostic(
+            def,
+            keyLine(def, "skills"),
+            "error",
+            "skill-not-preloadable",
+            `${def.name} ${skill}; every run of it is refused`,
+          ),
+        );
+      } else list = intersect(list, definitionList(skill, ctx));
+    }
+  }
+  return out;
 }
 
 function diagnostic(

@@ -151,7 +151,10 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   const unhook = io.onInterrupt?.(onInterrupt);
   rl.setPrompt(`${style.cyan("›")} `);
   try {
-    if (options.prompt) await turn(chat, runner, options.prompt);
+    // A new conversation starts with agent.md's initialPrompt (before the prompt given, if any).
+    const initial = main?.surface === "main" && !chat.session ? main.initialPrompt : undefined;
+    const first = options.prompt ?? initial;
+    if (first) await turn(chat, runner, first);
     showPrompt();
     for (let raw = await lines.next(); raw !== undefined; raw = await lines.next()) {
       const line = raw.trim();

@@ -10,6 +10,7 @@ import {
   MODEL_ALIASES,
 } from "../shared/defaults.js";
 import type { KeyDoc } from "./key-doc.js";
+import { SUBAGENT_KEY_DOCS } from "./subagent-key-docs.js";
 import type { Surface } from "./types.js";
 import { UNATTENDED_KEY_DOCS } from "./unattended-key-docs.js";
 
@@ -319,6 +320,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
       "A map of further properties (Agent Skills spec). Checked to be a map; agentmd does not act on it.",
   },
   ...UNATTENDED_KEY_DOCS,
+  ...SUBAGENT_KEY_DOCS,
 };
 
 /** Every key agentmd accepts and ignores (`FOREIGN_KEYS`) is described by this. */

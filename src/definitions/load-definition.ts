@@ -137,6 +137,7 @@ export function loadDefinitionFile(
         ...optional("toolSearch", typeof v.toolSearch === "boolean" ? v.toolSearch : asString(v.toolSearch)),
         ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
         ...optional("fallbackModel", asList(v.fallbackModel)),
+        ...optional("initialPrompt", asString(v.initialPrompt)),
       } satisfies MainAgentDefinition;
       break;
     case "agent":
@@ -150,6 +151,7 @@ export function loadDefinitionFile(
         ...optional("mcpServers", mcpServers),
         ...optional("maxBudgetUsd", asNumber(v.maxBudgetUsd)),
         ...optional("fallbackModel", asList(v.fallbackModel)),
+        ...subagentFields(v),
       } satisfies SubagentDefinition;
       break;
     case "skill": {
@@ -229,6 +231,18 @@ function invocableFields(v: Record<string, unknown>) {
 const asString = (x: unknown) => (typeof x === "string" ? x : undefined);
 const asNumber = (x: unknown) => (typeof x === "number" ? x : undefined);
 const asBoolean = (x: unknown) => (typeof x === "boolean" ? x : undefined);
+/** Claude Code's subagent keys agentmd acts on, as the schema let them through. */
+function subagentFields(v: Record<string, unknown>): Partial<SubagentDefinition> {
+  const skills = typeof v.skills === "string" ? v.skills.split(",").map((s) => s.trim()) : asList(v.skills);
+  return {
+    ...optional("permissionMode", v.permissionMode as SubagentDefinition["permissionMode"]),
+    ...optional("skills", skills?.filter(Boolean)),
+    ...optional("initialPrompt", asString(v.initialPrompt)),
+    ...optional("background", asBoolean(v.background)),
+    ...optional("isolation", v.isolation === "worktree" ? ("worktree" as const) : undefined),
+  };
+}
+
 const asList = (x: unknown) =>
   typeof x === "string"
     ? [x]

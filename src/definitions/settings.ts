@@ -9,14 +9,13 @@ import { listWord } from "./list-words.js";
 import { normaliseHooks } from "./load-definition.js";
 import { checkPluginSettings } from "./marketplace.js";
 import { checkEntry } from "./parse-tool-list.js";
+import { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
-/** Claude Code's permission modes (`permissions.defaultMode`, `--permission-mode`). */
-export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 
 /** `.claude/settings.json` and its kin, merged as Claude Code merges them. */
 export interface ClaudeSettings {

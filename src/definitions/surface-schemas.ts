@@ -1,5 +1,6 @@
 import { FOREIGN_HOOK_KEYS, FOREIGN_HOOK_TYPES, HOOK_EVENTS } from "./check-hooks.js";
 import { EFFORT_LEVELS, MIN_THINKING_BUDGET } from "./effort-thinking.js";
+import { PERMISSION_MODES } from "./permission-modes.js";
 import type { Surface } from "./types.js";
 
 /**
@@ -99,6 +100,20 @@ const thinking: JsonSchema = {
 };
 const reasoning: Record<string, JsonSchema> = { effort, thinking };
 
+// Claude Code's subagent keys, acted on (docs/formats.md, "Subagent keys").
+const subagentKeys: Record<string, JsonSchema> = {
+  // The approval mode of its runs, never wider than its caller's.
+  permissionMode: { enum: [...PERMISSION_MODES] },
+  // Skills whose content is in its context from the start: a name, or a list of names.
+  skills: { type: ["string", "array"], items: { type: "string", minLength: 1 } },
+  // The first user turn when it runs as the session's agent; before the task prompt below it.
+  initialPrompt: { type: "string", minLength: 1 },
+  // The Task call returns at once; the answer comes to the caller when the subagent ends.
+  background: bool,
+  // Its runs work in a temporary git worktree, their only writable folder.
+  isolation: { enum: ["worktree"] },
+};
+
 const invocable: Record<string, JsonSchema> = {
   "argument-hint": str,
   "disable-model-invocation": bool,
@@ -141,6 +156,8 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       maxBudgetUsd,
       fallbackModel,
       ...reasoning,
+      // The first user turn of a session (chat), or before the prompt (-p, batch).
+      initialPrompt: subagentKeys.initialPrompt as JsonSchema,
     },
   },
   agent: {
@@ -159,6 +176,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       maxBudgetUsd,
       fallbackModel,
       ...reasoning,
+      ...subagentKeys,
     },
     required: ["name", "description"],
   },
@@ -202,6 +220,7 @@ export const STRING_KEYS = new Set([
   "model",
   "argument-hint",
   "agent",
+  "initialPrompt",
   "license",
   "compatibility",
   "baseUrl",
@@ -215,6 +234,7 @@ export const BOOLEAN_KEYS = new Set([
   "promptCaching",
   "sandbox",
   "memory",
+  "background",
 ]);
 
 export const ALLOW_LIST_KEYS = ["allowed-tools", "tools"] as const;
@@ -226,12 +246,7 @@ export const DENY_LIST_KEYS = ["disallowed-tools", "disallowedTools"] as const;
  */
 export const FOREIGN_KEYS = new Set([
   "color",
-  "permissionMode",
-  "skills",
   "memory",
-  "background",
-  "isolation",
-  "initialPrompt",
   "when_to_use",
   "when-to-use",
   "paths",

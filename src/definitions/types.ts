@@ -1,5 +1,6 @@
 import type { Effort, Thinking } from "./effort-thinking.js";
 import type { HookEventName } from "./hook-events.js";
+import type { PermissionMode } from "./permission-modes.js";
 
 /** The four markdown surfaces agentmd reads. */
 export type Surface = "main" | "agent" | "skill" | "command";
@@ -137,6 +138,8 @@ export interface MainAgentDefinition extends DefinitionBase {
   readonly maxBudgetUsd?: number;
   /** Models a request goes to, in order, when the model is overloaded after its retries. */
   readonly fallbackModel?: readonly string[];
+  /** The first user turn of a chat session; before the prompt of `-p` and batch runs. */
+  readonly initialPrompt?: string;
 }
 
 export interface SubagentDefinition extends DefinitionBase {
@@ -149,6 +152,16 @@ export interface SubagentDefinition extends DefinitionBase {
   /** US dollars one run of this subagent (with what it starts) may spend, within its caller's budget. */
   readonly maxBudgetUsd?: number;
   readonly fallbackModel?: readonly string[];
+  /** Its runs approve calls in this mode or their caller's, whichever is narrower (`narrowerMode`). */
+  readonly permissionMode?: PermissionMode;
+  /** Skills whose content is in its context from its first turn (each one it may invoke). */
+  readonly skills?: readonly string[];
+  /** The first user turn when it runs as the session's agent (`--agent`); before a Task's prompt. */
+  readonly initialPrompt?: string;
+  /** `true`: a Task call returns at once with a task id, and the answer comes to the caller when it ends. */
+  readonly background?: boolean;
+  /** `worktree`: each run works in a temporary git worktree, its only writable folder. */
+  readonly isolation?: "worktree";
 }
 
 interface InvocableFields {
@@ -271,6 +284,7 @@ export interface MainAgentInput extends CommonInput {
   readonly toolSearch?: "auto" | `auto:${number}` | boolean;
   readonly maxBudgetUsd?: number;
   readonly fallbackModel?: string | readonly string[];
+  readonly initialPrompt?: string;
 }
 
 /** `mcpServers` as written: names and `{ name: definition }` items, or a map of names to definitions. */
@@ -322,6 +336,11 @@ export interface SubagentInput extends CommonInput {
   readonly mcpServers?: McpServersInput;
   readonly maxBudgetUsd?: number;
   readonly fallbackModel?: string | readonly string[];
+  readonly permissionMode?: PermissionMode;
+  readonly skills?: string | readonly string[];
+  readonly initialPrompt?: string;
+  readonly background?: boolean;
+  readonly isolation?: "worktree";
 }
 
 export interface SkillInput extends CommonInput, InvocableInput {

@@ -15,6 +15,7 @@ import {
   type PermissionMode,
   sessionRuleFor,
 } from "../permissions/approval.js";
+import { narrowerMode } from "../permissions/mode-order.js";
 import { compileList, intersect } from "../permissions/permission-list.js";
 import { NO_PARSER } from "../permissions/shell/parse-shell.js";
 import type { ShellParser } from "../permissions/shell/shell-parser.js";
@@ -126,53 +127,69 @@ export function createApprovals(
   // The parser the executor judged with: a call is checked before it is asked about or allowed
   // for the session, and its rule for the session is read with the same parser.
   let shell: ShellParser = NO_PARSER;
-  return {
-    check: (call, judged, approved = []) => {
-      shell = judged.shell ?? shell;
-      return approve(
-        policy,
-        call,
-        judged,
-        [...session, ...approved],
-        (input) =>
-          isReadOnlyCommand(
-            typeof input === "object" && input !== null
-              ? (input as { command?: unknown }).command
-              : undefined,
-            shell,
-          ),
-        answered,
-      );
-    },
-    ask: (request) =>
-      approver
-        ? approver(request).catch(
-            (e: unknown): ApprovalAnswer => ({
-              kind: "deny",
-              reason: `the approval prompt failed (${e instanceof Error ? e.message : String(e)})`,
-            }),
-          )
-        : Promise.resolve(undefined),
-    setMode: (mode) => {
-      policy = { ...policy, mode };
-    },
-    allowForSession(call, judged) {
-      const { entries } = ruleEntries([sessionRuleFor(call, judged.shell ?? shell)], "the session");
-      const allows = compileList(entries, undefined, ctx);
-      session.push(allows);
-      // An "always" to a call a permissions.ask rule asked about holds for that rule's calls like it.
-      const rules = askingRules(policy.askGuard, call, judged);
-      if (rules.length > 0) answered.push({ rules, allows });
-    },
-    howToAllow: (call, reason) => howToAllow(call, reason, shell),
-    unasked: (list) => {
-      if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
-      const pre = policy.preApproved;
-      if (pre.rules === null || pre.rules.length === 0) return undefined;
-      // What a permissions.ask rule names is never offered unasked.
-      return policy.askGuard ? intersect(intersect(list, pre), policy.askGuard) : intersect(list, pre);
-    },
+  // One tier, seen in the session's mode or bounded by a run's: what a user allows is shared.
+  const view = (bound: PermissionMode | undefined, dirs: readonly string[]): CallApproval => {
+    const now = () => {
+      const mode = narrowerMode(policy.mode, bound) ?? policy.mode;
+      const workingDirs = [...policy.workingDirs, ...dirs];
+      return mode === policy.mode && dirs.length === 0 ? policy : { ...policy, mode, workingDirs };
+    };
+    return {
+      check: (call, judged, approved = []) => {
+        shell = judged.shell ?? shell;
+        return approve(
+          now(),
+          call,
+          judged,
+          [...session, ...approved],
+          (input) =>
+            isReadOnlyCommand(
+              typeof input === "object" && input !== null
+                ? (input as { command?: unknown }).command
+                : undefined,
+              shell,
+            ),
+          answered,
+        );
+      },
+      ask: (request) =>
+        approver
+          ? approver(request).catch(
+              (e: unknown): ApprovalAnswer => ({
+                kind: "deny",
+                reason: `the approval prompt failed (${e instanceof Error ? e.message : String(e)})`,
+              }),
+            )
+          : Promise.resolve(undefined),
+      setMode: (mode) => {
+        policy = { ...policy, mode };
+      },
+      within: (b) =>
+        view(narrowerMode(bound, b.mode), b.workingDir ? [...dirs, ...bothPaths(b.workingDir)] : dirs),
+      allowForSession(call, judged) {
+        const { entries } = ruleEntries([sessionRuleFor(call, judged.shell ?? shell)], "the session");
+        const allows = compileList(entries, undefined, ctx);
+        session.push(allows);
+        // An "always" to a call a permissions.ask rule asked about holds for that rule's calls like it.
+        const rules = askingRules(policy.askGuard, call, judged);
+        if (rules.length > 0) answered.push({ rules, allows });
+      },
+      howToAllow: (call, reason) => howToAllow(call, reason, shell),
+      unasked: (list) => unaskedOf(now(), list),
+    };
   };
+  return view(undefined, []);
+}
+
+/** The part of `list` that runs without asking under `policy` (for tools run on the API's side). */
+function unaskedOf(policy: ApprovalPolicy, list: PermissionList): PermissionList | undefined {
+  // Plan mode runs only reading tools: a tool the API runs is never one it could refuse.
+  if (policy.mode === "plan") return undefined;
+  if (policy.mode === "bypassPermissions" || policy.preApproved === null) return list;
+  const pre = policy.preApproved;
+  if (pre.rules === null || pre.rules.length === 0) return undefined;
+  // What a permissions.ask rule names is never offered unasked.
+  return policy.askGuard ? intersect(intersect(list, pre), policy.askGuard) : intersect(list, pre);
 }
 
 /** The refusal of a call that needed approval in a run no one can answer. */

@@ -59,5 +59,7 @@ export function childCaller(
     },
     sandbox: now.sandbox,
     approved: now.approved,
+    ...(spec.permissionMode && { permissionMode: spec.permissionMode }),
+    ...(spec.workdir && { workdir: spec.workdir }),
   };
 }

@@ -1,4 +1,5 @@
 import type { SkillDefinition, SubagentDefinition } from "../definitions/types.js";
+import type { BackgroundRuns } from "../loop/background-runs.js";
 import type { RunResult } from "../loop/events.js";
 import { addUsage } from "../model/models.js";
 import { fail, ok, runSafely } from "../tools/define-tool.js";
@@ -11,6 +12,7 @@ import { prepareRun, resolveInvocable } from "./prepare-run.js";
 import { sandboxAfter } from "./run-sandbox-of.js";
 import type { Caller, ChildCall, ParentRun, Prepared } from "./run-types.js";
 import { SKILL_PERMISSION, TASK_PERMISSION } from "./tool-catalog.js";
+import { openWorktree } from "./worktree.js";
 
 /**
  * The Task tool of one run (alias Agent): spawns a subagent as a child run whose effective list is
@@ -43,9 +45,33 @@ export function createTaskTool(
           name: String(input.subagent_type),
           content: String(input.prompt),
         };
-        return runChild(parent, prepareRun(core, callerOf(parent), request), ctx);
+        const prepared = prepareRun(core, callerOf(parent), request);
+        if (prepared.kind === "ready" && prepared.spec.background && parent.background)
+          return inBackground(parent.background, request.name, (signal) =>
+            runChild(core, parent, prepared, { signal, callId: ctx.callId }),
+          );
+        return runChild(core, parent, prepared, ctx);
       }),
   };
+}
+
+/**
+ * A background subagent: the Task call returns at once with its task id; the run goes on, and the
+ * subagent's answer (or why it failed) comes before the run's next request once it ends.
+ */
+function inBackground(
+  tasks: BackgroundRuns,
+  name: string,
+  run: (signal: AbortSignal) => Promise<ToolResult>,
+): ToolResult {
+  const id = tasks.start(name, async (signal) => {
+    const r = await run(signal);
+    const said = typeof r.content === "string" ? r.content : JSON.stringify(r.content);
+    return r.isError ? `It failed: ${said}` : said;
+  });
+  return ok(
+    `${name} is running in the background as ${id}. Go on with other work: its answer comes to you in a task notification when it ends (this run waits for it before finishing).`,
+  );
 }
 
 function taskSchema(names?: readonly string[]): Tool["inputSchema"] {
@@ -111,7 +137,7 @@ async function invokeSkill(
 ): Promise<ToolResult> {
   const { state } = parent;
   const resolved = resolveInvocable(core, callerOf(parent), name, args, "model");
-  if (resolved.kind !== "inline") return runChild(parent, resolved, call);
+  if (resolved.kind !== "inline") return runChild(core, parent, resolved, call);
   // A skill that turns the sandbox on does so for the rest of the run (never off).
   const sandbox = await sandboxAfter(core, state, resolved.sandbox);
   if (!sandbox.ok) return fail(`The skill '${name}' was not loaded: ${sentence(sandbox.message)}`);
@@ -140,23 +166,39 @@ function callerOf(parent: ParentRun): Caller {
   return childCaller(parent.spec, now, parent.runId);
 }
 
-/** Runs a prepared child and answers with its final text; what it spent is added to the parent's. */
-async function runChild(parent: ParentRun, prepared: Prepared, call: ChildCall): Promise<ToolResult> {
+/**
+ * Runs a prepared child and answers with its final text; what it spent is added to the parent's.
+ * A child with `isolation: worktree` runs in a worktree of its own, kept (and named) when it changed.
+ */
+async function runChild(
+  core: HopCore,
+  parent: ParentRun,
+  prepared: Prepared,
+  call: ChildCall,
+): Promise<ToolResult> {
   if (prepared.kind !== "ready") return fail(sentence(prepared.message));
-  const result = await parent.startChild(prepared.spec, call);
-  return childResult(parent, prepared.spec.agent, result);
+  if (!prepared.spec.isolation)
+    return childResult(parent, prepared.spec.agent, await parent.startChild(prepared.spec, call));
+  const opened = await openWorktree(prepared.spec, {
+    cwd: parent.cwd ?? core.cwd,
+    specs: core.catalog.specs,
+  });
+  if (!opened.ok) return fail(sentence(opened.message));
+  const result = await parent.startChild(opened.tree.spec, call);
+  return childResult(parent, prepared.spec.agent, result, await opened.tree.close());
 }
 
-function childResult(parent: ParentRun, name: string, result: RunResult): ToolResult {
+function childResult(parent: ParentRun, name: string, result: RunResult, kept?: string): ToolResult {
   const meter = parent.state.meter;
   meter.usage = addUsage(meter.usage, result.usage);
   meter.costUsd += result.costUsd;
   if (result.costUnknown) meter.costUnknown = true;
+  const tail = kept ? `\n\n${kept}` : "";
   if (result.outcome === "done")
-    return ok(result.text === "" ? `${name} finished without a text answer.` : result.text);
+    return ok(`${result.text === "" ? `${name} finished without a text answer.` : result.text}${tail}`);
   const why = result.message ?? result.outcome;
   return fail(
-    `${name} did not finish (${result.outcome}: ${why}).${result.text ? `\nIts last text:\n${result.text}` : ""}`,
+    `${name} did not finish (${result.outcome}: ${why}).${result.text ? `\nIts last text:\n${result.text}` : ""}${tail}`,
   );
 }
 

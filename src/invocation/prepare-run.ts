@@ -6,6 +6,8 @@ import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox } from "../sandbox/sandbox-setting.js";
 import { findInvocable, type Invocable, loadedNames } from "./find-invocable.js";
 import { byName, type HopCore } from "./hop-core.js";
+import { withInitialPrompt } from "./parse-line.js";
+import { preloadSkills } from "./preload-skills.js";
 import { approvedWith, continued, maxIterationsFor, modelFor, runSpec } from "./run-spec.js";
 import type {
   BodyPrompt,
@@ -41,7 +43,8 @@ export function prepareRun(core: HopCore, caller: Caller, request: RunRequest): 
     return agentRun(core, caller, {
       sub,
       ceiling: caller.list,
-      prompt: contentPrompt(request.content),
+      // Its initialPrompt comes first, before the task it is given (a Task's prompt, `--agent`'s).
+      prompt: contentPrompt(withInitialPrompt(sub.initialPrompt, request.content)),
       agent: sub.name,
       model: modelFor(caller, sub.model),
     });
@@ -209,16 +212,28 @@ function agentRun(
   const list = intersect(ceiling, own);
   const empty = refusal(ceiling, list, own, sub.name);
   if (empty) return empty;
+  // Its `skills:` are loaded into it from the start, each as an inline Skill call would be.
+  const loaded = preloadSkills(core, sub, {
+    list,
+    hooks: mergeHooks(caller.hooks, sub.hooks),
+    sandbox: joinSandbox(caller.sandbox, sub.sandbox),
+  });
+  if (typeof loaded === "string") return { kind: "refused", message: loaded };
+  const left = refusal(ceiling, loaded.list, own, sub.name);
+  if (left) return left;
   return ready(
     runSpec(caller, {
       agent: run.agent,
       system: sub.body,
       model: run.model,
       maxIterations: maxIterationsFor(core, sub.maxIterations),
-      list,
-      hooks: mergeHooks(caller.hooks, sub.hooks),
+      list: loaded.list,
+      hooks: loaded.hooks,
       prompt: run.prompt,
-      sandbox: joinSandbox(caller.sandbox, sub.sandbox),
+      sandbox: loaded.sandbox,
+      ...(loaded.prompts.length > 0 && { preload: loaded.prompts }),
+      ...(sub.isolation && { isolation: sub.isolation }),
+      ...(sub.background && { background: true as const }),
       // A subagent asks for what its caller's commands pre-approved: their lists are not its own.
       approved: undefined,
       mcpScope: [...(caller.mcpScope ?? []), sub],
@@ -227,6 +242,7 @@ function agentRun(
       fallbackModels: sub.fallbackModel?.map((m) => resolveModel(m)),
       effort: run.effort ?? sub.effort,
       thinking: run.thinking ?? sub.thinking,
+      ...(sub.permissionMode && { permissionMode: sub.permissionMode }),
     }),
   );
 }

@@ -2,6 +2,7 @@ import type { RunState } from "../loop/execute-call.js";
 import { openRunSandbox, type RunSandbox } from "../sandbox/run-sandbox.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { Core } from "./core.js";
+import type { Workdir } from "./run-types.js";
 
 /**
  * A run's sandbox from its setting, once bubblewrap is known to work here (probed once
@@ -10,11 +11,13 @@ import type { Core } from "./core.js";
 export function runSandboxOf(
   core: Core,
   setting: SandboxSetting,
+  workdir?: Workdir,
 ): Promise<{ ok: true; sandbox: RunSandbox } | { ok: false; message: string }> {
   return openRunSandbox(setting, {
     specs: core.catalog.specs,
-    projectDir: core.projectDir,
-    cwd: core.cwd,
+    // A run in a worktree has it for its project: a bare Write there makes the worktree writable.
+    projectDir: workdir?.root ?? core.projectDir,
+    cwd: workdir?.cwd ?? core.cwd,
     // bubblewrap is found on the PATH agentmd was started with, never one a settings file chose.
     env: core.startEnv,
   });

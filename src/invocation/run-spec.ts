@@ -3,10 +3,12 @@ import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
 import type { Hooks } from "../loop/hooks.js";
 import { resolveModel } from "../model/models.js";
+import type { PermissionMode } from "../permissions/approval.js";
+import { narrowerMode } from "../permissions/mode-order.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { HopCore } from "./hop-core.js";
-import type { Caller, Prompt, RunSpec } from "./run-types.js";
+import type { BodyPrompt, Caller, Prompt, RunSpec } from "./run-types.js";
 
 /** What a run is, beside what it takes from its caller's place (its depth, its parent's id). */
 export interface RunOwn {
@@ -27,11 +29,19 @@ export interface RunOwn {
   readonly fallbackModels?: readonly string[];
   readonly effort?: Effort;
   readonly thinking?: Thinking;
+  readonly isolation?: "worktree";
+  readonly background?: true;
+  /** Skill bodies made ready in the run and put in its system prompt (a subagent's `skills:`). */
+  readonly preload?: readonly BodyPrompt[];
+  /** Its own definition's `permissionMode`: bounded by its caller's, never wider. */
+  readonly permissionMode?: PermissionMode;
 }
 
 /** The one way a run's spec is made: what it is, at its caller's depth, below its caller's run. */
 export function runSpec(caller: Caller, own: RunOwn): RunSpec {
-  const { outputSchema, maxBudgetUsd, fallbackModels, effort, thinking, ...rest } = own;
+  const { outputSchema, maxBudgetUsd, fallbackModels, effort, thinking, permissionMode: mode, ...rest } = own;
+  // A run approves in its caller's mode or its own, whichever is narrower: no hop widens it.
+  const permissionMode = narrowerMode(caller.permissionMode, mode);
   return {
     ...rest,
     depth: caller.depth,
@@ -41,6 +51,8 @@ export function runSpec(caller: Caller, own: RunOwn): RunSpec {
     ...(fallbackModels && { fallbackModels }),
     ...(effort && { effort }),
     ...(thinking !== undefined && { thinking }),
+    ...(permissionMode && { permissionMode }),
+    ...(caller.workdir && { workdir: caller.workdir }),
   };
 }
 

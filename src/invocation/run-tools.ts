@@ -1,4 +1,4 @@
-import type { RunState } from "../loop/execute-call.js";
+import type { CallApproval, RunState } from "../loop/execute-call.js";
 import type { StartWatch } from "../mcp/mcp-connection.js";
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
@@ -55,7 +55,8 @@ export async function runTools(
   if (!mcp || mcp.tools.length === 0)
     return { tools: [], hidden: new Set(), warnings: mcp?.warnings ?? [], ...failed };
   const withoutSearch = registryWith(core, mcp.tools);
-  const offerAll = (list: PermissionList) => offeredUnderApproval(withoutSearch.all, list, core.approval);
+  const offerAll = (list: PermissionList) =>
+    offeredUnderApproval(withoutSearch.all, list, approvalOf(core, spec));
   const deferrable = new Set(mcp.tools.map((t) => t.name));
   const deferred = deferredNames(offerAll(spec.list), deferrable, mcp.deferred, external.toolSearch);
   // What registering them said (a tool renamed for the API, a schema that does not compile).
@@ -98,6 +99,16 @@ export function registryWith(core: Pick<Core, "catalog">, extra: readonly Tool[]
  * cannot be asked about, so it is offered only within what runs without asking. The one rule for
  * runs and for `agentmd tools`.
  */
+/** The approval tier a run's calls meet: the session's, bounded by the run's permission mode. */
+export function approvalOf(core: Core, spec: RunSpec): CallApproval {
+  if (!spec.permissionMode && !spec.workdir) return core.approval;
+  const bound = {
+    ...(spec.permissionMode && { mode: spec.permissionMode }),
+    ...(spec.workdir && { workingDir: spec.workdir.root }),
+  };
+  return core.approval.within?.(bound) ?? core.approval;
+}
+
 export function offeredUnderApproval(
   tools: readonly RegisteredTool[],
   list: PermissionList,

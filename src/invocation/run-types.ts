@@ -4,11 +4,13 @@
 import type { Effort, Thinking } from "../definitions/effort-thinking.js";
 import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
+import type { BackgroundRuns } from "../loop/background-runs.js";
 import type { Budget } from "../loop/budget.js";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { RunState } from "../loop/execute-call.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { MessageParam } from "../model/messages.js";
+import type { PermissionMode } from "../permissions/approval.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
 import type { ToolContext } from "../tools/types.js";
@@ -56,6 +58,10 @@ export interface Caller {
   };
   /** The caller's sandbox; whatever it starts runs sandboxed too. */
   readonly sandbox?: SandboxSetting;
+  /** The caller's bound on the permission mode (absent: the session's); what it starts is never wider. */
+  readonly permissionMode?: PermissionMode;
+  /** The caller's worktree: what it starts works there too (its own list keeps writes inside it). */
+  readonly workdir?: Workdir;
 }
 
 /** A command or skill body, made ready (arguments, `!cmd`, `@file`) inside the run it starts. */
@@ -105,6 +111,29 @@ export interface RunSpec {
   readonly effort?: Effort;
   /** Its own definition's `thinking` (for its requests only); absent: the runner's. */
   readonly thinking?: Thinking;
+  /**
+   * A subagent's worktree (`isolation: worktree`): its working folder, and the only folder its
+   * writing tools (and, in the sandbox, its commands) may write. Absent: the project's.
+   */
+  readonly workdir?: Workdir;
+  /** `isolation: worktree`: the Task call that starts it gives it a worktree of its own. */
+  readonly isolation?: "worktree";
+  /** `background: true`: the Task call that starts it returns at once; its answer comes later. */
+  readonly background?: true;
+  /** Skill bodies preloaded into its context (a subagent's `skills:`), made ready when it starts. */
+  readonly preload?: readonly BodyPrompt[];
+  /**
+   * The narrowest permission mode of its hops (a subagent's `permissionMode` and its callers'): its
+   * calls are approved in this or the session's mode, whichever is narrower. Absent: the session's.
+   */
+  readonly permissionMode?: PermissionMode;
+}
+
+/** A git worktree a run works in: its root, and the run's working folder inside it. */
+export interface Workdir {
+  readonly root: string;
+  readonly cwd: string;
+  readonly branch: string;
 }
 
 /** The run a request starts, or why it cannot start. */
@@ -176,6 +205,10 @@ export interface ParentRun {
   readonly spec: RunSpec;
   readonly state: RunState;
   readonly runId: string;
+  /** The run's working folder (its worktree's, when it has one); absent: the project's. */
+  readonly cwd?: string;
+  /** Its background tasks: a background subagent's run is one of them. */
+  readonly background?: BackgroundRuns;
   /** Starts `spec` as a child of this run for `call`. Contract: never rejects. */
   readonly startChild: (spec: RunSpec, call: ChildCall) => Promise<RunResult>;
   /**

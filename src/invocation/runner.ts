@@ -291,7 +291,8 @@ async function runLine(
       refusal.code,
       refusal.message,
     );
-  let request: RunRequest = parseLine(input, runOptions.agent);
+  const initial = history.length === 0 ? core.main?.initialPrompt : undefined; // a new session's
+  let request: RunRequest = parseLine(input, runOptions.agent, initial);
   const io: RunIo = {
     signal: runOptions.signal ?? new AbortController().signal,
     sessionId: out.sessionId,

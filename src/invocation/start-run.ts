@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { type BackgroundRuns, createBackgroundRuns } from "../loop/background-runs.js";
 import { type Budget, budgetBelow, isCapped, rootBudget } from "../loop/budget.js";
 import { endRun } from "../loop/end-run.js";
 import type { EventSink, RunErrorCode, RunResult } from "../loop/events.js";
@@ -7,7 +8,9 @@ import { type LoopConfig, runLoop } from "../loop/run-loop.js";
 import type { MessageParam } from "../model/messages.js";
 import type { Model } from "../model/model.js";
 import { priceOf, ZERO_USAGE } from "../model/models.js";
+import type { PermissionMode } from "../permissions/approval.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
+import { narrowerMode } from "../permissions/mode-order.js";
 import type { PermissionList } from "../permissions/types.js";
 import { createBackgroundShells } from "../tools/builtin/background-shells.js";
 import { createReadRecord } from "../tools/read-record.js";
@@ -20,8 +23,8 @@ import { expandBody } from "./expand-body.js";
 import { mcpStartWatch } from "./mcp-start-trace.js";
 import { promptHooks, withContext } from "./prompt-hooks.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
-import { offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
-import type { ParentRun, RunIo, RunSpec } from "./run-types.js";
+import { approvalOf, offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
+import type { Expanded, ParentRun, RunIo, RunSpec } from "./run-types.js";
 
 export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
 
@@ -50,7 +53,12 @@ export async function startRun(core: Core, spec: RunSpec, io: RunIo): Promise<Ru
   const budget = budgetBelow(io.budget ?? rootBudget(), spec.maxBudgetUsd);
   // MCP servers the run may reach start here, before its first request (see run-tools.ts).
   const outside = await runTools(core, spec, state, io.signal, mcpStartWatch(spec, io, runId));
-  const call = runCalls(core, spec, { ...io, budget }, { runId, state, logger, outside });
+  const call = runCalls(
+    core,
+    spec,
+    { ...io, budget },
+    { runId, state, logger, outside, background: createBackgroundRuns(io.signal) },
+  );
   // Background commands end with the run that started them, however it ends.
   try {
     return await opened(core, spec, { ...io, budget }, call, outside);
@@ -69,13 +77,15 @@ function runCalls(
   core: Core,
   spec: RunSpec,
   io: RunIo,
-  run: { runId: string; state: RunState; logger: Logger; outside: RunTools },
+  run: { runId: string; state: RunState; logger: Logger; outside: RunTools; background: BackgroundRuns },
 ): CallContext {
   const calls = callContext(core, spec, io, { ...run, registry: registryWith(core, run.outside.tools) });
   const parent: ParentRun = {
     spec,
     state: run.state,
     runId: run.runId,
+    background: run.background,
+    ...(spec.workdir && { cwd: spec.workdir.cwd }),
     startChild: (child, by) =>
       startRun(core, child, {
         signal: by.signal,
@@ -95,7 +105,11 @@ function runCalls(
     createSkillTool(core, parent, starts.skills),
   ];
   const extra = starting.filter((t): t is Tool => t !== undefined);
-  return { ...calls, registry: registryWith(core, [...run.outside.tools, ...extra]) };
+  return {
+    ...calls,
+    registry: registryWith(core, [...run.outside.tools, ...extra]),
+    background: run.background,
+  };
 }
 
 /** The run once its tools are known: `run_start`, then refused, or its sandbox opened and on. */
@@ -107,7 +121,7 @@ async function opened(
   outside: RunTools,
 ): Promise<RunResult> {
   const { runId, state, registry } = call;
-  const offerAll = (list: PermissionList) => offeredUnderApproval(registry.all, list, core.approval);
+  const offerAll = (list: PermissionList) => offeredUnderApproval(registry.all, list, approvalOf(core, spec));
   const offer = (list: PermissionList) => offerAll(list).filter((r) => !outside.hidden.has(r.tool.name));
   const shown = offer(spec.list);
   io.emit({
@@ -145,7 +159,7 @@ async function opened(
   if (unpriced) return endBeforeStart(ended, "refused", "unpriced_under_budget", unpriced);
   // A run that asks for the sandbox and cannot have it is refused before its first request.
   if (spec.sandbox) {
-    const sandbox = await runSandboxOf(core, spec.sandbox);
+    const sandbox = await runSandboxOf(core, spec.sandbox, spec.workdir);
     if (!sandbox.ok) return endBeforeStart(ended, "refused", "sandbox_unavailable", sandbox.message);
     state.sandbox = sandbox.sandbox;
   }
@@ -181,9 +195,12 @@ async function converse(
     io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: said });
     messages = [...messages, { role: "user", content: said }];
   }
+  const preloaded = await preloadedText(core, spec, call);
+  if (!preloaded.ok) return endBeforeStart(run.ended, "error", "invocation_failed", preloaded.message);
   const system = [
     spec.system.trim(),
     run.shown.some((r) => r.tool.name === "Skill") ? skillCatalog(core, spec.list) : "",
+    preloaded.text,
   ]
     .filter(Boolean)
     .join("\n\n");
@@ -227,6 +244,17 @@ const reasoningFor = (spec: RunSpec, settings: Core["settings"]) => ({
   ...((spec.thinking ?? settings.thinking) !== undefined && { thinking: spec.thinking ?? settings.thinking }),
 });
 
+/** The skills a subagent preloads, made ready through the run's own calls, as its system prompt shows them. */
+async function preloadedText(core: Core, spec: RunSpec, call: CallContext): Promise<Expanded> {
+  const parts: string[] = [];
+  for (const prompt of spec.preload ?? []) {
+    const made = await expandBody(prompt, call, core.fs);
+    if (!made.ok) return made;
+    parts.push(`## ${prompt.label.replace(/^the s/, "S")} (preloaded)\n\n${made.text.trim()}`);
+  }
+  return { ok: true, text: parts.join("\n\n") };
+}
+
 /** A run under a budget whose model has no known price could spend without limit: it is refused. */
 function unpricedUnderBudget(core: Core, spec: RunSpec, budget: Budget | undefined): string | undefined {
   if (!budget || !isCapped(budget)) return undefined;
@@ -247,18 +275,21 @@ function callContext(
     state: run.state,
     runId: run.runId,
     logger: run.logger,
-    cwd: core.cwd,
+    // A subagent with isolation: worktree works in its worktree.
+    cwd: spec.workdir?.cwd ?? core.cwd,
     signal: io.signal,
     readRecord: createReadRecord(),
     gateMode: core.settings.gateMode,
     env: core.env,
     sessionId: io.sessionId,
     ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
-    permissionMode: core.permissionMode,
+    permissionMode:
+      narrowerMode(core.permissionMode as PermissionMode, spec.permissionMode) ?? core.permissionMode,
     depth: spec.depth,
     emit: io.emit,
     agent: spec.agent,
-    approval: core.approval,
+    // A run bounded by a narrower mode (a subagent's permissionMode) is approved in it.
+    approval: approvalOf(core, spec),
     shells: createBackgroundShells(),
     ...(io.trace && { traceparent: (callId: string) => io.trace?.traceparent(run.runId, callId) }),
   };

@@ -7,6 +7,7 @@ import type { RunSandbox } from "../sandbox/run-sandbox.js";
 import type { BackgroundShells } from "../tools/builtin/background-shells.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Logger, ReadRecord, SchemaValidationMode, ToolResult } from "../tools/types.js";
+import type { BackgroundRuns } from "./background-runs.js";
 import type { CallDecision, EventSink } from "./events.js";
 import type { Hooks } from "./hooks.js";
 
@@ -35,6 +36,8 @@ export interface CallContext {
   readonly approval?: CallApproval;
   /** The run's background commands; the run closes them when it ends. */
   readonly shells?: BackgroundShells;
+  /** The run's background tasks (background subagents): waited for, or stopped, before it ends. */
+  readonly background?: BackgroundRuns;
   /**
    * Set when the run is traced: the `traceparent` of a call's span, put in the environment of the
    * processes the call starts (Bash, hooks); each call's tool_end then notes its decision's rule.
@@ -71,6 +74,12 @@ export interface CallApproval {
   allowForSession(call: ToolCall, ctx: DecideContext): void;
   /** Later calls are approved in this mode (Claude Code's `setPermissionMode`). */
   setMode?(mode: PermissionMode): void;
+  /**
+   * The tier as one run sees it: its calls are approved in `mode` or the session's, whichever is
+   * narrower at the time of each call (a subagent's `permissionMode`); `workingDir` is a working
+   * folder of its own (a subagent's worktree, a copy of the project).
+   */
+  within?(bound: { readonly mode?: PermissionMode; readonly workingDir?: string }): CallApproval;
   /** The refusal when no one can be asked: what to write where, to allow such calls. */
   howToAllow(call: ToolCall, reason: string): string;
   /**

@@ -24,11 +24,13 @@ export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promis
   const started = performance.now();
   const state = newLoopState(messages);
   const ending = await converse(cfg, state);
+  await stopBackground(cfg);
   return end(cfg, state, ending, performance.now() - started);
 }
 
 async function converse(cfg: LoopConfig, state: LoopState): Promise<Ending> {
   for (;;) {
+    deliverNotices(cfg, state);
     offerTools(cfg, state);
     const stopped = await beforeTurn(cfg, state);
     if (stopped) return stopped;
@@ -38,10 +40,40 @@ async function converse(cfg: LoopConfig, state: LoopState): Promise<Ending> {
     const next = await nextStep(cfg, state, turn);
     if (next.kind === "end") {
       if (next.ending.outcome !== "done") return next.ending;
+      // Background tasks still running: the run waits for the next to end, and goes on with it.
+      const background = cfg.call.background;
+      if (background && background.running > 0) {
+        await background.next(cfg.call.signal);
+        if (cfg.call.signal.aborted) return { outcome: "aborted" };
+        continue;
+      }
       const stopped = await beforeStop(cfg, state);
       if (stopped) return stopped;
     }
   }
+}
+
+/** What background tasks that ended said, added to the conversation before the next request. */
+function deliverNotices(cfg: LoopConfig, state: LoopState): void {
+  const notices = cfg.call.background?.take() ?? [];
+  if (notices.length === 0) return;
+  // A user turn of its own (the API joins it to the tool results before it), as a transcript rebuilds it.
+  const content = notices.join("\n\n");
+  state.messages.push({ role: "user", content });
+  cfg.call.emit({ ...baseOf(cfg), type: "user_message", content });
+}
+
+/** A run that ends with background tasks still running stops them, and waits for them, saying so. */
+async function stopBackground(cfg: LoopConfig): Promise<void> {
+  const background = cfg.call.background;
+  if (!background || background.running === 0) return;
+  for (const name of await background.stopAll())
+    cfg.call.emit({
+      ...baseOf(cfg),
+      type: "warning",
+      message: `the background task ${name} was stopped: the run that started it ended before it did`,
+    });
+  background.take();
 }
 
 /** Before a request: the budget, the turn limit, and a conversation near the context window compacted. */

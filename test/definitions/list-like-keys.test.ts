@@ -54,7 +54,8 @@ describe("other unknown keys stay warnings, and the file loads", () => {
     // A real collection's key for a command's tools: Claude Code ignores it too.
     ["tool_access: [Read, Write]", "warning unknown-key"],
     ["descripion: d2", "warning unknown-key"],
-    ["permissionMode: plan", "info foreign-key"],
+    // A key another tool defines, which agentmd does not act on, is accepted with an info.
+    ["color: blue", "info foreign-key"],
   ])("%s", ([yaml, expected], { project }) => {
     const root = project({ "agents/a.md": `---\nname: a\ndescription: d\n${yaml}\n---\nbody\n` });
     const r = loadProject(root);
