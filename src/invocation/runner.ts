@@ -1,7 +1,6 @@
 import type { PermissionMode } from "../definitions/settings.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
-import { summarise } from "../loop/compaction.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/events.js";
 import type { Fired } from "../loop/hooks.js";
@@ -15,12 +14,12 @@ import {
 } from "../loop/transcript.js";
 import type { MessageParam } from "../model/messages.js";
 import { isModel } from "../model/model.js";
-import { resolveModel, type Usage } from "../model/models.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { openTracing, type RunTrace } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
+import { type Compacted, type CompactOptions, compactSession } from "./compact-session.js";
 import { type Core, createCore } from "./core.js";
 import { slashNames } from "./find-invocable.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
@@ -28,7 +27,10 @@ import { parseLine } from "./parse-line.js";
 import { prepareRun } from "./prepare-run.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { type SessionHooks, sessionHooks } from "./session-hooks.js";
+import { sessionHooks } from "./session-hooks.js";
+
+export type { Compacted, CompactOptions } from "./compact-session.js";
+
 import { endBeforeStart, newRunId, startRun } from "./start-run.js";
 
 export {
@@ -110,24 +112,6 @@ export interface Runner {
    */
   close(): Promise<void>;
 }
-
-export interface CompactOptions {
-  readonly signal?: AbortSignal;
-  /** What the summary must keep, beside the usual. */
-  readonly instructions?: string;
-  /** The model that summarises (default: the main agent's). */
-  readonly model?: string;
-}
-
-export type Compacted =
-  | {
-      readonly ok: true;
-      readonly sessionId: string;
-      readonly summary: string;
-      readonly tokensBefore: number;
-      readonly usage: Usage;
-    }
-  | { readonly ok: false; readonly message: string };
 
 /**
  * Builds a runner: loads the project once, registers the tools, prepares the model (live, recording
@@ -340,60 +324,6 @@ function sessionRefusal(started: Fired | undefined): { code: RunErrorCode; messa
   if (started?.kind === "block" || started?.kind === "halt")
     return { code: "blocked_by_hook", message: `blocked by a SessionStart hook: ${started.reason}` };
   return undefined;
-}
-
-async function compactSession(
-  core: Core,
-  store: TranscriptStore,
-  sessionId: string,
-  o: CompactOptions,
-  sessions: SessionHooks,
-): Promise<Compacted> {
-  let events: RunEvent[];
-  try {
-    checkSessionId(sessionId);
-    events = (await store.read(sessionId)).events;
-  } catch (e) {
-    return { ok: false, message: (e as Error).message };
-  }
-  const signal = o.signal ?? new AbortController().signal;
-  const pre = await sessions.compacting({ sessionId, emit: () => {}, signal }, o.instructions);
-  if (pre.kind === "block" || pre.kind === "failed" || pre.kind === "halt")
-    return {
-      ok: false,
-      message: `a PreCompact hook ${pre.kind === "failed" ? "failed" : "blocked it"}: ${pre.reason}`,
-    };
-  const model = o.model ? resolveModel(o.model) : core.settings.model;
-  const s = await summarise(
-    core.model,
-    { model, maxTokens: core.settings.maxTokens, ...(o.instructions && { instructions: o.instructions }) },
-    conversationOf(events),
-    signal,
-  );
-  if (!s.ok) return s;
-  const id = newSessionId();
-  const tokensBefore = contextTokens(events);
-  const transcript = store.open(id, () => {});
-  transcript.write({
-    runId: "",
-    depth: 0,
-    type: "compaction",
-    summary: s.summary,
-    kept: 0,
-    tokensBefore,
-    from: sessionId,
-  });
-  if (!transcript.intact) return { ok: false, message: `the compacted session ${id} could not be written` };
-  sessions.compacted(id);
-  return { ok: true, sessionId: id, summary: s.summary, tokensBefore, usage: s.usage };
-}
-
-/** How many tokens the conversation took at its last model turn (input, cached or not, and output). */
-function contextTokens(events: readonly RunEvent[]): number {
-  const last = events.findLast((e) => e.type === "usage" && e.depth === 0);
-  if (last?.type !== "usage") return 0;
-  const u = last.usage;
-  return u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens;
 }
 
 /** A session's conversation, to continue it; damaged lines of its transcript are skipped, and said. */
