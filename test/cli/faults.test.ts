@@ -108,9 +108,11 @@ describe("the model API: no hang, every retry said, and a message that names the
 
   it("pings count as life: a slow model that pings is not given up", async () => {
     fake = await startFakeAnthropic([
-      { kind: "pings", every: 100, count: 6, after: [{ type: "text", text: "slow but alive" }] },
+      // 2.5 s of nothing but pings, a ping every 0.1 s, under an idle limit of 1.5 s: only the
+      // pings keep the request alive (the limit leaves room for a loaded machine's pauses).
+      { kind: "pings", every: 100, count: 25, after: [{ type: "text", text: "slow but alive" }] },
     ]);
-    const r = await cli(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "300" });
+    const r = await cli(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "1500" });
     expect([r.code, r.stdout.includes("slow but alive"), r.stdout.includes("retrying")]).toEqual([
       0,
       true,
