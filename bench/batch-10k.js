@@ -4,12 +4,11 @@
 // answer (two requests). Measured: the peak RSS (VmHWM) of the collector, of the busiest worker and
 // of the local batch at each size, and their ratio 10,000 : 1,000 (flat memory: ~1; holding every
 // item or result would make it grow with the batch), and the runs per second.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fmt, REPO_ROOT } from "./support.js";
+import { fmt, REPO_ROOT, requireRedisServer, startRedis } from "./support.js";
 
 const SIZES = (process.env.BENCH_10K_SIZES ?? "1000,10000").split(",").map(Number);
 const WORKERS = 3;
@@ -19,42 +18,9 @@ const BIN = path.join(REPO_ROOT, "bin/agentmd.js");
 // Flat: the 10,000-item run's peak within this of the 1,000-item run's.
 const FLAT_RATIO = 1.25;
 
-if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status !== 0) {
-  console.log("bench/batch-10k — skipped: redis-server is not on PATH (apt-get install redis-server)");
-  console.log("RESULT batch-10k skipped=no-redis-server");
-  process.exit(0);
-}
+requireRedisServer("batch-10k");
 
 const { startFakeAnthropic } = await import("../dist-bench/test/support/fake-anthropic.js");
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(dir) {
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", () => reject(new Error(`redis-server exited: ${out}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 function answer(req) {
   const last = req.body.messages.at(-1);

@@ -4,12 +4,11 @@
 // limit (429 with retry-after) caps it; the figure is runs/s and its ratio to one worker, against
 // the ideal min(workers x one worker, the limit). Runs/s are counted from the first model request to
 // the last answer, so the start-up of the CLI processes (the same for every row) is left out.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fmt, REPO_ROOT } from "./support.js";
+import { fmt, REPO_ROOT, requireRedisServer, startRedis } from "./support.js";
 
 const RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 200);
 const LATENCY_MS = 200;
@@ -19,44 +18,9 @@ const RATE_LIMIT = 60;
 const WORKERS = [1, 2, 4];
 const BIN = path.join(REPO_ROOT, "bin/agentmd.js");
 
-if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status !== 0) {
-  console.log("bench/batch — skipped: redis-server is not on PATH (apt-get install redis-server)");
-  console.log("RESULT batch skipped=no-redis-server");
-  process.exit(0);
-}
+requireRedisServer("batch");
 
 const { startFakeAnthropic } = await import("../dist-bench/test/support/fake-anthropic.js");
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(dir) {
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", () => reject(new Error(`redis-server exited: ${out}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 /** A token bucket: RATE_LIMIT a second, bursts of a fifth of that; a request over it is told when to retry. */
 function rateLimited(answer) {

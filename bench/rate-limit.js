@@ -8,12 +8,11 @@
 // whole seconds from the first request on, as a share of the limit; and the share of requests
 // answered 429. Targets: 4 workers reach >= 95% of the limit with <= 1% answered 429; 1, 2, 4, 8
 // workers scale linearly up to the limit.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fmt, REPO_ROOT } from "./support.js";
+import { fmt, REPO_ROOT, requireRedisServer, startRedis } from "./support.js";
 
 const RPM = Number(process.env.BENCH_RATE_RPM ?? 240); // 4 requests a second
 const TPM = Number(process.env.BENCH_RATE_TPM ?? 600_000);
@@ -26,42 +25,9 @@ const WORKERS = (process.env.BENCH_RATE_WORKERS ?? "1,2,4,8").split(",").map(Num
 const REPEAT = Number(process.env.BENCH_RATE_REPEAT ?? 1);
 const BIN = path.join(REPO_ROOT, "bin/agentmd.js");
 
-if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status !== 0) {
-  console.log("bench/rate-limit — skipped: redis-server is not on PATH (apt-get install redis-server)");
-  console.log("RESULT rate-limit skipped=no-redis-server");
-  process.exit(0);
-}
+requireRedisServer("rate-limit");
 
 const { startFakeAnthropic } = await import("../dist-bench/test/support/fake-anthropic.js");
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(dir) {
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-    child.once("exit", () => reject(new Error(`redis-server exited: ${out}`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 /** A bucket of `perMinute`, holding BURST_S seconds of it, full at the start. */
 function bucket(perMinute) {

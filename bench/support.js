@@ -1,4 +1,6 @@
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -35,3 +37,42 @@ export function interleave(fns, { warmup = 3, rounds = 15 } = {}) {
 }
 
 export const fmt = (x, digits = 2) => x.toFixed(digits);
+
+/** Ends the bench (exit 0, a skipped RESULT line) when Debian's redis-server is not installed. */
+export function requireRedisServer(name) {
+  if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0) return;
+  console.log(`bench/${name} — skipped: redis-server is not on PATH (apt-get install redis-server)`);
+  console.log(`RESULT ${name} skipped=no-redis-server`);
+  process.exit(0);
+}
+
+/** A free loopback port. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private redis-server without persistence on a free port, data in `dir`; resolves once ready. */
+export async function startRedis(dir) {
+  const port = await freePort();
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("Ready to accept connections")) resolve();
+    });
+    child.once("exit", () => reject(new Error(`redis-server exited: ${out}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
