@@ -88,6 +88,10 @@ process.exitCode = await main(process.argv.slice(2), {
   },
 });
 finished = true;
+// A command that has finished and said so exits, even if a connection it closed lingers (a Redis
+// client still reconnecting after a restart, say): its output is written (pipes and files are
+// written synchronously on Linux), so nothing is lost by not waiting for such a handle.
+setTimeout(() => process.exit(), 3000).unref();
 // An interrupted command ends once it has said so: a call it abandoned (a tool that ignored the
 // abort) must not hold the process.
 if (signalled !== undefined) process.exit(signalled);

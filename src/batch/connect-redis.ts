@@ -77,3 +77,33 @@ export function connectionWarnings(warn: (line: string) => void): (e: Error) => 
 
 /** What BullMQ is given to open its own connections (a worker's blocking one among them). */
 export const bullConnection = (url: string) => ({ url, maxRetriesPerRequest: null });
+
+/** What BullMQ's Queue, QueueEvents and Worker have in common for ending. */
+export interface Closable {
+  close(): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+/** How long a BullMQ object's close may take before its connections are cut. */
+const CLOSE_WITHIN_MS = 2_000;
+
+/**
+ * Closes a BullMQ object, and cuts its connections when that does not finish in time: right after
+ * a Redis restart, QueueEvents' close can wait for ever on a blocking read that never comes back,
+ * and a command that has said all it had to say must still exit. Never rejects.
+ */
+export async function closeBull(closable: Closable, ms = CLOSE_WITHIN_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), ms);
+  });
+  try {
+    const how = await Promise.race([closable.close().then(() => "closed" as const), late]);
+    // Not awaited: its disconnect first waits for the connection to be ready, which may never be.
+    if (how === "late") void closable.disconnect().catch(() => {});
+  } catch {
+    void closable.disconnect().catch(() => {});
+  } finally {
+    clearTimeout(timer);
+  }
+}

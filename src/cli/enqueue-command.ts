@@ -8,6 +8,7 @@ import { batchIdOf } from "../batch/batch-session-id.js";
 import { collectResults } from "../batch/collect-results.js";
 import {
   bullConnection,
+  closeBull,
   connectionWarnings,
   connectRedis,
   RedisUnavailableError,
@@ -177,7 +178,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
       return anyFailed ? 1 : 0;
     } finally {
       await dropWait(q.redis, wait).catch(() => {});
-      await events.close();
+      await closeBull(events);
     }
   });
 }
@@ -219,7 +220,7 @@ async function withQueue(
   try {
     return await body({ name, url, redis, queue, warn });
   } finally {
-    await queue.close();
+    await closeBull(queue);
     await redis.quit().catch(() => redis.disconnect());
   }
 }
