@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect } from "vitest";
 import { runCli } from "../support/cli.js";
-import type { FakeAnthropic } from "../support/fake-anthropic.js";
+import type { FakeAnthropic, RecordedRequest } from "../support/fake-anthropic.js";
 import { test } from "../support/fixture.js";
 import { runSandboxTests } from "../support/sandbox.js";
 import { call, calls, resultsSent, resultText, text, use } from "../support/script.js";
@@ -90,12 +90,18 @@ describe("isolation: worktree", () => {
   test("parallel subagents each get their own worktree", async ({ dir, env, fake, project }) => {
     project(FILES);
     repo(dir);
+    // Each child writes on its first request and answers on its second, however the two interleave.
+    const writes = ["one", "two"];
+    const child = (req: RecordedRequest) =>
+      JSON.stringify(req.body.messages).includes('"tool_result"')
+        ? text("written")
+        : call("Bash", { command: `echo ${writes.shift()} > n.txt` });
     fake.push(
       calls(task("iso", "toolu_1"), task("iso", "toolu_2")),
-      call("Bash", { command: "echo one > n.txt" }),
-      call("Bash", { command: "echo two > n.txt" }),
-      text("a"),
-      text("b"),
+      child,
+      child,
+      child,
+      child,
       text("done"),
     );
     expect((await runP(dir, env)).code).toBe(0);
