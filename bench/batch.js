@@ -4,11 +4,10 @@
 // limit (429 with retry-after) caps it; the figure is runs/s and its ratio to one worker, against
 // the ideal min(workers x one worker, the limit). Runs/s are counted from the first model request to
 // the last answer, so the start-up of the CLI processes (the same for every row) is left out.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fmt, REPO_ROOT, requireRedisServer, startRedis } from "./support.js";
+import { fmt, requireRedisServer, runAgentmd, startAgentmdWorker, startRedis } from "./support.js";
 
 const RUNS = Number(process.env.BENCH_BATCH_RUNS ?? 200);
 const LATENCY_MS = 200;
@@ -16,7 +15,6 @@ const PER_WORKER = 4;
 // Requests per second the server answers before it says 429; two requests make a run.
 const RATE_LIMIT = 60;
 const WORKERS = [1, 2, 4];
-const BIN = path.join(REPO_ROOT, "bin/agentmd.js");
 
 requireRedisServer("batch");
 
@@ -56,35 +54,9 @@ function answer(req) {
       };
 }
 
-function run(args, { cwd, env, onStart }) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    onStart?.(child);
-  });
-}
-
 /** Starts a worker and resolves once it is taking jobs. */
 function startWorker(cwd, env, url) {
-  let child;
-  const done = run(["worker", "--redis", url, "--concurrency", String(PER_WORKER)], {
-    cwd,
-    env,
-    onStart: (c) => (child = c),
-  });
-  const ready = new Promise((resolve, reject) => {
-    let err = "";
-    child.stderr.on("data", (d) => {
-      err += d;
-      if (err.includes("at once")) resolve();
-    });
-    done.then((r) => reject(new Error(`worker exited: ${r.stderr}`)));
-  });
-  return { child, done, ready };
+  return startAgentmdWorker(["--redis", url, "--concurrency", String(PER_WORKER)], { cwd, env });
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), "agentmd-bench-batch-"));
@@ -104,7 +76,10 @@ try {
     await Promise.all(workers.map((x) => x.ready));
     const lines = Array.from({ length: RUNS }, (_, i) => JSON.stringify({ id: `r${i}`, prompt: `run ${i}` }));
     writeFileSync(path.join(project, `w${w}.jsonl`), `${lines.join("\n")}\n`);
-    const r = await run(["batch", `w${w}.jsonl`, "--redis", redis.url, "--wait"], { cwd: project, env });
+    const r = await runAgentmd(["batch", `w${w}.jsonl`, "--redis", redis.url, "--wait"], {
+      cwd: project,
+      env,
+    });
     const s = (fake.requests.at(-1).at + LATENCY_MS - fake.requests[0].at) / 1000;
     if (r.code !== 0) throw new Error(`batch failed (${r.code}): ${r.stderr}`);
     const results = r.stdout.trim().split("\n").length;

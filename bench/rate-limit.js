@@ -8,11 +8,10 @@
 // whole seconds from the first request on, as a share of the limit; and the share of requests
 // answered 429. Targets: 4 workers reach >= 95% of the limit with <= 1% answered 429; 1, 2, 4, 8
 // workers scale linearly up to the limit.
-import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fmt, REPO_ROOT, requireRedisServer, startRedis } from "./support.js";
+import { fmt, requireRedisServer, runAgentmd, startAgentmdWorker, startRedis } from "./support.js";
 
 const RPM = Number(process.env.BENCH_RATE_RPM ?? 240); // 4 requests a second
 const TPM = Number(process.env.BENCH_RATE_TPM ?? 600_000);
@@ -23,7 +22,6 @@ const OUTPUT_TOKENS = 20;
 const PER_WORKER = 4;
 const WORKERS = (process.env.BENCH_RATE_WORKERS ?? "1,2,4,8").split(",").map(Number);
 const REPEAT = Number(process.env.BENCH_RATE_REPEAT ?? 1);
-const BIN = path.join(REPO_ROOT, "bin/agentmd.js");
 
 requireRedisServer("rate-limit");
 
@@ -92,18 +90,6 @@ function limitedApi() {
   return { step, log };
 }
 
-function run(args, { cwd, env, onStart }) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    onStart?.(child);
-  });
-}
-
 /** A worker from a copy of the project of its own, with a HOME of its own: another machine. */
 function startWorker(dir, n, fakeUrl, redisUrl, queue) {
   const machine = path.join(dir, `machine-${queue}-${n}`);
@@ -117,21 +103,10 @@ function startWorker(dir, n, fakeUrl, redisUrl, queue) {
     ANTHROPIC_API_KEY: "bench",
     ANTHROPIC_BASE_URL: fakeUrl,
   };
-  let child;
-  const done = run(["worker", "--redis", redisUrl, "--queue", queue, "--concurrency", String(PER_WORKER)], {
+  return startAgentmdWorker(["--redis", redisUrl, "--queue", queue, "--concurrency", String(PER_WORKER)], {
     cwd: project,
     env,
-    onStart: (c) => (child = c),
   });
-  const ready = new Promise((resolve, reject) => {
-    let err = "";
-    child.stderr.on("data", (d) => {
-      err += d;
-      if (err.includes("at once")) resolve();
-    });
-    done.then((r) => reject(new Error(`worker exited: ${r.stderr}`)));
-  });
-  return { child, done, ready };
 }
 
 /** Answered requests per second over the whole seconds from the first request to the last. */
@@ -169,7 +144,7 @@ try {
       const file = path.join(dir, "project", `${queue}.jsonl`);
       writeFileSync(file, `${lines.join("\n")}\n`);
       const env = { PATH: process.env.PATH ?? "", HOME: dir, ANTHROPIC_API_KEY: "bench" };
-      const r = await run(["batch", file, "--redis", redis.url, "--queue", queue, "--wait"], {
+      const r = await runAgentmd(["batch", file, "--redis", redis.url, "--queue", queue, "--wait"], {
         cwd: path.join(dir, "project"),
         env,
       });

@@ -76,3 +76,38 @@ export async function startRedis(dir) {
   });
   return { url: `redis://127.0.0.1:${port}`, child };
 }
+
+/** The built CLI a user runs. */
+export const AGENTMD_BIN = path.join(REPO_ROOT, "bin/agentmd.js");
+
+/** The built CLI as a child process: resolves with its exit code and output once it has closed. */
+export function runAgentmd(args, { cwd, env, onStart }) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [AGENTMD_BIN, ...args], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    onStart?.(child);
+  });
+}
+
+/** `agentmd worker …args`; `ready` settles once it says it is taking jobs (or rejects if it exits). */
+export function startAgentmdWorker(args, { cwd, env }) {
+  let child;
+  const done = runAgentmd(["worker", ...args], { cwd, env, onStart: (c) => (child = c) });
+  const ready = new Promise((resolve, reject) => {
+    let err = "";
+    child.stderr.on("data", (d) => {
+      err += d;
+      if (err.includes("at once")) resolve();
+    });
+    done.then((r) => reject(new Error(`worker exited: ${r.stderr}`)));
+  });
+  return { child, done, ready };
+}
