@@ -12,6 +12,7 @@ import { checkEntry } from "./parse-tool-list.js";
 import { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
+import type { HookOwner } from "./settings-hooks.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
@@ -30,8 +31,8 @@ export interface ClaudeSettings {
   readonly additionalDirectories: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly hooks?: HooksSetting;
-  /** `disableAllHooks: true` in any file: the settings' hooks do not run (agent.md's still do). */
-  readonly disableAllHooks?: boolean;
+  /** Whose `disableAllHooks: true` turns hooks off (`hooksAreOff`); agent.md's run either way. */
+  readonly disableAllHooks?: HookOwner;
   /** `.mcp.json` servers by name: only these start (`enabledMcpjsonServers`), never these (`disabled…`). */
   readonly enabledMcpjsonServers?: readonly string[];
   readonly disabledMcpjsonServers: readonly string[];
@@ -174,8 +175,9 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
       : undefined;
   const mode = b.defaultMode ?? a.defaultMode;
   const enabled = b.enabledMcpjsonServers ?? a.enabledMcpjsonServers;
+  const off = a.disableAllHooks === "user" ? "user" : (b.disableAllHooks ?? a.disableAllHooks);
   return {
-    ...((a.disableAllHooks || b.disableAllHooks) && { disableAllHooks: true }),
+    ...(off && { disableAllHooks: off }),
     ...((a.bypassDisabled || b.bypassDisabled) && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
     disabledMcpjsonServers: [...a.disabledMcpjsonServers, ...b.disabledMcpjsonServers],
@@ -284,7 +286,7 @@ function checkSettings(
     value[key] === undefined ? undefined : strings(value[key], [key], json, sink);
   const enabled = mcpList("enabledMcpjsonServers");
   return {
-    ...(disableAllHooks === true && { disableAllHooks: true }),
+    ...(disableAllHooks === true && { disableAllHooks: base === "home" ? "user" : "project" }),
     ...(bypass === "disable" && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
     disabledMcpjsonServers: mcpList("disabledMcpjsonServers") ?? [],

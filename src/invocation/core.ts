@@ -6,6 +6,7 @@ import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
+import { hooksAreOff, settingsHooks } from "../definitions/settings-hooks.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type {
   Definition,
@@ -133,7 +134,12 @@ export function createCore(options: RunnerOptions): Core {
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: sessionHooks(main, claude.settings, options, pluginHooks(definitions.plugins, options)),
+    hooks: sessionHooks(
+      main,
+      claude.settings,
+      options,
+      pluginHooks(definitions.plugins, options, claude.settings),
+    ),
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const memory =
@@ -185,16 +191,23 @@ function sessionHooks(
   options: RunnerOptions,
   plugins?: HooksSetting,
 ) {
-  const off = claude.disableAllHooks === true;
-  return mergeHooks(main?.hooks, off ? undefined : claude.hooks, off ? undefined : plugins, options.hooks);
+  return mergeHooks(main?.hooks, settingsHooks(claude), plugins, options.hooks);
 }
 
-/** The plugins' hooks in the order they were enabled; a project's plugin's withheld when restricted. */
-function pluginHooks(plugins: readonly Plugin[], options: RunnerOptions): HooksSetting {
+/**
+ * The plugins' hooks in the order they were enabled: a project's plugin's withheld when restricted;
+ * none whose owner the settings' `disableAllHooks` turns off (a project's file: the project's only).
+ */
+function pluginHooks(
+  plugins: readonly Plugin[],
+  options: RunnerOptions,
+  claude: ClaudeSettings,
+): HooksSetting {
   return mergeHooks(
-    ...plugins.map((p) =>
-      p.hooks && options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks,
-    ),
+    ...plugins.map((p) => {
+      if (!p.hooks || hooksAreOff(claude, p.owner)) return undefined;
+      return options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks;
+    }),
   ) as HooksSetting;
 }
 
