@@ -142,10 +142,14 @@ export function createCore(options: RunnerOptions): Core {
     ),
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
+  const approval = createApprovals(permissions.policy, ctx, options.permissions?.approve);
   const memory =
     main?.memory === false || options.projectDir === false
       ? undefined
-      : memoryOf(hop.ceiling, { projectDir, cwd, home, ...user }, catalog);
+      : memoryOf(hop.ceiling, { projectDir, cwd, home, ...user }, catalog, {
+          approval,
+          workingDirs: permissions.policy.workingDirs,
+        });
   return {
     ...hop,
     external,
@@ -157,7 +161,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(options.model?.prices && { prices: options.model.prices }),
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory, hop.ceiling),
-    approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
+    approval,
     ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
     notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
     claude: claude.settings,
@@ -326,11 +330,15 @@ function memoryOf(
   ceiling: PermissionList,
   at: { projectDir: string; cwd: string; home: string; userDir?: string },
   catalog: ToolCatalog,
+  tier: { approval: CallApproval; workingDirs: readonly string[] },
 ): Memory {
   const judged = { specs: catalog.specs, cwd: at.cwd, realPath: realPathOf };
+  const read = (file: string) => ({ tool: "Read", input: { file_path: file } });
+  const inside = (file: string) => tier.workingDirs.some((d) => isInside(realPathOf(file), d));
   return loadMemory({
     ...at,
-    mayRead: (file) =>
-      decide(ceiling, { tool: "Read", input: { file_path: file } }, judged).kind === "allowed",
+    mayRead: (file) => decide(ceiling, read(file), judged).kind === "allowed",
+    // An import outside the working folders is given as the run's own Read of it would be: unasked.
+    mayImport: (file) => inside(file) || tier.approval.check(read(file), judged).kind === "allowed",
   });
 }
