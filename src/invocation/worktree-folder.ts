@@ -59,20 +59,14 @@ const C_ESCAPES: Readonly<Record<string, number>> = { a: 7, b: 8, t: 9, n: 10, v
 /** A path as git lists it: C-quoted (`"a\tb"`, octal bytes) when it holds such characters. Pure. */
 export function unquoted(listed: string): string {
   if (!listed.startsWith('"') || !listed.endsWith('"')) return listed;
-  const bytes: number[] = [];
-  const body = listed.slice(1, -1);
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i] as string;
-    if (c !== "\\") {
-      bytes.push(...Buffer.from(c, "utf8"));
-      continue;
-    }
-    const octal = /^[0-7]{3}/.exec(body.slice(i + 1));
-    const next = body[i + 1] ?? "";
-    bytes.push(octal ? Number.parseInt(octal[0], 8) : (C_ESCAPES[next] ?? next.charCodeAt(0)));
-    i += octal ? 3 : 1;
+  const parts: Buffer[] = [];
+  for (const m of listed.slice(1, -1).matchAll(/\\([0-7]{3}|[\s\S])|[^\\]+/gu)) {
+    const escaped = m[1];
+    if (escaped === undefined) parts.push(Buffer.from(m[0], "utf8"));
+    else if (/^[0-7]{3}$/.test(escaped)) parts.push(Buffer.of(Number.parseInt(escaped, 8)));
+    else parts.push(Buffer.of(C_ESCAPES[escaped] ?? escaped.charCodeAt(0)));
   }
-  return Buffer.from(bytes).toString("utf8");
+  return Buffer.concat(parts).toString("utf8");
 }
 
 /** The first folder along `rel` (from `root`) that does not exist. */
