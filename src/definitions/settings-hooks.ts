@@ -17,6 +17,12 @@ export function hooksAreOff(s: HooksSwitch, owner: HookOwner): boolean {
   return s.disableAllHooks === "user" || (s.disableAllHooks === "project" && owner === "project");
 }
 
+/** Two files' switches joined, the more general file first: the user's own wins, else the latest. */
+export function joinedSwitch(a: HooksSwitch, b: HooksSwitch): HooksSwitch {
+  const off = a.disableAllHooks === "user" ? "user" : (b.disableAllHooks ?? a.disableAllHooks);
+  return off ? { disableAllHooks: off } : {};
+}
+
 /** The settings' hooks that run: those of the owners `disableAllHooks` leaves on. Pure. */
 export function settingsHooks(s: HooksSwitch & { readonly hooks?: HooksSetting }): HooksSetting | undefined {
   if (s.disableAllHooks === undefined || s.hooks === undefined) return s.hooks;

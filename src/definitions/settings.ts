@@ -12,14 +12,14 @@ import { checkEntry } from "./parse-tool-list.js";
 import { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
-import type { HookOwner } from "./settings-hooks.js";
+import { type HooksSwitch, joinedSwitch } from "./settings-hooks.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
 export { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 
-/** `.claude/settings.json` and its kin, merged as Claude Code merges them. */
-export interface ClaudeSettings {
+/** `.claude/settings.json` and its kin, merged; `disableAllHooks` says whose file turned hooks off. */
+export interface ClaudeSettings extends HooksSwitch {
   /** Calls pre-approved: they run without asking (never beyond agent.md's list). */
   readonly allow: readonly ToolEntry[];
   /** Calls denied at every hop. */
@@ -31,8 +31,6 @@ export interface ClaudeSettings {
   readonly additionalDirectories: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly hooks?: HooksSetting;
-  /** Whose `disableAllHooks: true` turns hooks off (`hooksAreOff`); agent.md's run either way. */
-  readonly disableAllHooks?: HookOwner;
   /** `.mcp.json` servers by name: only these start (`enabledMcpjsonServers`), never these (`disabled…`). */
   readonly enabledMcpjsonServers?: readonly string[];
   readonly disabledMcpjsonServers: readonly string[];
@@ -175,9 +173,8 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
       : undefined;
   const mode = b.defaultMode ?? a.defaultMode;
   const enabled = b.enabledMcpjsonServers ?? a.enabledMcpjsonServers;
-  const off = a.disableAllHooks === "user" ? "user" : (b.disableAllHooks ?? a.disableAllHooks);
   return {
-    ...(off && { disableAllHooks: off }),
+    ...joinedSwitch(a, b),
     ...((a.bypassDisabled || b.bypassDisabled) && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
     disabledMcpjsonServers: [...a.disabledMcpjsonServers, ...b.disabledMcpjsonServers],

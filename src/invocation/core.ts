@@ -134,22 +134,13 @@ export function createCore(options: RunnerOptions): Core {
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: sessionHooks(
-      main,
-      claude.settings,
-      options,
-      pluginHooks(definitions.plugins, options, claude.settings),
-    ),
+    hooks: sessionHooks(main, claude.settings, options, definitions.plugins),
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const approval = createApprovals(permissions.policy, ctx, options.permissions?.approve);
-  const memory =
-    main?.memory === false || options.projectDir === false
-      ? undefined
-      : memoryOf(hop.ceiling, { projectDir, cwd, home, ...user }, catalog, {
-          approval,
-          workingDirs: permissions.policy.workingDirs,
-        });
+  const tier = { approval, workingDirs: permissions.policy.workingDirs };
+  const off = main?.memory === false || options.projectDir === false;
+  const memory = off ? undefined : memoryOf(hop, { projectDir, cwd, home, ...user }, tier);
   return {
     ...hop,
     external,
@@ -193,9 +184,10 @@ function sessionHooks(
   main: MainAgentDefinition | undefined,
   claude: ClaudeSettings,
   options: RunnerOptions,
-  plugins?: HooksSetting,
+  plugins?: readonly Plugin[],
 ) {
-  return mergeHooks(main?.hooks, settingsHooks(claude), plugins, options.hooks);
+  const fromPlugins = plugins && pluginHooks(plugins, options, claude);
+  return mergeHooks(main?.hooks, settingsHooks(claude), fromPlugins, options.hooks);
 }
 
 /**
@@ -327,17 +319,16 @@ function definitionsFromCode(
 
 /** The memory files the session's Read rules allow, read once for the runner's life. */
 function memoryOf(
-  ceiling: PermissionList,
+  hop: { readonly ceiling: PermissionList; readonly catalog: ToolCatalog },
   at: { projectDir: string; cwd: string; home: string; userDir?: string },
-  catalog: ToolCatalog,
   tier: { approval: CallApproval; workingDirs: readonly string[] },
 ): Memory {
-  const judged = { specs: catalog.specs, cwd: at.cwd, realPath: realPathOf };
+  const judged = { specs: hop.catalog.specs, cwd: at.cwd, realPath: realPathOf };
   const read = (file: string) => ({ tool: "Read", input: { file_path: file } });
   const inside = (file: string) => tier.workingDirs.some((d) => isInside(realPathOf(file), d));
   return loadMemory({
     ...at,
-    mayRead: (file) => decide(ceiling, read(file), judged).kind === "allowed",
+    mayRead: (file) => decide(hop.ceiling, read(file), judged).kind === "allowed",
     // An import outside the working folders is given as the run's own Read of it would be: unasked.
     mayImport: (file) => inside(file) || tier.approval.check(read(file), judged).kind === "allowed",
   });

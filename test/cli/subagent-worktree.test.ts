@@ -167,6 +167,7 @@ describe("isolation: worktree takes no code from the worktree", () => {
     env,
     fake,
     project,
+    cli,
   }) => {
     const marker = path.join(env.HOME as string, "pwned");
     project({
@@ -195,7 +196,7 @@ describe("isolation: worktree takes no code from the worktree", () => {
       text("rewired"),
       text("done"),
     );
-    expect((await runP(dir, env)).code).toBe(0);
+    expect((await cli(["-p", "go"])).code).toBe(0);
     expect(resultsSent(fake, 3).map((b) => b.is_error ?? false)).toEqual([false, false, false, false, false]);
     expect(existsSync(marker)).toBe(false);
     const said = taskResult(fake, 4, "toolu_t");
@@ -210,6 +211,7 @@ describe("isolation: worktree takes no code from the worktree", () => {
     env,
     fake,
     project,
+    cli,
   }) => {
     const marker = path.join(env.HOME as string, "pwned");
     const hook = { type: "command", command: "sh .claude/hooks/guard.sh" };
@@ -230,7 +232,7 @@ describe("isolation: worktree takes no code from the worktree", () => {
       text("tried"),
       text("done"),
     );
-    expect((await runP(dir, env)).code).toBe(0);
+    expect((await cli(["-p", "go"])).code).toBe(0);
     expect(resultsSent(fake, 3)[0]?.is_error ?? false).toBe(false);
     expect(resultText(resultsSent(fake, 4)[0])).toBe("hi\n[exit code 0]");
     expect(existsSync(marker)).toBe(false);
@@ -249,9 +251,9 @@ describe("isolation: worktree of a project folder HEAD lacks", () => {
 
   test("the subagent gets the folder as it is on disk, and a run that changed nothing leaves nothing behind", async ({
     dir,
-    env,
     fake,
     project,
+    cli,
   }) => {
     const proj = newProject(dir, project, false);
     fake.push(
@@ -260,7 +262,7 @@ describe("isolation: worktree of a project folder HEAD lacks", () => {
       text("read"),
       text("done"),
     );
-    expect((await runCli(["-p", "go"], { cwd: proj, env })).code).toBe(0);
+    expect((await cli(["-p", "go"], { cwd: proj })).code).toBe(0);
     expect(resultText(resultsSent(fake, 2)[0])).toBe("main\n[exit code 0]");
     expect(taskResult(fake, 3, "toolu_t")).toBe("read");
     expect(gitIn(dir, "worktree", "list").split("\n")).toHaveLength(1);
@@ -270,9 +272,9 @@ describe("isolation: worktree of a project folder HEAD lacks", () => {
 
   test("what the subagent changes is kept on its branch, on top of the folder as it was", async ({
     dir,
-    env,
     fake,
     project,
+    cli,
   }) => {
     const proj = newProject(dir, project, false);
     fake.push(
@@ -281,7 +283,7 @@ describe("isolation: worktree of a project folder HEAD lacks", () => {
       text("wrote"),
       text("done"),
     );
-    expect((await runCli(["-p", "go"], { cwd: proj, env })).code).toBe(0);
+    expect((await cli(["-p", "go"], { cwd: proj })).code).toBe(0);
     const [, root, branch] = keptIn(taskResult(fake, 3, "toolu_t")) as RegExpExecArray;
     expect(readFileSync(`${root}/proj/a.txt`, "utf8")).toBe("changed\n");
     expect(readFileSync(path.join(proj, "a.txt"), "utf8")).toBe("main\n");
@@ -291,13 +293,13 @@ describe("isolation: worktree of a project folder HEAD lacks", () => {
 
   test("a folder git ignores: the Task fails saying why, and nothing runs in a broken folder", async ({
     dir,
-    env,
     fake,
     project,
+    cli,
   }) => {
     const proj = newProject(dir, project, true);
     fake.push(calls(task("iso", "toolu_t")), text("done"));
-    expect((await runCli(["-p", "go"], { cwd: proj, env })).code).toBe(0);
+    expect((await cli(["-p", "go"], { cwd: proj })).code).toBe(0);
     expect(fake.requests).toHaveLength(2);
     const [t] = resultsSent(fake, 1);
     expect(t?.is_error).toBe(true);
