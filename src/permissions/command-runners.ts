@@ -19,7 +19,8 @@ const RUNNERS: ReadonlySet<string> = new Set(
   prlimit cpulimit runcon nix-shell rlwrap retry mpirun mpiexec srun make gmake bmake ninja just
   vim vi nvim ex view gvim rvim rview vimdiff emacs emacsclient less more most npx bunx pnpx uvx
   setarch linux32 linux64 i386 i486 i586 i686 x86_64 uname26 capsh ed red dc m4 socat gnuplot psql mysql
-  mariadb corepack`.split(/\s+/),
+  mariadb corepack task rake tox nox invoke gradle gradlew mvn mvnw ant sbt bazel bazelisk scons cmake ctest
+  meson grunt gulp turbo nx lerna composer`.split(/\s+/),
 );
 
 /** The names of the programs the deny list takes for running another command (for tests and docs). */
@@ -43,6 +44,7 @@ const SUBCOMMAND_RUNNERS: Readonly<Record<string, readonly string[]>> = {
   bundle: ["exec"],
   cargo: ["run"],
   ip: ["netns"],
+  deno: ["task", "x"],
 };
 
 /** Programs and builtins that run a command through an option, in any spelling of it. */

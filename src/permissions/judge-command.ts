@@ -183,12 +183,12 @@ function scriptsVerdict(
   name: string,
   at: Where,
 ): DenyVerdict | undefined {
+  const run = packageRun(words, name, at.cwd, at.readFile);
+  if (run === undefined) return undefined;
   if (at.moved)
     return {
       why: `'${name}' runs the scripts of a package.json in a folder the line may change first (with 'cd')`,
     };
-  const run = packageRun(words, name, at.cwd, at.readFile);
-  if (run === undefined) return undefined;
   if ("why" in run) return { why: run.why };
   if (run.lines.length > 0 && at.depth >= MAX_SCRIPT_DEPTH)
     return { why: "its package scripts run package scripts too deep to follow" };

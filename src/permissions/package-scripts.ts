@@ -127,8 +127,9 @@ const FLAGS = new Set(
 const VALUED = new Set("--loglevel --reporter --registry --depth --tag".split(" "));
 const MAX_FILE = 1 << 20;
 
-/** Whether `name` is a package manager whose scripts the deny list follows. */
-export const isPackageManager = (name: string): boolean => Object.hasOwn(MANAGERS, name);
+/** Whether `name` is a package manager whose scripts the deny list follows (node too: `node --run`). */
+export const isPackageManager = (name: string): boolean => Object.hasOwn(MANAGERS, name) || NODES.has(name);
+const NODES = new Set(["node", "nodejs"]);
 
 /**
  * The command lines `words` (program first) run through the project's package scripts, or why
@@ -140,6 +141,7 @@ export function packageRun(
   cwd: string,
   readFile: ReadText | undefined,
 ): PackageRun | undefined {
+  if (NODES.has(name)) return nodeRun(words, cwd, readFile);
   const m = MANAGERS[name] as Manager;
   const call = readCall(m, words.slice(1), cwd);
   if ("why" in call) return call;
@@ -159,6 +161,22 @@ export function packageRun(
   if (named) return scriptLines(name, named, call.rest, call.dir, readFile, m);
   if (m.bare) return scriptLines(name, [sub], call.rest, call.dir, readFile, m);
   return { why: `'${name} ${sub}' is a subcommand the deny list does not know` };
+}
+
+/** `node --run NAME [-- args]` runs a script of the nearest package.json (judged with its `pre` and `post`, as npm runs them). */
+function nodeRun(
+  words: readonly (string | null)[],
+  cwd: string,
+  readFile: ReadText | undefined,
+): PackageRun | undefined {
+  const at = words.findIndex((w) => w === null || w === "--run" || w.startsWith("--run="));
+  if (at < 0) return undefined;
+  const w = words[at];
+  const script = w === "--run" ? words[at + 1] : w?.slice("--run=".length);
+  const args = words.slice(w === "--run" ? at + 2 : at + 1).filter((a) => a !== "--");
+  if (typeof script !== "string" || args.some((a) => a === null))
+    return { why: "'node --run' is given a word that is not plain text" };
+  return scriptLines("node --run", [script], args as string[], cwd, readFile, MANAGERS.npm as Manager);
 }
 
 interface Call {
