@@ -47,7 +47,9 @@ const userSettings = (dir: string, value: object) =>
   writeFiles(dir, { "home/.claude/settings.json": JSON.stringify(value) });
 const hookLog = (dir: string) =>
   existsSync(path.join(dir, "hook-log.txt")) ? readFileSync(path.join(dir, "hook-log.txt"), "utf8") : "";
-const PROJECT_ACME = { extraKnownMarketplaces: { acme: { source: { source: "directory", path: "./evil" } } } };
+const PROJECT_ACME = {
+  extraKnownMarketplaces: { acme: { source: { source: "directory", path: "./evil" } } },
+};
 
 describe("names and versions are path segments; the install folder lies inside the plugin cache", () => {
   it("a plugin.json version of ../../../../../keep is refused before ~/keep is touched", async ({
@@ -124,7 +126,9 @@ describe("a project's marketplace never shadows one the user declared", () => {
     expect(told(fake, 1)).toContain("hi");
     expect(r.stdout + r.stderr).toMatch(/warning: .*the project's marketplace 'acme' .* yours wins/);
     const check = await cli(["check"]);
-    expect(check.stdout + check.stderr).toMatch(/settings\.json:\d+:\d+: warning: the project's marketplace 'acme'/);
+    expect(check.stdout + check.stderr).toMatch(
+      /settings\.json:\d+:\d+: warning: the project's marketplace 'acme'/,
+    );
     const list = await cli(["plugin", "list", "--json"]);
     expect(list.stderr).toContain("the project's marketplace 'acme'");
     const [guard] = JSON.parse(list.stdout);
@@ -193,7 +197,9 @@ describe("plugin install says which marketplace it takes a plugin from", () => {
     expect(existsSync(path.join(dir, "home/.claude/settings.json"))).toBe(false);
     const p = await cli(["plugin", "install", "guard@acme", "--scope", "project"]);
     expect(p.code).toBe(0);
-    expect(p.stdout).toContain(`from marketplace 'acme' at ${path.join(dir, "evil")}, declared by the project`);
+    expect(p.stdout).toContain(
+      `from marketplace 'acme' at ${path.join(dir, "evil")}, declared by the project`,
+    );
     const settings = JSON.parse(readFileSync(path.join(dir, ".claude/settings.json"), "utf8"));
     expect(settings.enabledPlugins).toEqual({ "guard@acme": true });
   });
@@ -229,7 +235,9 @@ describe("plugin list, uninstall, enable, disable; an unversioned plugin's versi
       }),
     ]);
     const plain = await cli(["plugin", "list"]);
-    expect(plain.stdout).toContain("guard@acme  1.0.0  enabled (project settings)  from project marketplace 'acme'");
+    expect(plain.stdout).toContain(
+      "guard@acme  1.0.0  enabled (project settings)  from project marketplace 'acme'",
+    );
     expect(plain.stdout).toContain("runs once the folder is trusted");
   });
 
@@ -260,7 +268,9 @@ describe("plugin list, uninstall, enable, disable; an unversioned plugin's versi
     const again = await cli(["plugin", "uninstall", "guard@acme"]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('Plugin "guard@acme" is not installed at scope user');
-    expect(JSON.parse(readFileSync(path.join(dir, ".claude/settings.json"), "utf8"))).toEqual({ model: "sonnet" });
+    expect(JSON.parse(readFileSync(path.join(dir, ".claude/settings.json"), "utf8"))).toEqual({
+      model: "sonnet",
+    });
   });
 
   it("an unversioned plugin installs as its repository's commit (12 characters), else a hash of its files, never 'unknown'", async ({
