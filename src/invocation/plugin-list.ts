@@ -47,7 +47,8 @@ export interface ListedPlugin {
 export function listPlugins(at: PluginPlaces): ListedPlugin[] {
   const pluginsDir = pluginsDirOf(at);
   const { plans } = pluginPlans(at.projectDir, at.userDir, pluginsDir);
-  const out = plans.map((plan) => listed(plan, at));
+  const used = new Set<string>();
+  const out = plans.map((plan) => listed(plan, at, used));
   const seen = new Set(out.map((p) => p.id));
   for (const [id, installs] of installedPlugins(pluginsDir))
     for (const i of installs) {
@@ -66,7 +67,8 @@ export function listPlugins(at: PluginPlaces): ListedPlugin[] {
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-function listed(plan: PluginPlan, at: PluginPlaces): ListedPlugin {
+/** One plan as listed; `used` holds the plugin names a run already has (the first of a name wins). */
+function listed(plan: PluginPlan, at: PluginPlaces, used: Set<string>): ListedPlugin {
   const sw = plan.switch;
   const base = {
     id: sw.id,
@@ -97,7 +99,13 @@ function listed(plan: PluginPlan, at: PluginPlaces): ListedPlugin {
     projectDir: at.projectDir,
   });
   const errors = read.diagnostics.filter((d) => d.severity === "error");
-  const problem = errors[0] && `${errors[0].file}:${errors[0].line}: ${errors[0].message}`;
+  const name = read.plugin?.name;
+  const problem = errors[0]
+    ? `${errors[0].file}:${errors[0].line}: ${errors[0].message}`
+    : sw.enabled && name !== undefined && used.has(name)
+      ? `another enabled plugin named '${name}' is used instead`
+      : undefined;
+  if (sw.enabled && name !== undefined && !problem) used.add(name);
   const i = place.install;
   const m = place.marketplace;
   return {
