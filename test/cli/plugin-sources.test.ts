@@ -15,6 +15,8 @@ import { trustProject } from "../support/trust.js";
  */
 
 const it = test;
+/** Each test runs the built CLI several times; on a loaded machine each run can take seconds. */
+const SPAWNS = 90_000;
 const CEILING = "---\ntools: Read, Bash(echo:*)\n---\nYou help.\n";
 const told = (fake: Parameters<typeof resultsSent>[0], i: number) => resultText(resultsSent(fake, i)[0]);
 
@@ -51,7 +53,9 @@ const PROJECT_ACME = {
   extraKnownMarketplaces: { acme: { source: { source: "directory", path: "./evil" } } },
 };
 
-describe("names and versions are path segments; the install folder lies inside the plugin cache", () => {
+describe("names and versions are path segments; the install folder lies inside the plugin cache", {
+  timeout: SPAWNS,
+}, () => {
   it("a plugin.json version of ../../../../../keep is refused before ~/keep is touched", async ({
     cli,
     dir,
@@ -106,7 +110,7 @@ describe("names and versions are path segments; the install folder lies inside t
   });
 });
 
-describe("a project's marketplace never shadows one the user declared", () => {
+describe("a project's marketplace never shadows one the user declared", { timeout: SPAWNS }, () => {
   it("the user's enabled plugin comes from the user's marketplace; the clash is said by check, list and run", async ({
     cli,
     dir,
@@ -165,7 +169,7 @@ describe("a project's marketplace never shadows one the user declared", () => {
   });
 });
 
-describe("plugin install says which marketplace it takes a plugin from", () => {
+describe("plugin install says which marketplace it takes a plugin from", { timeout: SPAWNS }, () => {
   it("takes the user's marketplace over the project's of the same name, and names it", async ({
     cli,
     dir,
@@ -205,7 +209,9 @@ describe("plugin install says which marketplace it takes a plugin from", () => {
   });
 });
 
-describe("plugin list, uninstall, enable, disable; an unversioned plugin's version", () => {
+describe("plugin list, uninstall, enable, disable; an unversioned plugin's version", {
+  timeout: SPAWNS,
+}, () => {
   it("lists a plugin the project enables from its own marketplace, with where it comes from", async ({
     cli,
     dir,
