@@ -108,6 +108,26 @@ describe("names and versions are path segments; the install folder lies inside t
     expect(r.stderr).toContain("does not lie inside the plugin cache");
     expect(readdirSync(path.join(dir, "home/keep/guard/1.0.0"))).toEqual(["precious.txt"]);
   });
+
+  it("uninstall removes nothing outside the cache, whatever installed_plugins.json says", async ({
+    cli,
+    dir,
+    project,
+  }) => {
+    const keep = path.join(dir, "home/keep");
+    project({
+      "agent.md": CEILING,
+      "home/keep/precious.txt": "mine\n",
+      "home/.claude/plugins/installed_plugins.json": JSON.stringify({
+        version: 2,
+        plugins: { "guard@acme": [{ scope: "user", installPath: keep, version: "1.0.0" }] },
+      }),
+    });
+    const r = await cli(["plugin", "uninstall", "guard@acme"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("removed");
+    expect(readdirSync(keep)).toEqual(["precious.txt"]);
+  });
 });
 
 describe("a project's marketplace never shadows one the user declared", { timeout: SPAWNS }, () => {
