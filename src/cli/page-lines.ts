@@ -23,9 +23,13 @@ export async function pageLines(
     out.write(`${lines.slice(at, at + page).join("\n")}\n`);
     const left = lines.length - at - page;
     if (left <= 0) break;
-    const answer = await ask(`-- ${left} more line${left === 1 ? "" : "s"}: Enter for the next page, q to stop listing -- `);
+    const answer = await ask(
+      `-- ${left} more line${left === 1 ? "" : "s"}: Enter for the next page, q to stop listing -- `,
+    );
     if (answer === undefined || /^\s*q/i.test(answer)) {
-      out.write(`(${left} line${left === 1 ? "" : "s"} not shown: run 'agentmd trust --json' or pipe the listing to see all)\n`);
+      out.write(
+        `(${left} line${left === 1 ? "" : "s"} not shown: run 'agentmd trust --json' or pipe the listing to see all)\n`,
+      );
       return left;
     }
   }

@@ -124,7 +124,7 @@ describe("a folder whose code is not trusted", () => {
     expect(again.code).toBe(0);
     expect(marks(code)).toEqual([]);
     expect(again.stderr).toContain("changed since it was trusted");
-    expect(again.stderr).toContain("~ script .claude/hooks/guard.sh");
+    expect(again.stderr).toContain("~ file .claude/hooks/guard.sh");
     expect(again.stderr).not.toContain("custom tool module tools/mark.mjs");
     expect(resultText(resultsSent(fake, 5)[0])).toContain("agentmd trust");
   });

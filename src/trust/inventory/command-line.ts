@@ -34,7 +34,8 @@ export function commandsOf(line: string, known: Readonly<Record<string, string>>
       return `${MARK}${values.length - 1}${MARK}`;
     });
   }
-  const put = (w: string) => w.replace(/\u0001(\d+)\u0001/g, (_, i: string) => values[Number(i)] ?? "");
+  const marked = new RegExp(`${MARK}(\\d+)${MARK}`, "g");
+  const put = (w: string) => w.replace(marked, (_, i: string) => values[Number(i)] ?? "");
   return split(text).map((c) => ({ ...c, words: c.words.map(put), reads: c.reads.map(put) }));
 }
 

@@ -30,7 +30,11 @@ export function referencesOf(file: string, text: string): References {
 
 function kindOf(file: string, text: string): "shell" | "js" | "python" | "other" {
   const bang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(text);
-  const interp = bang ? path.basename(bang[1] === "/usr/bin/env" || bang[1]?.endsWith("/env") ? (bang[2] ?? "") : (bang[1] ?? "")) : "";
+  const interp = bang
+    ? path.basename(
+        bang[1] === "/usr/bin/env" || bang[1]?.endsWith("/env") ? (bang[2] ?? "") : (bang[1] ?? ""),
+      )
+    : "";
   if (SHELL.test(file) || /^(?:sh|bash|dash|zsh|ksh|ash)$/.test(interp)) return "shell";
   if (JS.test(file) || /^(?:node|deno|bun|tsx|ts-node)$/.test(interp)) return "js";
   if (file.endsWith(".py") || /^python/.test(interp)) return "python";

@@ -45,7 +45,22 @@ const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"]);
 const INTERPRETERS = new Set(
   "node nodejs python python3 python2 ruby perl php deno bun tsx ts-node lua Rscript".split(" "),
 );
-const WRAPPERS = new Set(["exec", "command", "nohup", "time", "nice", "builtin", "then", "do", "else", "if", "while", "until", "!", "{"]);
+const WRAPPERS = new Set([
+  "exec",
+  "command",
+  "nohup",
+  "time",
+  "nice",
+  "builtin",
+  "then",
+  "do",
+  "else",
+  "if",
+  "while",
+  "until",
+  "!",
+  "{",
+]);
 const FETCHERS = new Set(["curl", "wget", "fetch", "http", "https"]);
 const REGISTRY_RUNNERS = new Set(["npx", "bunx", "uvx", "pipx", "dlx"]);
 
@@ -67,7 +82,10 @@ export class Follower {
   /** The variables a hook or a script of `file`'s folder is given: the project's, a plugin's root. */
   known(file: string): Record<string, string> {
     const plugin = this.pluginRoots.find((r) => isInside(file, r));
-    return { CLAUDE_PROJECT_DIR: this.projectDir, ...(plugin !== undefined && { CLAUDE_PLUGIN_ROOT: plugin }) };
+    return {
+      CLAUDE_PROJECT_DIR: this.projectDir,
+      ...(plugin !== undefined && { CLAUDE_PLUGIN_ROOT: plugin }),
+    };
   }
 
   note(where: string, what: string, why: string): void {
@@ -83,9 +101,15 @@ export class Follower {
     const programs = commands.map((c) => baseName(programWords(c.words)[0] ?? ""));
     if (
       programs.some((p) => FETCHERS.has(p)) &&
-      programs.some((p) => SHELLS.has(p) || INTERPRETERS.has(p) || p === "eval" || p === "source" || p === ".")
+      programs.some(
+        (p) => SHELLS.has(p) || INTERPRETERS.has(p) || p === "eval" || p === "source" || p === ".",
+      )
     )
-      this.note(at.by, oneLine(line), "it runs a script fetched from the network, which is not in the project");
+      this.note(
+        at.by,
+        oneLine(line),
+        "it runs a script fetched from the network, which is not in the project",
+      );
     for (const c of commands) this.simple(c, at);
   }
 
@@ -105,25 +129,39 @@ export class Follower {
         this.note(at.by, oneLine(words.join(" ")), "it reads a path built at run time ($…)");
     }
     if (REGISTRY_RUNNERS.has(name) || (/^(pnpm|yarn)$/.test(name) && words[1] === "dlx"))
-      this.note(at.by, oneLine(words.join(" ")), "it runs a package from a registry or node_modules, not a file of the project");
+      this.note(
+        at.by,
+        oneLine(words.join(" ")),
+        "it runs a package from a registry or node_modules, not a file of the project",
+      );
     const scripts = packageScripts(words, at.cwds, this.roots);
     if (scripts) {
       this.add(scripts.file, `package scripts run by ${at.by}`);
       for (const s of scripts.commands)
-        this.command(s.command, { ...at, cwds: [path.dirname(scripts.file)], by: `script '${s.name}' of ${this.shown(scripts.file)}` });
+        this.command(s.command, {
+          ...at,
+          cwds: [path.dirname(scripts.file)],
+          by: `script '${s.name}' of ${this.shown(scripts.file)}`,
+        });
     }
     if (name === "make" || name === "gmake") {
       const make = makeFiles(words, at.cwds, this.roots);
       for (const f of make.files) this.add(f, `read by make, run by ${at.by}`);
       for (const n of make.notFollowed) this.note(at.by, n.what, n.why);
-      for (const r of make.recipes) this.command(r.line, { ...at, cwds: [r.dir], by: `a recipe of ${this.shown(r.file)}`, quiet: true });
+      for (const r of make.recipes)
+        this.command(r.line, { ...at, cwds: [r.dir], by: `a recipe of ${this.shown(r.file)}`, quiet: true });
     }
     for (const w of words) this.word(w.replace(/^-[^=]*=/, ""), at, `run by ${at.by}`);
   }
 
   /** A word that names a file inside the roots: followed. */
   private word(word: string, at: CommandPlace, why: string): void {
-    if (word === "" || word.includes("$") || word.startsWith("~") || (word.startsWith("-") && !word.includes("/")))
+    if (
+      word === "" ||
+      word.includes("$") ||
+      word.startsWith("~") ||
+      (word.startsWith("-") && !word.includes("/"))
+    )
       return;
     for (const cwd of at.cwds) {
       const file = path.resolve(cwd, word);
@@ -138,7 +176,11 @@ export class Follower {
   add(file: string, why: string): void {
     if (this.files.has(file) || !this.inRoots(file)) return;
     if (this.files.size >= MAX_FILES) {
-      this.note(this.shown(file), "more files", `more than ${MAX_FILES} files are named: the rest is not followed`);
+      this.note(
+        this.shown(file),
+        "more files",
+        `more than ${MAX_FILES} files are named: the rest is not followed`,
+      );
       return;
     }
     this.files.set(file, why);
@@ -170,7 +212,8 @@ export function programWords(words: readonly string[]): string[] {
     if (isAssignment(w) || WRAPPERS.has(w)) i++;
     else if (w === "env") {
       i++;
-      while (i < words.length && (isAssignment(words[i] as string) || (words[i] as string).startsWith("-"))) i++;
+      while (i < words.length && (isAssignment(words[i] as string) || (words[i] as string).startsWith("-")))
+        i++;
     } else if (w === "timeout") {
       i++;
       while (i < words.length && (words[i] as string).startsWith("-")) i++;

@@ -102,7 +102,12 @@ function configCode(file: string, root: string, paths: GitPath[]): GitCode[] {
     const key = `${section}.${kv[1]}`;
     if (!CODE_KEYS.test(key)) continue;
     const value = kv[2] ?? "true";
-    out.push({ id: `git config ${key}`, text: `git config ${key} = ${value}  — ${file}`, file, content: value });
+    out.push({
+      id: `git config ${key}`,
+      text: `git config ${key} = ${value}  — ${file}`,
+      file,
+      content: value,
+    });
     if (/^core\.hookspath$/i.test(key)) {
       const hooks = path.resolve(root, value.replace(/^"|"$/g, ""));
       paths.push({ path: hooks, folder: true });
@@ -115,7 +120,9 @@ function configCode(file: string, root: string, paths: GitPath[]): GitCode[] {
 function hooksIn(dir: string, _root: string): GitCode[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => !n.endsWith(".sample")).sort();
+    names = readdirSync(dir)
+      .filter((n) => !n.endsWith(".sample"))
+      .sort();
   } catch {
     return [];
   }
@@ -123,7 +130,9 @@ function hooksIn(dir: string, _root: string): GitCode[] {
     const file = path.join(dir, n);
     try {
       if (!statSync(file).isFile()) return [];
-      return [{ id: `git hook ${file}`, text: `git hook ${n}  — ${file}`, file, content: readFileSync(file) }];
+      return [
+        { id: `git hook ${file}`, text: `git hook ${n}  — ${file}`, file, content: readFileSync(file) },
+      ];
     } catch {
       return [];
     }

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Plugin } from "../../definitions/types.js";
 import type { CodeItem, RepositoryCode } from "../code-item.js";
 import { sha256 } from "../hash.js";
-import type { Follower, FollowedFile, NotFollowed } from "./follow.js";
+import type { FollowedFile, Follower, NotFollowed } from "./follow.js";
 import { gitFiles } from "./git-files.js";
 import { item } from "./items.js";
 import type { ToolFiles } from "./tool-files.js";
@@ -52,7 +52,15 @@ export function inventoryOf(
   const shown = (f: string) => (f.startsWith(`${dir}${path.sep}`) ? path.relative(dir, f) : f);
   const items = [
     ...parts.items,
-    ...git.code.map((c) => item("git", c.id.replace(c.file, shown(c.file)), c.text.replace(c.file, shown(c.file)), shown(c.file), c.content)),
+    ...git.code.map((c) =>
+      item(
+        "git",
+        c.id.replace(c.file, shown(c.file)),
+        c.text.replace(c.file, shown(c.file)),
+        shown(c.file),
+        c.content,
+      ),
+    ),
   ];
   const files: FollowedFile[] = [
     ...[...parts.tools.modules, ...parts.tools.beside].map((file) => ({ file, why: "a custom tool module" })),
@@ -65,12 +73,19 @@ export function inventoryOf(
       folder: p.endsWith("/"),
       why: "it defines the project's runs",
     })),
-    ...git.paths.map((p) => ({ ...p, why: "git reads it (its config, hooks and attributes name commands git runs)" })),
+    ...git.paths.map((p) => ({
+      ...p,
+      why: "git reads it (its config, hooks and attributes name commands git runs)",
+    })),
     ...parts.plugins.map((p) => ({ path: p.root, folder: true, why: `the folder of plugin ${p.id}` })),
     ...unique.map((f) => ({ path: f.file, folder: false, why: `it is code: ${f.why}` })),
     ...(home === undefined
       ? []
-      : USER_FOLDERS.map((f) => ({ path: path.join(home, f), folder: true, why: "the user's own agentmd and Claude Code files" }))),
+      : USER_FOLDERS.map((f) => ({
+          path: path.join(home, f),
+          folder: true,
+          why: "the user's own agentmd and Claude Code files",
+        }))),
   ];
   return {
     ...codeOf(dir, items),

@@ -11,8 +11,8 @@ import { readMcpJson } from "../../mcp/read-mcp-json.js";
 import { isInside } from "../../shared/is-inside.js";
 import type { CodeItem } from "../code-item.js";
 import { Follower } from "./follow.js";
-import { fileItems, item, mcpLine } from "./items.js";
 import { type Inventory, inventoryOf } from "./inventory-of.js";
+import { fileItems, item, mcpLine } from "./items.js";
 import { toolFiles } from "./tool-files.js";
 
 export type { Inventory } from "./inventory-of.js";
@@ -37,7 +37,9 @@ export function projectInventory(projectDir: string, home: string | undefined): 
   const loaded = loadProject(dir, user === undefined ? {} : { userDir: user });
   // A plugin the repository's own settings enable is the folder's code, wherever it is installed.
   const plugins = loaded.plugins.filter((p) => p.owner === "project");
-  const definitions = loaded.definitions.filter((d) => (d.plugin ? d.plugin.owner === "project" : own(d.file)));
+  const definitions = loaded.definitions.filter((d) =>
+    d.plugin ? d.plugin.owner === "project" : own(d.file),
+  );
   const follow = new Follower(
     dir,
     plugins.map((p) => p.root),
@@ -83,7 +85,12 @@ export function projectInventory(projectDir: string, home: string | undefined): 
   });
 }
 
-function hookItems(hooks: HooksSetting | undefined, where: string, follow: Follower, cwds: string[]): CodeItem[] {
+function hookItems(
+  hooks: HooksSetting | undefined,
+  where: string,
+  follow: Follower,
+  cwds: string[],
+): CodeItem[] {
   const out: CodeItem[] = [];
   for (const event of HOOK_EVENTS)
     for (const { origin: _origin, ...h } of hooks?.[event] ?? []) {
@@ -92,7 +99,10 @@ function hookItems(hooks: HooksSetting | undefined, where: string, follow: Follo
       const root = cwds[1];
       follow.command(h.command, {
         cwds,
-        known: { ...follow.known(cwds[0] as string), ...(root !== undefined && { CLAUDE_PLUGIN_ROOT: root }) },
+        known: {
+          ...follow.known(cwds[0] as string),
+          ...(root !== undefined && { CLAUDE_PLUGIN_ROOT: root }),
+        },
         by: `hook ${event} (${h.matcher || "*"}) — ${where}`,
       });
     }
@@ -115,7 +125,13 @@ function settingsItems(file: string, rel: string, hooks: (h: HooksSetting | unde
 }
 
 function mcpItem(name: string, c: McpServerConfig, file: string): CodeItem {
-  return item("mcp", `${file} ${name}`, `MCP server '${name}': ${mcpLine(c)}  — ${file}`, file, JSON.stringify(c));
+  return item(
+    "mcp",
+    `${file} ${name}`,
+    `MCP server '${name}': ${mcpLine(c)}  — ${file}`,
+    file,
+    JSON.stringify(c),
+  );
 }
 
 /** A word as the shell reads it back: an MCP server's args are words already. */
@@ -128,4 +144,3 @@ function realPath(p: string): string {
     return p;
   }
 }
-

@@ -47,7 +47,10 @@ export function fileItems(
     if (done.has(file)) return;
     done.add(file);
     const bytes = read(file);
-    if (bytes !== undefined) out.push(item(id === rel(file) && tools.modules.includes(file) ? "tool" : "file", id, text, rel(file), bytes));
+    if (bytes !== undefined)
+      out.push(
+        item(id === rel(file) && tools.modules.includes(file) ? "tool" : "file", id, text, rel(file), bytes),
+      );
   };
   for (const m of tools.modules) add(m, rel(m), `custom tool module ${rel(m)}`);
   for (const f of tools.beside) add(f, rel(f), `file beside the tool modules ${rel(f)}`);
@@ -56,7 +59,15 @@ export function fileItems(
       add(f, `${p.id}/${path.relative(p.root, f)}`, `file ${path.relative(p.root, f)} of plugin ${p.id}`);
   for (const [file, why] of follow.files) add(file, rel(file), `file ${follow.shown(file)} (${why})`);
   for (const n of follow.notFollowed)
-    out.push(item("unfollowed", `${n.where} ${n.what}`, `not followed: ${n.what} — ${n.why}  — ${n.where}`, n.where, n.why));
+    out.push(
+      item(
+        "unfollowed",
+        `${n.where} ${n.what}`,
+        `not followed: ${n.what} — ${n.why}  — ${n.where}`,
+        n.where,
+        n.why,
+      ),
+    );
   return out;
 }
 

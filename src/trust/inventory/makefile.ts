@@ -16,7 +16,11 @@ export interface MakeFiles {
 const DEFAULT_NAMES = ["GNUmakefile", "makefile", "Makefile"];
 const MAX_MAKEFILES = 100;
 
-export function makeFiles(words: readonly string[], cwds: readonly string[], roots: readonly string[]): MakeFiles {
+export function makeFiles(
+  words: readonly string[],
+  cwds: readonly string[],
+  roots: readonly string[],
+): MakeFiles {
   let dir = cwds[0] ?? ".";
   const given: string[] = [];
   for (let i = 1; i < words.length; i++) {
@@ -27,7 +31,8 @@ export function makeFiles(words: readonly string[], cwds: readonly string[], roo
     else if (/^--(?:file|makefile)=/.test(w)) given.push(w.slice(w.indexOf("=") + 1));
   }
   const inRoots = (f: string) => roots.some((r) => isInside(f, r));
-  const first = given.length > 0 ? given.map((g) => path.resolve(dir, g)) : DEFAULT_NAMES.map((n) => path.join(dir, n));
+  const first =
+    given.length > 0 ? given.map((g) => path.resolve(dir, g)) : DEFAULT_NAMES.map((n) => path.join(dir, n));
   const start = given.length > 0 ? first : first.filter((f) => readText(f) !== undefined).slice(0, 1);
   const out: MakeFiles = { files: [], recipes: [], notFollowed: [] };
   const files = out.files as string[];
@@ -52,7 +57,11 @@ function readMakefile(file: string, text: string, dir: string, out: MakeFiles, i
     const inc = /^\s*-?(?:include|sinclude)\s+(.+)$/.exec(line);
     if (inc) {
       for (const name of (inc[1] ?? "").split(/\s+/).filter(Boolean)) {
-        if (name.includes("$")) notes.push({ what: `include ${name}`, why: `${path.basename(file)} includes a file named by a make variable` });
+        if (name.includes("$"))
+          notes.push({
+            what: `include ${name}`,
+            why: `${path.basename(file)} includes a file named by a make variable`,
+          });
         else include(path.resolve(dir, name));
       }
     } else if (line.startsWith("\t")) {

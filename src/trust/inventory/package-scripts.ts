@@ -24,7 +24,15 @@ const SCRIPT_ALIASES: Readonly<Record<string, string>> = {
   restart: "restart",
 };
 const INSTALL = new Set(["install", "i", "ci", "add", "rebuild", "pack", "publish"]);
-const LIFECYCLE = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
+const LIFECYCLE = [
+  "preinstall",
+  "install",
+  "postinstall",
+  "prepublish",
+  "preprepare",
+  "prepare",
+  "postprepare",
+];
 /** pnpm, yarn and bun run a script by its bare name unless it is one of their commands. */
 const OWN_COMMANDS = new Set(
   "add audit bin cache config create dedupe dlx exec info init install link list login logout outdated pack patch publish rebuild remove store unlink update upgrade why workspace workspaces x".split(

@@ -14,7 +14,11 @@ export function protectedPaths(
 ): ProtectedPath[] {
   const follow = new Follower(inventory.dir);
   for (const command of hookCommands)
-    follow.command(command, { cwds: [inventory.dir], known: follow.known(inventory.dir), by: "a hook of the run" });
+    follow.command(command, {
+      cwds: [inventory.dir],
+      known: follow.known(inventory.dir),
+      by: "a hook of the run",
+    });
   const out = [...inventory.protected];
   const have = new Set(out.map((p) => p.path));
   for (const [file, why] of follow.files)
