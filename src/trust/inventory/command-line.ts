@@ -46,9 +46,17 @@ interface Building {
   substituted: boolean;
 }
 
+/** An open `$(` or backtick: the command and word around it, and the quote it sits in. */
+interface Frame {
+  readonly cmd: Building;
+  readonly word: string;
+  readonly quote: string | undefined;
+  readonly close: string;
+}
+
 function split(text: string): SimpleCommand[] {
   const done: Building[] = [];
-  const stack: Building[] = [];
+  const stack: Frame[] = [];
   let cur: Building = { words: [], reads: [], substituted: false };
   let word = "";
   let inWord = false;
@@ -63,44 +71,48 @@ function split(text: string): SimpleCommand[] {
   };
   const endCommand = (piped: boolean) => {
     endWord();
-    if (cur.words.length > 0 || cur.reads.length > 0) {
+    const some = cur.words.length > 0 || cur.reads.length > 0;
+    if (some) {
       done.push(cur);
       if (pipe && done.length > 1) (done[done.length - 2] as Building).pipedTo = done.length - 1;
     }
-    pipe = piped && (cur.words.length > 0 || cur.reads.length > 0);
-    cur = { words: [], reads: [], substituted: cur.substituted };
+    pipe = piped && some;
+    cur = { words: [], reads: [], substituted: stack.length > 0 };
     readNext = false;
+  };
+  // A substitution is a command of its own; the word it sits in is built at run time (`$`).
+  const open = (close: string) => {
+    stack.push({ cmd: cur, word: `${word}$`, quote, close });
+    cur = { words: [], reads: [], substituted: true };
+    word = "";
+    inWord = false;
+    quote = undefined;
+  };
+  const shut = () => {
+    endCommand(false);
+    const frame = stack.pop() as Frame;
+    cur = frame.cmd;
+    word = frame.word;
+    quote = frame.quote;
+    inWord = true;
   };
   for (let i = 0; i < text.length; i++) {
     const ch = text[i] as string;
+    const top = stack[stack.length - 1];
     if (quote === "'") {
       if (ch === "'") quote = undefined;
       else word += ch;
-      continue;
-    }
-    if (ch === "\\" && i + 1 < text.length) {
+    } else if (ch === "\\" && i + 1 < text.length) {
       word += text[++i];
       inWord = true;
     } else if (ch === "$" && text[i + 1] === "(" && text[i + 2] !== "(") {
-      // A command substitution: its own command; the word it sits in is built at run time.
-      word += "$";
-      inWord = true;
-      stack.push(cur);
-      cur = { words: [], reads: [], substituted: true };
+      open(")");
       i++;
-    } else if (ch === "`" || (ch === ")" && stack.length > 0 && cur.substituted)) {
-      if (ch === "`" && !cur.substituted) {
-        word += "$";
-        inWord = true;
-        stack.push(cur);
-        cur = { words: [], reads: [], substituted: true };
-        continue;
-      }
-      const outerWord = word;
-      endCommand(false);
-      cur = stack.pop() ?? { words: [], reads: [], substituted: false };
-      word = outerWord;
-      inWord = true;
+    } else if (ch === "`") {
+      if (top?.close === "`" && quote === undefined) shut();
+      else open("`");
+    } else if (ch === ")" && top?.close === ")" && quote === undefined) {
+      shut();
     } else if (quote === '"') {
       if (ch === '"') quote = undefined;
       else word += ch;
@@ -114,10 +126,9 @@ function split(text: string): SimpleCommand[] {
     } else if (ch === "<" || ch === ">") {
       endWord();
       while (/[<>&|]/.test(text[i + 1] ?? "")) i++;
-      // `< file` is read; `> file` is written (the permission judges see to writes).
+      // `< file` is read; `> file` is written (the permission judges see to writes): not an argument.
       readNext = ch === "<";
       if (ch === ">") {
-        // Skip the target word: it is not a program's argument.
         while (/\s/.test(text[i + 1] ?? "")) i++;
         while (i + 1 < text.length && !/[\s;&|()<>]/.test(text[i + 1] as string)) i++;
       }
@@ -128,10 +139,7 @@ function split(text: string): SimpleCommand[] {
       inWord = true;
     }
   }
-  while (stack.length > 0) {
-    endCommand(false);
-    cur = stack.pop() as Building;
-  }
+  while (stack.length > 0) shut();
   endCommand(false);
   return done.map((b) => ({
     words: b.words,
