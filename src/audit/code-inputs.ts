@@ -56,7 +56,7 @@ export function codeInputs(
   inventory: Inventory,
 ): CodeInput[] {
   return [
-    ...plugins.map(pluginInput),
+    ...plugins.map((p) => pluginInput(p, dir)),
     ...PROJECT_SETTINGS.flatMap((f) => settingsInputs(path.join(dir, f))),
     ...mcpJsonInputs(path.join(dir, MCP_JSON)),
     ...definitions.flatMap(definitionInputs),
@@ -77,7 +77,8 @@ function inventoryInputs(inventory: Inventory): CodeInput[] {
             kind: i.kind === "unfollowed" ? ("not-followed" as const) : ("code-file" as const),
             key: i.id,
             value: i.hash,
-            file: i.kind === "unfollowed" ? inventory.dir : path.resolve(inventory.dir, i.file),
+            // An unfollowed item's file is where it is: `hook … — .claude/settings.json`, `lib/x.mjs`.
+            file: path.resolve(inventory.dir, i.file.split(" — ").pop() ?? i.file),
             line: 1,
             text: i.text,
           },
@@ -90,10 +91,14 @@ function inventoryInputs(inventory: Inventory): CodeInput[] {
  * An enabled plugin: its commands, skills, agents, hooks and servers all come with it, so enabling
  * one (or a new version of it) is a gain, whatever its entries' lists show.
  */
-function pluginInput(p: Plugin): CodeInput {
-  const value = createHash("sha256")
-    .update(JSON.stringify([p.version, p.hooks ?? {}, p.servers]))
-    .digest("hex");
+function pluginInput(p: Plugin, dir: string): CodeInput {
+  // Its folder and the project's are put back as variables: a revision's copy lives elsewhere.
+  const text = JSON.stringify([p.version, p.hooks ?? {}, p.servers])
+    .split(p.root)
+    .join("${CLAUDE_PLUGIN_ROOT}")
+    .split(dir)
+    .join("${CLAUDE_PROJECT_DIR}");
+  const value = createHash("sha256").update(text).digest("hex");
   return {
     kind: "plugin",
     key: p.id,

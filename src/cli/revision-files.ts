@@ -5,9 +5,11 @@ import path from "node:path";
 
 /**
  * What `agentmd audit` reads of a project: its definitions, its settings, `.mcp.json`, and, read as
- * text to compare (never run), everything under `tools/` and `.claude/` (hook scripts live there).
+ * text to compare (never run), everything under `tools/` and `.claude/` (hook scripts live there),
+ * and a local marketplace's or plugin's manifest anywhere (`.claude-plugin/`).
  */
-const AUDITED = /^(?:agent\.md|\.mcp\.json|\.claude\/.+|tools\/.+|(?:agents|skills|commands)\/.+\.md)$/;
+const AUDITED =
+  /^(?:agent\.md|\.mcp\.json|\.claude\/.+|tools\/.+|(?:agents|skills|commands)\/.+\.md|(?:.+\/)?\.claude-plugin\/.+)$/;
 
 export type RevisionFiles =
   | {

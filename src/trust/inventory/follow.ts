@@ -141,7 +141,7 @@ export class Follower {
         this.command(s.command, {
           ...at,
           cwds: [path.dirname(scripts.file)],
-          by: `script '${s.name}' of ${this.shown(scripts.file)}`,
+          by: `script '${s.name}' — ${this.shown(scripts.file)}`,
         });
     }
     if (name === "make" || name === "gmake") {
@@ -149,7 +149,7 @@ export class Follower {
       for (const f of make.files) this.add(f, `read by make, run by ${at.by}`);
       for (const n of make.notFollowed) this.note(at.by, n.what, n.why);
       for (const r of make.recipes)
-        this.command(r.line, { ...at, cwds: [r.dir], by: `a recipe of ${this.shown(r.file)}`, quiet: true });
+        this.command(r.line, { ...at, cwds: [r.dir], by: `a recipe — ${this.shown(r.file)}`, quiet: true });
     }
     for (const w of words) this.word(w.replace(/^-[^=]*=/, ""), at, `run by ${at.by}`);
   }

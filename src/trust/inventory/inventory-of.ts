@@ -46,7 +46,14 @@ const USER_FOLDERS = [".claude", ".agentmd"];
 export function inventoryOf(
   dir: string,
   home: string | undefined,
-  parts: { items: CodeItem[]; follow: Follower; tools: ToolFiles; plugins: readonly Plugin[] },
+  parts: {
+    items: CodeItem[];
+    follow: Follower;
+    tools: ToolFiles;
+    plugins: readonly Plugin[];
+    /** Every file of the project's plugins' folders, with the plugin's id. */
+    pluginFiles: readonly (readonly [string, string])[];
+  },
 ): Inventory {
   const git = gitFiles(dir);
   const shown = (f: string) => (f.startsWith(`${dir}${path.sep}`) ? path.relative(dir, f) : f);
@@ -64,6 +71,7 @@ export function inventoryOf(
   ];
   const files: FollowedFile[] = [
     ...[...parts.tools.modules, ...parts.tools.beside].map((file) => ({ file, why: "a custom tool module" })),
+    ...parts.pluginFiles.map(([file, id]) => ({ file, why: `a file of plugin ${id}` })),
     ...[...parts.follow.files].map(([file, why]) => ({ file, why })),
   ];
   const unique = [...new Map(files.map((f) => [f.file, f])).values()];

@@ -12,7 +12,7 @@ import { isInside } from "../../shared/is-inside.js";
 import type { CodeItem } from "../code-item.js";
 import { Follower } from "./follow.js";
 import { type Inventory, inventoryOf } from "./inventory-of.js";
-import { fileItems, item, mcpLine } from "./items.js";
+import { fileItems, item, mcpLine, pluginFiles } from "./items.js";
 import { toolFiles } from "./tool-files.js";
 
 export type { Inventory } from "./inventory-of.js";
@@ -77,11 +77,13 @@ export function projectInventory(projectDir: string, home: string | undefined): 
     items.push(
       item("baseUrl", `baseUrl ${rel(main.file)}`, `baseUrl ${main.baseUrl}`, rel(main.file), main.baseUrl),
     );
+  const inPlugins = pluginFiles(plugins);
   return inventoryOf(dir, home, {
-    items: [...items, ...fileItems(dir, follow, tools, plugins)],
+    items: [...items, ...fileItems(dir, follow, tools, inPlugins)],
     follow,
     tools,
     plugins,
+    pluginFiles: inPlugins,
   });
 }
 

@@ -9,6 +9,15 @@ import type { ToolFiles } from "./tool-files.js";
 
 const MAX_PLUGIN_FILES = 5000;
 
+/** Every file of each plugin's folder, with the plugin's id. */
+export function pluginFiles(plugins: readonly Plugin[]): [string, string][] {
+  return plugins.flatMap((p) =>
+    walkTree(p.root, { bound: p.root })
+      .slice(0, MAX_PLUGIN_FILES)
+      .map((f): [string, string] => [f, p.id]),
+  );
+}
+
 export function item(
   kind: CodeItem["kind"],
   id: string,
@@ -38,7 +47,7 @@ export function fileItems(
   dir: string,
   follow: Follower,
   tools: ToolFiles,
-  plugins: readonly Plugin[],
+  plugins: readonly (readonly [string, string])[],
 ): CodeItem[] {
   const out: CodeItem[] = [];
   const done = new Set<string>();
@@ -54,9 +63,8 @@ export function fileItems(
   };
   for (const m of tools.modules) add(m, rel(m), `custom tool module ${rel(m)}`);
   for (const f of tools.beside) add(f, rel(f), `file beside the tool modules ${rel(f)}`);
-  for (const p of plugins)
-    for (const f of walkTree(p.root, { bound: p.root }).slice(0, MAX_PLUGIN_FILES))
-      add(f, `${p.id}/${path.relative(p.root, f)}`, `file ${path.relative(p.root, f)} of plugin ${p.id}`);
+  for (const [f, id] of plugins)
+    add(f, `${id}/${follow.shown(f)}`, `file ${follow.shown(f)} of plugin ${id}`);
   for (const [file, why] of follow.files) add(file, rel(file), `file ${follow.shown(file)} (${why})`);
   for (const n of follow.notFollowed)
     out.push(
