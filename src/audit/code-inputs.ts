@@ -93,7 +93,12 @@ function inventoryInputs(inventory: Inventory): CodeInput[] {
  */
 function pluginInput(p: Plugin, dir: string): CodeInput {
   // Its folder and the project's are put back as variables: a revision's copy lives elsewhere.
-  const text = JSON.stringify([p.version, p.hooks ?? {}, p.servers])
+  // A hook's folder and variables are where it was read from and whose home it has, not what it runs.
+  const hooks = Object.entries(p.hooks ?? {}).map(([event, list]) => [
+    event,
+    (list ?? []).map(({ cwd: _cwd, env: _env, origin: _origin, ...h }) => h),
+  ]);
+  const text = JSON.stringify([p.version, hooks, p.servers])
     .split(p.root)
     .join("${CLAUDE_PLUGIN_ROOT}")
     .split(dir)
