@@ -13,8 +13,10 @@ import type { Diagnostic } from "../definitions/types.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { definitionList, UNRESTRICTED } from "../permissions/index.js";
+import { isInside } from "../shared/is-inside.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { inspectedTools } from "../tools/custom/inspected-tools.js";
+import { type Inventory, projectInventory } from "../trust/inventory/inventory.js";
 import { diffJson, diffText } from "./audit-diff-format.js";
 import { type AuditHeader, auditJson, auditText } from "./audit-format.js";
 import { auditHtml, auditSvg } from "./audit-graph.js";
@@ -78,6 +80,8 @@ interface Read {
   readonly source: AuditSource;
   /** The code and settings a run depends on beyond its lists, read as text. */
   readonly code: readonly CodeInput[];
+  /** The project's code as the inventory finds it, in the folder read. */
+  readonly inventory: Inventory;
   readonly settingsFiles: readonly string[];
   readonly errors: readonly Diagnostic[];
 }
@@ -117,6 +121,7 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     mcp: mcp?.lines ?? current.source.servers,
     mcpStarted: mcp !== undefined,
     unreadTools: custom.modules.filter((m) => m.unknown).map((m) => path.relative(root, m.file)),
+    notFollowed: current.inventory.notFollowed.map((n) => `${n.what} — ${n.why} (${n.where})`),
   };
   if (options.diff !== undefined)
     return diff(options, options.diff, { current, at, mcp: mcp?.names ?? [], header }, io);
@@ -139,7 +144,11 @@ async function diff(
   run: { current: Read; at: ReadAt; mcp: readonly string[]; header: AuditHeader },
   io: CliIo,
 ): Promise<number> {
-  const files = revisionFiles(run.at.root, rev, io.env);
+  // The revision's copy holds the files the audit reads, and every file of code the working tree's
+  // inventory names, so that each is compared with itself as it was.
+  const inv = run.current.inventory;
+  const code = inv.files.filter((f) => isInside(f.file, inv.dir)).map((f) => path.relative(inv.dir, f.file));
+  const files = revisionFiles(run.at.root, rev, io.env, code);
   if (!files.ok) {
     io.stderr.write(`agentmd audit: ${printable(files.message, false)}\n`);
     return 2;
@@ -158,17 +167,17 @@ async function diff(
     const next = auditProject(run.current.source, names);
     const before = prior.errors.length > 0 ? nothingRuns(next) : auditProject(prior.source, names);
     const d = diffAudits(before, next);
-    const code = diffCodeInputs(prior.code, run.current.code);
+    const gains = diffCodeInputs(prior.code, run.current.code);
     if (options.graph !== undefined && !writeGraph(options.graph, next, run.at.catalog, io)) return 1;
     const compared = { revision: rev, commit: files.commit, notes };
     io.stdout.write(
       options.json
-        ? `${JSON.stringify(diffJson(d, compared, next, code), null, 2)}\n`
-        : `${diffText(d, compared, next, code)
+        ? `${JSON.stringify(diffJson(d, compared, next, gains), null, 2)}\n`
+        : `${diffText(d, compared, next, gains)
             .map((l) => printable(l, false))
             .join("\n")}\n`,
     );
-    return d.widened || code.length > 0 ? 1 : 0;
+    return d.widened || gains.length > 0 ? 1 : 0;
   } finally {
     files.cleanup();
   }
@@ -217,9 +226,11 @@ function readProject(dir: string, at: ReadAt): Read {
       ]),
     ],
   };
+  const inventory = projectInventory(dir, at.home);
   return {
     source,
-    code: rebasePaths(codeInputs(dir, loaded.definitions, loaded.plugins), dir, at.root),
+    code: rebasePaths(codeInputs(dir, loaded.definitions, loaded.plugins, inventory), dir, at.root),
+    inventory,
     settingsFiles: source.settings.files,
     errors: rebasePaths(errors, dir, at.root),
   };

@@ -29,13 +29,15 @@ import { isInside } from "../shared/is-inside.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { realPathOf } from "../tools/real-path.js";
+import { projectInventory } from "../trust/inventory/inventory.js";
+import { protectedPaths } from "../trust/inventory/protected.js";
 import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
 import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { defaultSystemPrompt } from "./default-prompt.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import { modelOf } from "./model-of.js";
-import { protectedPaths, protectedWriteDenies } from "./protected-paths.js";
+import { protectedWriteDenies } from "./protected-paths.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { resolveSettings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
@@ -172,7 +174,11 @@ export function runnerDenyList(
 ): PermissionList {
   if (options.projectDir === false) return compileList(undefined, RUNNER_DENY, ctx);
   const explicit = [...(main?.allowedTools?.entries ?? []), ...claude.allow];
-  const paths = protectedPaths(ctx.projectDir, sessionHooks(main, claude, options));
+  const commands = Object.values(sessionHooks(main, claude, options) ?? {})
+    .flat()
+    .flatMap((h) => ("command" in h && typeof h.command === "string" ? [h.command] : []));
+  const inventory = options.inventory ?? projectInventory(ctx.projectDir, ctx.home);
+  const paths = protectedPaths(inventory, ctx.projectDir, commands);
   return compileList(undefined, [...RUNNER_DENY, ...protectedWriteDenies(paths, explicit, ctx)], ctx);
 }
 
