@@ -160,7 +160,7 @@ export function checkFields(
       if (err.keyword === "required" && unusable.has(String(err.params.missingProperty))) continue;
       if (err.instancePath === "/hooks" || err.instancePath.startsWith("/hooks/")) continue;
       // `thinking` is said in one sentence by readThinkingField, not as each branch of its schema.
-      if (err.instancePath === "/thinking") continue;
+      if (err.instancePath === "/thinking" || err.instancePath.startsWith("/thinking/")) continue;
       if (reportSchemaError(err, byKey, surface, sink)) ok = false;
     }
   }
