@@ -325,7 +325,7 @@ function reportSchemaError(
       code = "missing-key";
       message = path.length
         ? `${where} is missing '${missing}'`
-        : `missing required key '${missing}' (${SURFACE_LABEL[surface]} need ${surface === "skill" ? "name and description" : "a name and a description"})`;
+        : `missing required key '${missing}' (${SURFACE_LABEL[surface]} need ${surface === "skill" ? "a description" : "a name and a description"})`;
       break;
     }
     case "type":

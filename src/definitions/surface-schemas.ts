@@ -201,7 +201,9 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
   skill: {
     type: "object",
     properties: {
-      name: { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$", maxLength: 64 },
+      // The Agent Skills rule (lowercase letters, digits, single hyphens, at most 64) is checked
+      // where the skill is loaded: a name that breaks it is a warning, and the folder's name is used.
+      name: str,
       description: str,
       model: str,
       ...lists,
@@ -214,7 +216,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       outputSchema,
       ...reasoning,
     },
-    required: ["name", "description"],
+    required: ["description"],
   },
   command: {
     type: "object",

@@ -186,8 +186,11 @@ export interface CommandDefinition extends DefinitionBase, InvocableFields {
 
 export type Definition = MainAgentDefinition | SubagentDefinition | SkillDefinition | CommandDefinition;
 
-/** What happened to each file that was looked at. */
-export type FileOutcome = "loaded" | "documentation" | "failed";
+/**
+ * What happened to each file that was looked at. `shadowed`: it loaded, but another definition of
+ * its name is the one used (a project's over the user's; the first of two folders).
+ */
+export type FileOutcome = "loaded" | "documentation" | "failed" | "shadowed";
 
 export interface FileReport {
   readonly file: string;

@@ -37,3 +37,42 @@ describe("agentmd tools lists what a run offers", () => {
     expect(json.notProvided).toEqual(["NotebookRead", "AskUserQuestion"]);
   });
 });
+
+describe("skills load as the Agent Skills client guide says", () => {
+  it("a name that breaks the rule is a warning and the folder's name is used; a missing description keeps it out", () => {
+    const cwd = project({
+      "skills/accessibility-auditor/SKILL.md":
+        "---\nname: Accessibility Auditor\ndescription: Audits pages for accessibility.\n---\nAudit.\n",
+      "skills/unnamed/SKILL.md": "---\ndescription: Has no name.\n---\nBody.\n",
+      "skills/silent/SKILL.md": "---\nname: silent\n---\nBody.\n",
+    });
+    const r = runBin(["check"], { cwd, env: { HOME: cwd } });
+    expect(r.stdout).toContain(
+      "skills/accessibility-auditor/SKILL.md:2:7: warning: skill name 'Accessibility Auditor' breaks the Agent Skills rule (lowercase letters, digits and single hyphens, at most 64 characters), so it is named by its folder: 'accessibility-auditor' [skill-name]",
+    );
+    expect(r.stdout).toContain(
+      "skills/unnamed/SKILL.md:1:1: warning: a skill without a 'name' is named by its folder: 'unnamed' [skill-name]",
+    );
+    expect(r.stdout).toMatch(/skills\/silent\/SKILL\.md:1:1: error: missing required key 'description'/);
+    expect(r.stdout).toContain("2 skills (1 failed)");
+    const json = JSON.parse(runBin(["check", "--json"], { cwd, env: { HOME: cwd } }).stdout);
+    expect(json.files.map((f: { name?: string }) => f.name).sort()).toEqual([
+      "accessibility-auditor",
+      "unnamed",
+      undefined,
+    ]);
+  });
+
+  it("of two subagents with one name in different folders, the first in path order is used and the other is a warning", () => {
+    const cwd = project({
+      ".claude/agents/debugger.md": "---\nname: debugger\ndescription: Top.\n---\nTop.\n",
+      ".claude/agents/external/debugger.md": "---\nname: debugger\ndescription: Copy.\n---\nCopy.\n",
+    });
+    const r = runBin(["check"], { cwd, env: { HOME: cwd } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      ".claude/agents/external/debugger.md:1:1: warning: subagent 'debugger' is also defined in .claude/agents/debugger.md, which comes first and is the one used; this one is not (rename one to use both) [duplicate-name]",
+    );
+    expect(r.stdout).toContain("1 subagent (1 shadowed)");
+  });
+});
