@@ -362,7 +362,8 @@ function firstLine(body: string): string | undefined {
 /** Body checks that catch mistakes before a run: `$0`, which is not an argument here (reported once). */
 function checkBody(body: string, bodyLine: number, sink: DiagnosticSink): void {
   if (!body.includes("$0")) return;
-  const m = /(?<!\\)\$0(?!\d)/.exec(body);
+  // Money is not a placeholder: `$0.5M`, `$0,50` (a digit after a point or comma).
+  const m = /(?<!\\)\$0(?![\d]|[.,]\d)/.exec(body);
   if (!m) return;
   const before = body.slice(0, m.index);
   const lineStart = before.lastIndexOf("\n") + 1;

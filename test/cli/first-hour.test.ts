@@ -76,3 +76,16 @@ describe("skills load as the Agent Skills client guide says", () => {
     expect(r.stdout).toContain("1 subagent (1 shadowed)");
   });
 });
+
+describe("the $0 warning", () => {
+  it("fires on a positional $0, not on money", () => {
+    const cwd = project({
+      "commands/money.md":
+        "---\ndescription: Sums\n---\nWorst case: $0.5M profit, or $0,50 a share; fees $0.10-$3.50.\n",
+      "commands/script.md": "---\ndescription: Runs\n---\nCosts $0.5M. Run the script named $0 with $1.\n",
+    });
+    const r = runBin(["check"], { cwd, env: { HOME: cwd } });
+    expect(r.stdout).not.toContain("commands/money.md");
+    expect(r.stdout).toContain("commands/script.md:4:35: warning: '$0' is not an argument");
+  });
+});
