@@ -1,6 +1,10 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBin } from "../support/cli.js";
+import { test as e2e } from "../support/fixture.js";
 import { tempDir } from "../support/fixtures.js";
+import { text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 
 const cleanups: (() => void)[] = [];
@@ -88,4 +92,44 @@ describe("the $0 warning", () => {
     expect(r.stdout).not.toContain("commands/money.md");
     expect(r.stdout).toContain("commands/script.md:4:35: warning: '$0' is not an argument");
   });
+});
+
+describe("run --agent and chat's resumes", () => {
+  e2e(
+    "run --agent nosuch is bad usage, as run /nosuch is: exit 2, nothing sent, no session",
+    async ({ dir, project, fake, cli }) => {
+      project({
+        "agent.md": "---\nallowed-tools: Read\n---\nx\n",
+        "agents/reviewer.md": "---\nname: reviewer\ndescription: R.\n---\nR.\n",
+      });
+      const r = await cli(["run", "--agent", "reviewr", "hi"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        "agentmd: --agent: no subagent named 'reviewr'; did you mean 'reviewer'?; loaded: reviewer\nRun 'agentmd --help' for usage.\n",
+      );
+      expect(fake.requests).toHaveLength(0);
+      expect(existsSync(path.join(dir, ".agentmd", "sessions"))).toBe(false);
+    },
+  );
+
+  e2e(
+    "chat -c and -r ID show the conversation so far; /help shows the REPL's commands, not chat --help",
+    async ({ project, fake, cli }) => {
+      project({ "agent.md": "---\nallowed-tools: Read\n---\nx\n" });
+      fake.push(text("The answer is 42."));
+      const first = await cli(["run", "-p", "--output-format", "json", "what is the answer?"]);
+      const id = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+      for (const args of [["-c"], ["-r", id]]) {
+        const r = await cli(args, { input: "/exit\n" });
+        expect(r.stdout).toContain(`continuing ${id}`);
+        expect(r.stdout).toContain("what is the answer?");
+        expect(r.stdout).toContain("The answer is 42.");
+      }
+      const help = await cli(["chat"], { input: "/help\n/exit\n" });
+      expect(help.stdout).toContain("/resume [ID]    list recent sessions, or continue one");
+      expect(help.stdout).toContain("agentmd chat --help");
+      expect(help.stdout).not.toContain("Usage: agentmd [chat]");
+      expect(help.stdout).not.toContain("Options:");
+    },
+  );
 });
