@@ -18,5 +18,7 @@ export function unknownSlash(runner: Runner, line: string): string | undefined {
 /** Why `--agent NAME` names no subagent the project defines (a typo), or undefined: asked before the run. */
 export function unknownAgent(runner: Runner, name: string): string | undefined {
   const agents = runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name);
-  return agents.includes(name) ? undefined : `--agent: no subagent named '${name}'${loadedNames(name, agents)}`;
+  return agents.includes(name)
+    ? undefined
+    : `--agent: no subagent named '${name}'${loadedNames(name, agents)}`;
 }
