@@ -186,10 +186,7 @@ export interface CommandDefinition extends DefinitionBase, InvocableFields {
 
 export type Definition = MainAgentDefinition | SubagentDefinition | SkillDefinition | CommandDefinition;
 
-/**
- * What happened to each file that was looked at. `shadowed`: it loaded, but another definition of
- * its name is the one used (a project's over the user's; the first of two folders).
- */
+/** What happened to each file looked at; `shadowed`: loaded, but a same-named one is used instead. */
 export type FileOutcome = "loaded" | "documentation" | "failed" | "shadowed";
 
 export interface FileReport {
