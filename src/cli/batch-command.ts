@@ -48,10 +48,13 @@ covers the item's prompt (or line), agent, cwd and the project's version, so a c
 item is new work. Run the same command again and items that finished before with the same
 prompt, agent and version are skipped (listed on standard error), interrupted ones resumed
 from their transcripts, with totals that count every part paid for. An item another agentmd
-runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output, printed as it finishes (FILE is
+runs at that moment is left to it: each item has one writer at a time.
+
+Each finished run is one JSON line on standard output, printed as it finishes (FILE is
 read as the runs go, never held: 10,000 items cost what ten do); a progress line (done,
 failed, running, waiting, tokens, cost so far and in all, ETA) goes to standard error:
 redrawn in place on a terminal, else a line at every 5% and every 10 s.
+
 Every run's requests share one rate limit (requests and tokens per minute, learnt from
 the API's rate-limit headers or given by --rpm/--tpm); a 429 holds every run's next
 request until its retry-after. With --redis, the workers share theirs in Redis.
@@ -64,12 +67,14 @@ Options:
   --model M         a model id or alias (sonnet, opus, haiku); overrides agent.md
   --json-schema S   every run's answer must match this JSON Schema (type object); each
                     result line carries it as structured_output
-  --max-budget-usd N  US dollars all the batch's runs may spend together: once reached,
-  --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
-  --thinking T      command) with its own effort or thinking keeps it. --thinking is
-                    adaptive, disabled or a budget of tokens; also --max-thinking-tokens
+  --max-budget-usd N
+                    US dollars all the batch's runs may spend together: once reached,
                     no run sends another request (each ends error_max_budget_usd); with
                     --redis, kept in Redis for the runs on every worker
+  --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
+                    command) with its own effort or thinking keeps it
+  --thinking T      adaptive, disabled or a budget of tokens, as --effort; also
+                    --max-thinking-tokens N
   --rpm N           requests per minute all the runs send together (default: learnt
                     from the API's answers; with --redis, set it on the workers)
   --tpm N           input and output tokens per minute, as --rpm

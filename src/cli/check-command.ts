@@ -166,7 +166,14 @@ export function summaryLine(result: LoadResult, counts: SeverityCounts): string 
     const loaded = files.filter((f) => f.outcome === "loaded").length;
     const failed = files.filter((f) => f.outcome === "failed").length;
     const docs = files.filter((f) => f.outcome === "documentation").length;
-    const extra = [failed && `${failed} failed`, docs && `${docs} documentation`].filter(Boolean).join(", ");
+    const shadowed = files.filter((f) => f.outcome === "shadowed").length;
+    const extra = [
+      failed && `${failed} failed`,
+      shadowed && `${shadowed} shadowed`,
+      docs && `${docs} documentation`,
+    ]
+      .filter(Boolean)
+      .join(", ");
     parts.push(`${plural(loaded, SURFACE_WORDS[surface])}${extra ? ` (${extra})` : ""}`);
   }
   const severities = `${plural(counts.error, ["error", "errors"])}, ${plural(counts.warning, ["warning", "warnings"])}, ${counts.info} info`;
@@ -177,9 +184,12 @@ export function summaryLine(result: LoadResult, counts: SeverityCounts): string 
 /** The `--json` report. Its shape is versioned; fields are only added within a version. */
 export function toReport(result: LoadResult, cwd: string) {
   const counts = countSeverities(result.diagnostics);
-  const bySurface: Record<string, { loaded: number; failed: number; documentation: number }> = {};
+  const bySurface: Record<
+    string,
+    { loaded: number; failed: number; documentation: number; shadowed: number }
+  > = {};
   for (const f of result.files) {
-    const s = bySurface[f.surface] ?? { loaded: 0, failed: 0, documentation: 0 };
+    const s = bySurface[f.surface] ?? { loaded: 0, failed: 0, documentation: 0, shadowed: 0 };
     s[f.outcome]++;
     bySurface[f.surface] = s;
   }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter } from "../definitions/settings.js";
-import { toolNames } from "../definitions/tool-names.js";
+import { isMcpToolName, toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
 import { runnerDenyList } from "../invocation/core.js";
@@ -142,10 +142,11 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     io.stderr.write(`${printable(mcp.refused, false)}\n`);
     return 1;
   }
-  const names = [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names];
+  const listed = toolNamesOf(loaded.definitions, catalog.names, options.mcp === true ? mcp.names : undefined);
+  const names = [...listed.offerable, ...mcp.names];
   if (options.tryTool !== undefined) {
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
-    const known = [...new Set([...names, ...catalog.names])];
+    const known = [...new Set([...names, ...listed.unprovided, ...catalog.names])];
     // A run is also bound by the runner's own denies (its sessions, the protected paths).
     const own = runnerDenyList(main, session.claude, {}, { ...ctx, projectDir: root });
     const list = intersect(effective, own);
@@ -166,7 +167,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   const unstarted = options.mcp ? [] : serverNames(root, loaded.definitions, session.mcpJsonServers);
   if (options.json)
     io.stdout.write(
-      `${JSON.stringify({ project, ...report, approval, mcpServers: mcp.lines, unstartedMcpServers: unstarted, unreadToolModules: unread, sandbox }, null, 2)}\n`,
+      `${JSON.stringify({ project, ...report, notProvided: listed.unprovided, approval, mcpServers: mcp.lines, unstartedMcpServers: unstarted, unreadToolModules: unread, sandbox }, null, 2)}\n`,
     );
   else {
     const used = main
@@ -180,7 +181,10 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     else if (unstarted.length > 0)
       lines.push(`MCP servers (not started; --mcp starts them to list their tools): ${unstarted.join(", ")}`);
     for (const rel of unread) lines.push(`custom tools: ${unknownNameMessage(rel)}`);
-    lines.push(...formatChainReport(report, root), ...approval.lines, ...formatSandboxReport(sandbox));
+    lines.push(...formatChainReport(report, root));
+    if (listed.unprovided.length > 0)
+      lines.push(`named in a list, but no tool of a run has the name: ${listed.unprovided.join(", ")}`);
+    lines.push(...approval.lines, ...formatSandboxReport(sandbox));
     io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
   }
   return report.allowsNothing ? 2 : 0;
@@ -339,15 +343,28 @@ function shownDecision(d: Decision) {
   return d.kind === "denied" ? { kind: d.kind, reason: d.reason, message: denialText(d) } : d;
 }
 
-/** agentmd's own tools, and any other names the project's lists mention (MCP tools, …). */
-function toolNamesOf(definitions: readonly Definition[], builtin: readonly string[]): string[] {
-  const names = new Set(builtin.filter((n) => canonicalToolName(n) === n));
+/**
+ * The names a run could offer: agentmd's own and the project's tools, and (when no MCP server is
+ * started to ask) the MCP tools the lists name. Any other name a list writes (a Claude Code tool
+ * agentmd lacks, such as NotebookRead) is offered by no run: it is reported apart.
+ */
+function toolNamesOf(
+  definitions: readonly Definition[],
+  builtin: readonly string[],
+  /** The MCP tools the started servers listed (undefined: none was started to ask). */
+  mcpListed: readonly string[] | undefined,
+): { offerable: string[]; unprovided: string[] } {
+  const offerable = new Set(builtin.filter((n) => canonicalToolName(n) === n));
+  const unprovided = new Set<string>();
   for (const d of definitions) {
     for (const e of [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]) {
-      if (!e.name.includes("*")) names.add(e.name);
+      const name = canonicalToolName(e.name);
+      if (e.name.includes("*") || offerable.has(name)) continue;
+      if (isMcpToolName(name) && mcpListed === undefined) offerable.add(name);
+      else if (!builtin.includes(name) && !mcpListed?.includes(name)) unprovided.add(name);
     }
   }
-  return [...names];
+  return { offerable: [...offerable], unprovided: [...unprovided] };
 }
 
 /**

@@ -13,6 +13,7 @@ import { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
 import { type HooksSwitch, joinedSwitch } from "./settings-hooks.js";
+import { readSettingsModel } from "./settings-model.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
@@ -36,6 +37,8 @@ export interface ClaudeSettings extends HooksSwitch {
   readonly disabledMcpjsonServers: readonly string[];
   /** `permissions.disableBypassPermissionsMode: "disable"`: bypassPermissions cannot be turned on. */
   readonly bypassDisabled?: boolean;
+  /** `model`: the runs' model where agent.md names none (the most specific file's wins). */
+  readonly model?: string;
   /** The files that were read, most general first. */
   readonly files: readonly string[];
 }
@@ -63,13 +66,14 @@ export function mcpJsonFilter(s: ClaudeSettings): {
 
 /** Claude Code keys agentmd accepts and does not act on. */
 export const IGNORED_SETTINGS_KEYS: ReadonlySet<string> = new Set(
-  "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy model outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
+  "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
     " ",
   ),
 );
 /** The top-level keys agentmd reads. */
 export const SETTINGS_KEYS: readonly string[] = [
   "permissions",
+  "model",
   "env",
   "hooks",
   "disableAllHooks",
@@ -172,6 +176,7 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
       ? Object.fromEntries(HOOK_EVENTS.map((e) => [e, [...(a.hooks?.[e] ?? []), ...(b.hooks?.[e] ?? [])]]))
       : undefined;
   const mode = b.defaultMode ?? a.defaultMode;
+  const model = b.model ?? a.model;
   const enabled = b.enabledMcpjsonServers ?? a.enabledMcpjsonServers;
   return {
     ...joinedSwitch(a, b),
@@ -182,6 +187,7 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
     deny: [...a.deny, ...b.deny],
     ask: [...a.ask, ...b.ask],
     ...(mode && { defaultMode: mode }),
+    ...(model && { model }),
     additionalDirectories: [...a.additionalDirectories, ...b.additionalDirectories],
     env: { ...a.env, ...b.env },
     ...(hooks && { hooks }),
@@ -282,7 +288,9 @@ function checkSettings(
   const mcpList = (key: "enabledMcpjsonServers" | "disabledMcpjsonServers") =>
     value[key] === undefined ? undefined : strings(value[key], [key], json, sink);
   const enabled = mcpList("enabledMcpjsonServers");
+  const model = readSettingsModel(value.model, at(["model"]));
   return {
+    ...(model && { model }),
     ...(disableAllHooks === true && { disableAllHooks: base === "home" ? "user" : "project" }),
     ...(bypass === "disable" && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
@@ -372,17 +380,7 @@ function entries(
 }
 
 /** The tools whose patterns are paths. */
-const PATH_TOOLS = new Set([
-  "Read",
-  "Write",
-  "Edit",
-  "MultiEdit",
-  "NotebookEdit",
-  "NotebookRead",
-  "Glob",
-  "Grep",
-  "LS",
-]);
+const PATH_TOOLS = new Set("Read Write Edit MultiEdit NotebookEdit NotebookRead Glob Grep LS".split(" "));
 
 /**
  * A settings rule's path pattern, from Claude Code's grammar to agentmd's: there `//x` is the

@@ -102,7 +102,7 @@ export function createCore(options: RunnerOptions): Core {
     CLAUDE_PROJECT_DIR: projectDir,
   };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
-  const settings = resolveSettings(options, main, env);
+  const settings = resolveSettings(options, main, env, claude.settings.model);
   const model = modelOf(options, main, settings, env);
   const home = given.HOME ?? homedir();
   const cwd = path.resolve(

@@ -17,6 +17,7 @@ import { isModel } from "../model/model.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { ReadRecord } from "../tools/types.js";
 import { openTracing, type RunTrace } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Compacted, type CompactOptions, compactSession } from "./compact-session.js";
@@ -28,6 +29,7 @@ import { prepareRun } from "./prepare-run.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { sessionHooks } from "./session-hooks.js";
+import { sessionReads } from "./session-reads.js";
 
 export type { Compacted, CompactOptions } from "./compact-session.js";
 
@@ -266,7 +268,8 @@ async function runLine(
         type: "warning",
         message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
       });
-  const history = runOptions.resume ? await resumed(store, runOptions.resume, out.emit) : [];
+  const before = runOptions.resume ? await resumed(store, runOptions.resume, out.emit, core.cwd) : undefined;
+  const history = before?.messages ?? [];
   const refusal = sessionRefusal(out.started);
   if (refusal)
     return endBeforeStart(
@@ -283,6 +286,7 @@ async function runLine(
     emit: out.emit,
     budget: out.budget,
     history,
+    ...(before && { reads: before.reads }),
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
     ...(out.trace && { trace: out.trace }),
@@ -326,9 +330,17 @@ function sessionRefusal(started: Fired | undefined): { code: RunErrorCode; messa
   return undefined;
 }
 
-/** A session's conversation, to continue it; damaged lines of its transcript are skipped, and said. */
-async function resumed(store: TranscriptStore, id: string, emit: EventSink): Promise<MessageParam[]> {
-  const { events, skipped } = await store.read(id);
+/**
+ * A session's conversation and the files it read, to continue it; damaged lines of its transcript
+ * are skipped, and said. A store that does not say when it was written: every file is read again.
+ */
+async function resumed(
+  store: TranscriptStore,
+  id: string,
+  emit: EventSink,
+  cwd: string,
+): Promise<{ messages: MessageParam[]; reads: ReadRecord }> {
+  const { events, skipped, modifiedMs } = await store.read(id);
   if (skipped > 0)
     emit({
       runId: "",
@@ -336,5 +348,5 @@ async function resumed(store: TranscriptStore, id: string, emit: EventSink): Pro
       type: "warning",
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
-  return conversationOf(events);
+  return { messages: conversationOf(events), reads: sessionReads(events, cwd, modifiedMs ?? 0) };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import { AgentmdError } from "../shared/errors.js";
@@ -118,6 +118,8 @@ export interface SessionRead {
   readonly events: RunEvent[];
   /** Lines that were not an event (cut off by a crash, or damaged): skipped. */
   readonly skipped: number;
+  /** When the session was last written (ms since the epoch), where the store knows it. */
+  readonly modifiedMs?: number;
 }
 
 /**
@@ -127,8 +129,10 @@ export interface SessionRead {
 export function readSession(dir: string, id: string): SessionRead {
   const file = sessionFile(dir, id);
   let text: string;
+  let modifiedMs: number | undefined;
   try {
     text = readFileSync(file, "utf8");
+    modifiedMs = statSync(file).mtimeMs;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new SessionError(
@@ -145,7 +149,7 @@ export function readSession(dir: string, id: string): SessionRead {
     if (e) events.push(e);
     else skipped++;
   }
-  return { events, skipped };
+  return { events, skipped, ...(modifiedMs !== undefined && { modifiedMs }) };
 }
 
 /** The events of a session (lines that are not events skipped). */
