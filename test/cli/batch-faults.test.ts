@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/loop/events.js";
@@ -138,6 +138,50 @@ describe("agentmd batch: a result belongs to its item, one writer per session (b
     // Read back as finished (skipped), it counts the same.
     const again = await batch("one.jsonl");
     expect(lines(again.stdout)[0]).toMatchObject({ skipped: true, turns: 2, usage: { input_tokens: paid } });
+  });
+});
+
+describe("agentmd batch: a session lock names one process, not only its id (built CLI, fake server)", () => {
+  const ownStart = () => readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ")[19];
+  const lockOf = () => {
+    const name = readdirSync(sessionsFolder()).find((n) => n.endsWith(".lock"));
+    if (!name) throw new Error("no lock was left");
+    return path.join(sessionsFolder(), name);
+  };
+
+  it("a lock left by a killed batch that names a live process id with another start time (process 1 restarted, an id reused) is taken over; one naming this very process is held", async () => {
+    let n = 0;
+    const quick = answerItem();
+    fake = await startFakeAnthropic(
+      Array.from({ length: 8 }, () => (req: Parameters<typeof quick>[0]) => {
+        n++;
+        return n === 2 ? { kind: "no-answer" as const } : quick(req);
+      }),
+    );
+    writeFiles(dir, { "one.jsonl": batchLines(["x"]) });
+    const killed = await batch("one.jsonl", [], (child) => {
+      void until(() => fake.requests.length >= 2, { what: "the second request" }).then(() =>
+        child.kill("SIGKILL"),
+      );
+    });
+    expect(killed.code).not.toBe(0);
+    const lock = lockOf();
+    const left = JSON.parse(readFileSync(lock, "utf8")) as { pid: number; started: string };
+    expect(left.started).toMatch(/^\d+$/);
+
+    // This process, as the lock names it: it lives, so the session is held.
+    writeFileSync(lock, JSON.stringify({ ...left, pid: process.pid, started: ownStart() }));
+    const held = await batch("one.jsonl");
+    expect(held.code, held.stderr).toBe(75);
+    expect(held.stderr).toContain(`in use by another agentmd (process ${process.pid})`);
+
+    // This process's id with the killed batch's start time (as process 1 restarted in a container
+    // finds its own id in the lock): not the holder.
+    writeFileSync(lock, JSON.stringify({ ...left, pid: process.pid }));
+    const resumed = await batch("one.jsonl");
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(lines(resumed.stdout)[0]).toMatchObject({ id: "x", outcome: "done", resumed: true });
+    expect(readdirSync(sessionsFolder()).filter((n) => n.endsWith(".lock"))).toEqual([]);
   });
 });
 
