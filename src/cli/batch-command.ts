@@ -22,6 +22,7 @@ import {
   SESSION_BUSY_EXIT,
   skippedCounter,
   skippedLine,
+  stopOnOutputFailure,
   summaryLine,
   usage,
   wholeNumber,
@@ -259,6 +260,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
     throw e;
   }
   const stop = interruptions(io, "batch: stopping; running runs are interrupted and resume next time");
+  const output = stopOnOutputFailure(io, stop.signal);
   const bar = progressBar(io);
   let anyFailed = false;
   const skipped = skippedCounter();
@@ -274,7 +276,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       runnerFor: runners.runnerFor,
       store,
       gate,
-      signal: stop.signal,
+      signal: output.signal,
       retryFailed: o.retryFailed,
       onResult: (r) => {
         anyFailed ||= failed(r);
@@ -286,6 +288,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
     });
   } finally {
     stop.dispose();
+    output.dispose();
     bar.end();
     await runners.close();
   }
@@ -295,6 +298,13 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   io.stderr.write(
     `${summaryLine(o.batchId, p, Date.now() - started)}${left ? `, ${left} left (run the same command again to resume)` : ""}${summary.held ? `, ${summary.held} being run by another agentmd (run the same command again once it ends)` : ""}\n`,
   );
+  const failure = output.failure();
+  if (failure) {
+    io.stderr.write(
+      `agentmd batch: ${failure}; the runs stopped (run the same command again, with room to write, to resume)\n`,
+    );
+    return 1;
+  }
   if (stop.signal.aborted) return 130;
   if (anyFailed) return 1;
   return summary.held > 0 ? SESSION_BUSY_EXIT : 0;

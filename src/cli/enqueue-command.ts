@@ -23,7 +23,15 @@ import { refusalText } from "../batch/version-refusal.js";
 import { dropWait } from "../batch/wait-set.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { openTracing } from "../tracing/tracing.js";
-import { interruptions, loadItems, progressBar, skippedLine, summaryLine, usage } from "./batch-io.js";
+import {
+  interruptions,
+  loadItems,
+  progressBar,
+  skippedLine,
+  stopOnOutputFailure,
+  summaryLine,
+  usage,
+} from "./batch-io.js";
 import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
 import { budgetFlag } from "./session-flags.js";
@@ -139,6 +147,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
       const enqueued = await enqueue(q, o, io.env, wait);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
       const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
+      const output = stopOnOutputFailure(io, stop.signal);
       const bar = progressBar(io);
       let anyFailed = false;
       const started = Date.now();
@@ -151,7 +160,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         total: enqueued.total,
         from,
         idsAt: o.items.idsAt,
-        signal: stop.signal,
+        signal: output.signal,
         onResult: (r) => {
           anyFailed ||= failed(r);
           bar.print(r);
@@ -160,7 +169,15 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         onRefused: (r) => bar.note(`batch ${o.batchId}: ${refusalText(r)}`),
       });
       stop.dispose();
+      output.dispose();
       bar.end();
+      const failure = output.failure();
+      if (failure) {
+        io.stderr.write(
+          `agentmd batch: ${failure}; no longer waiting (the runs go on on the workers; run the same command again, with room to write, to collect every result)\n`,
+        );
+        return 1;
+      }
       const { lost, lostIds, pending } = collected;
       if (lost > 0)
         io.stderr.write(

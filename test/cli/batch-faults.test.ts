@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/loop/events.js";
@@ -10,6 +11,7 @@ import {
   freshStarts,
   ids,
   itemOf,
+  restartedAfterProgress,
   resultLines,
 } from "../support/batch-script.js";
 import { runBinAsync } from "../support/cli.js";
@@ -182,6 +184,55 @@ describe("agentmd batch: a session lock names one process, not only its id (buil
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(lines(resumed.stdout)[0]).toMatchObject({ id: "x", outcome: "done", resumed: true });
     expect(readdirSync(sessionsFolder()).filter((n) => n.endsWith(".lock"))).toEqual([]);
+  });
+});
+
+describe("agentmd batch > results.jsonl on a full disk (built CLI, fake server, a small tmpfs)", () => {
+  let mounted: string | undefined;
+  afterEach(() => {
+    if (mounted) spawnSync("umount", [mounted]);
+    mounted = undefined;
+  });
+
+  /** A 64 KiB tmpfs filled but for `room` bytes; /dev/full where mounting is not allowed. */
+  function fullDisk(room: number): string {
+    const where = path.join(dir, "disk");
+    mkdirSync(where);
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", where]).status !== 0)
+      return "/dev/full";
+    mounted = where;
+    try {
+      writeFileSync(path.join(where, "filler"), Buffer.alloc(64 * 1024));
+    } catch {
+      // full: what is left is freed below
+    }
+    const filled = statSync(path.join(where, "filler")).size;
+    truncateSync(path.join(where, "filler"), Math.max(0, filled - room));
+    return path.join(where, "results.jsonl");
+  }
+
+  it("stops with one clear error, exit 1, no stack trace, every session released; the same command then finishes the rest", async () => {
+    fake = await startFakeAnthropic(answers(12, 30));
+    writeFiles(dir, { "twelve.jsonl": batchLines(ids(12)) });
+    const out = fullDisk(1024);
+    const r = await runBinAsync(["batch", "twelve.jsonl", "--concurrency", "4"], {
+      cwd: dir,
+      env: env(),
+      stdoutFile: out,
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /agentmd batch: cannot write the results to standard output: .*(ENOSPC|no space left)/i,
+    );
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(r.stderr).not.toContain("internal error");
+    expect(readdirSync(sessionsFolder()).filter((n) => n.endsWith(".lock"))).toEqual([]);
+
+    const again = await batch("twelve.jsonl", ["--concurrency", "4"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(lines(again.stdout).map((l) => l.outcome)).toEqual(Array(12).fill("done"));
+    // No item started over once it had an answer (a request cut off before its answer goes again).
+    expect(restartedAfterProgress(fake.requests)).toEqual([]);
   });
 });
 
