@@ -5,7 +5,16 @@ import type { Runner } from "../invocation/runner.js";
 import { fileTranscripts } from "../loop/transcript.js";
 import type { BatchResult } from "./batch-result.js";
 import { batchSessionId } from "./batch-session-id.js";
-import { bullConnection, connectionWarnings, connectRedis } from "./connect-redis.js";
+import {
+  answered,
+  bullConnection,
+  closeBull,
+  connectionWarnings,
+  connectRedis,
+  RedisUnavailableError,
+  shownUrl,
+  watchRedis,
+} from "./connect-redis.js";
 import { jobDataOf } from "./job-data.js";
 import { projectVersions } from "./project-version.js";
 import { type QueueBudgets, queueBudgets } from "./queue-budget.js";
@@ -117,7 +126,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     ...(o.onResult && { onResult: o.onResult }),
   });
   const worker = new Worker(o.queue, processor, {
-    connection: bullConnection(o.redisUrl),
+    connection: bullConnection(o.redisUrl, true),
     name,
     concurrency: o.concurrency,
     lockDuration: o.lockDurationMs,
@@ -136,9 +145,19 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     if (e instanceof UnrecoverableError || e.name === "UnrecoverableError")
       o.onNotice?.(`job ${job?.id ?? "?"} failed: ${e.message}`);
   });
-  await worker.waitUntilReady();
+  try {
+    await answered(worker.waitUntilReady());
+  } catch (e) {
+    await closeBull(worker);
+    redis.disconnect();
+    throw new RedisUnavailableError(`Redis at ${shownUrl(o.redisUrl)}: ${(e as Error).message}`);
+  }
+  // A server that stops answering (stopped, wedged) holds the worker's blocking reads without an
+  // error: it is asked after, and each time it does not answer is a line.
+  const unwatch = watchRedis(redis, o.redisUrl, (line) => o.onNotice?.(line));
   let closed: Promise<void> | undefined;
   const close = async () => {
+    unwatch();
     await worker.close();
     await runners.close();
     await transcripts.flushed();

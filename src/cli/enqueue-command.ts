@@ -7,11 +7,13 @@ import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
 import { collectResults } from "../batch/collect-results.js";
 import {
+  answered,
   bullConnection,
   closeBull,
   connectionWarnings,
   connectRedis,
   RedisUnavailableError,
+  redisFailure,
   shownUrl,
 } from "../batch/connect-redis.js";
 import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
@@ -137,12 +139,12 @@ export interface QueueBatch {
  */
 export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
   return withQueue("batch", io, o.redisUrl, o.queue, async (q) => {
-    const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl) });
+    const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl, true) });
     events.on("error", q.warn);
     const keys = queueKeys(q.name);
     const wait = keys.wait(o.batchId, randomUUID());
     try {
-      await events.waitUntilReady();
+      await answered(events.waitUntilReady());
       const from = await q.redis.llen(keys.batch(o.batchId).finished);
       const enqueued = await enqueue(q, o, io.env, wait);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
@@ -236,6 +238,12 @@ async function withQueue(
   queue.on("error", warn);
   try {
     return await body({ name, url, redis, queue, warn });
+  } catch (e) {
+    // A server that stops answering, or refuses a write, mid-command: one line, exit 1.
+    const failure = redisFailure(e, url);
+    if (!failure) throw e;
+    io.stderr.write(`agentmd ${command}: ${failure.message}\n`);
+    return 1;
   } finally {
     await closeBull(queue);
     await redis.quit().catch(() => redis.disconnect());

@@ -28,6 +28,7 @@ beforeEach(async () => {
   if (hasRedis) await redis.client.flushall();
 });
 afterEach(async () => {
+  redis?.resume();
   for (const c of children.splice(0)) {
     c.child?.kill("SIGTERM");
     await c.done;
@@ -36,7 +37,12 @@ afterEach(async () => {
   cleanup();
 });
 
-const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url });
+// Redis's answers are bounded at 2 s here (5 s by default): the tests that stop it wait less.
+const env = () => ({
+  ANTHROPIC_API_KEY: "k",
+  ANTHROPIC_BASE_URL: fake.url,
+  AGENTMD_REDIS_TIMEOUT_MS: "2000",
+});
 const lines = resultLines;
 
 /** The CLI in the background, stopped after the test if it is still running; `stderr` as it comes. */
@@ -168,4 +174,49 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
       done();
     }
   }, 60_000);
+
+  it("Redis accepts connections and never answers (SIGSTOP): worker, batch --wait, enqueue and view --redis each say so in one line and exit 1", async () => {
+    fake = await startFakeAnthropic([]);
+    writeFiles(dir, { "one.jsonl": batchLines(["x"]) });
+    redis.pause();
+    const runs = await Promise.all([
+      worker().done,
+      wait("one.jsonl").done,
+      background(["enqueue", "one.jsonl", "--redis", redis.url]).done,
+      background(["view", "--redis", redis.url, "--port", "0"]).done,
+    ]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+\/?: no answer within 2 s\n$/,
+      );
+      noStackTrace(r.stderr);
+    }
+  }, 60_000);
+
+  it("Redis stops answering mid-run: batch --wait exits 1 saying so; a worker says each failed try, then, answered again, runs what is queued", async () => {
+    fake = await startFakeAnthropic(answers(2));
+    writeFiles(dir, { "one.jsonl": batchLines(["x"]), "two.jsonl": batchLines(["y"]) });
+    const waiting = wait("one.jsonl");
+    await until(() => waiting.stderr.includes("waiting for the workers"), { what: "the batch waiting" });
+    redis.pause();
+    const stopped = await waiting.done;
+    expect(stopped.code, stopped.stderr).toBe(1);
+    expect(stopped.stderr).toMatch(/agentmd batch: Redis at \S+ did not answer within 2 s\n$/);
+    noStackTrace(stopped.stderr);
+
+    redis.resume();
+    const w = worker();
+    await until(() => w.stderr.includes("at version"), { what: "the worker started" });
+    redis.pause();
+    const failures = () =>
+      w.stderr.split("\n").filter((l) => /did not answer within 2 s \(retrying\)$/.test(l));
+    await until(() => failures().length >= 2, { what: "two lines of failed tries", timeoutMs: 30_000 });
+    redis.resume();
+    await until(() => w.stderr.includes("answers again"), { what: "the worker seeing Redis again" });
+    const r = await wait("two.jsonl").done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout).map((l) => [l.id, l.outcome])).toEqual([["y", "done"]]);
+    noStackTrace(w.stderr);
+  }, 90_000);
 });
