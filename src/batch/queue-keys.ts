@@ -24,7 +24,8 @@ export function checkQueueName(name: string): string {
  *   `batch --wait` that Redis lost its data (restarted empty);
  * - `agentmd:<queue>:budget:<batch>`: a hash, `cap_usd` (`--max-budget-usd`, for all the batch's
  *   items together) and `spent_usd` (what every worker's runs of it spent, added as answers come);
- * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order;
+ * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order, and
+ *   beside it `…:writer` (the run writing it and its last event's number: no write after a lost one);
  * - `agentmd:<queue>:rate:…`: the rate limit every worker of the queue shares (its windows' counts
  *   and the hold after a 429).
  */

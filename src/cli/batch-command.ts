@@ -246,7 +246,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       ...(o.effort && { effort: o.effort }),
       ...(o.thinking !== undefined && { thinking: o.thinking }),
     },
-    transcript: { store: withoutLock(store) },
+    transcript: { store: withoutLock(store), required: true },
     ...(o.outputSchema && { outputSchema: o.outputSchema }),
     ...(o.maxBudgetUsd !== undefined && { budget: rootBudget(o.maxBudgetUsd) }),
   });

@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { answers, batchLines, itemOf, resultLines } from "../support/batch-script.js";
+import { type answerItem, answers, batchLines, itemOf, resultLines } from "../support/batch-script.js";
 import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
@@ -217,6 +217,47 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     const r = await wait("two.jsonl").done;
     expect(r.code, r.stderr).toBe(0);
     expect(lines(r.stdout).map((l) => [l.id, l.outcome])).toEqual([["y", "done"]]);
+    noStackTrace(w.stderr);
+  }, 90_000);
+
+  it("Redis refuses writes (maxmemory, noeviction) mid-run: the run stops before its tool call, says why; once Redis takes writes, it goes on and the call runs once", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash\n---\nBe brief.\n",
+      "one.jsonl": batchLines(["x"]),
+    });
+    let n = 0;
+    fake = await startFakeAnthropic(
+      Array.from({ length: 8 }, () => (req: Parameters<ReturnType<typeof answerItem>>[0]) => {
+        n++;
+        const last = (req.body.messages as { content: unknown }[]).at(-1)?.content;
+        const answered = Array.isArray(last) && last.some((b) => b.type === "tool_result");
+        // The first answer is sent once Redis refuses writes: its tool call cannot be recorded.
+        if (n === 1) void redis.client.config("SET", "maxmemory", "1");
+        return answered
+          ? { kind: "message" as const, content: [{ type: "text" as const, text: "answer to x" }] }
+          : {
+              kind: "message" as const,
+              delayMs: 200,
+              content: [
+                { type: "tool_use" as const, name: "Bash", input: { command: "echo ran >> side.txt" } },
+              ],
+            };
+      }),
+    );
+    await redis.client.config("SET", "maxmemory-policy", "noeviction");
+    const w = worker();
+    await until(() => w.stderr.includes("at version"), { what: "the worker started" });
+    const enqueued = background(["enqueue", "one.jsonl", "--redis", redis.url]);
+    expect((await enqueued.done).code).toBe(0);
+    await until(() => /job \S+ \(x\): the run stopped: cannot write the transcript .*OOM/.test(w.stderr), {
+      what: "the worker saying the run stopped, unrecorded",
+    });
+    expect(existsSync(path.join(dir, "side.txt"))).toBe(false);
+    await redis.client.config("SET", "maxmemory", "0");
+    const r = await wait("one.jsonl").done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done" });
+    expect(readFileSync(path.join(dir, "side.txt"), "utf8")).toBe("ran\n");
     noStackTrace(w.stderr);
   }, 90_000);
 });
