@@ -247,7 +247,7 @@ function jobProcessor(cx: JobContext) {
     }
     if (refusalOf(job.progress)) await job.updateProgress({ takenBy: cx.name });
     const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion);
-    const budget = await cx.budgets.budgetFor(data.batch);
+    const budget = await cx.budgets.budgetFor(data.batch, data.run);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       ...(budget && { budget }),
       signal: signal ?? new AbortController().signal,

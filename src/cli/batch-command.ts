@@ -65,7 +65,9 @@ Options:
   --model M         a model id or alias (sonnet, opus, haiku); overrides agent.md
   --json-schema S   every run's answer must match this JSON Schema (type object); each
                     result line carries it as structured_output
-  --max-budget-usd N  US dollars all the batch's runs may spend together: once reached,
+  --max-budget-usd N  US dollars all the batch's runs may spend together (with --redis:
+                    this run of it; each 'batch --redis' is a new run, --resume RUN goes
+                    on with the run id it said and what it spent): once reached,
   --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
   --thinking T      command) with its own effort or thinking keeps it. --thinking is
                     adaptive, disabled or a budget of tokens; also --max-thinking-tokens
@@ -80,6 +82,8 @@ Options:
   --wait            with --redis: wait for every result and print it as it comes (stops,
                     exit 1, if Redis lost the batch's jobs: restarted without its data)
   --queue NAME      with --redis: the queue's name (default ${DEFAULT_QUEUE})
+  --resume RUN      with --redis: continue run RUN of the batch (its budget) instead of
+                    starting a new one
   -h, --help        show this help
 
 Example:
@@ -108,6 +112,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       queue: { type: "string" },
       "json-schema": { type: "string" },
       "max-budget-usd": { type: "string" },
+      resume: { type: "string" },
       ...REASONING_FLAGS,
       ...RATE_OPTIONS,
       help: { type: "boolean", short: "h", default: false },
@@ -125,6 +130,10 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
     return usage(io, "batch", "--concurrency must be a whole number from 1 to 1000");
   if (values.redis === undefined && (values.wait || values.queue !== undefined))
     return usage(io, "batch", "--wait and --queue go with --redis URL");
+  if (values.redis === undefined && values.resume !== undefined)
+    return usage(io, "batch", "--resume RUN goes with --redis URL (a local batch resumes by itself)");
+  if (values.resume !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(values.resume))
+    return usage(io, "batch", `'${values.resume}' cannot name a batch's run: use letters, digits, _ -`);
   if (values.redis !== undefined && !values.wait)
     return usage(io, "batch", "with --redis, add --wait (or use 'agentmd enqueue' to only queue the runs)");
   if (values.redis !== undefined && values.model !== undefined)
@@ -175,7 +184,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
 }
 
 async function batchOf(
-  values: { redis?: string; queue?: string; model?: string; "retry-failed": boolean },
+  values: { redis?: string; queue?: string; model?: string; resume?: string; "retry-failed": boolean },
   items: ItemSource,
   batchId: string,
   projectDir: string,
@@ -192,6 +201,7 @@ async function batchOf(
         items,
         projectDir,
         retryFailed: values["retry-failed"],
+        ...(values.resume !== undefined && { resume: values.resume }),
         ...(unattended.maxBudgetUsd !== undefined && { maxBudgetUsd: unattended.maxBudgetUsd }),
       },
       io,
