@@ -160,6 +160,12 @@ export interface RunnerOptions {
     readonly enabled?: boolean;
     readonly dir?: string;
     readonly store?: TranscriptStore;
+    /**
+     * A run whose transcript cannot be written stops (outcome `error`, the message saying why)
+     * before its next model request or tool call, rather than going on unrecorded: a batch's item
+     * is resumed from its transcript, and one with a hole would run again what it had done.
+     */
+    readonly required?: boolean;
   };
   readonly promptCaching?: boolean;
   /**

@@ -162,6 +162,27 @@ function closeRunner(
     .catch(() => {});
 }
 
+/**
+ * The run's signal, which also aborts when its transcript cannot be written and `required` (see
+ * `RunnerOptions.transcript.required`); such a run's result is an error that says why.
+ */
+function unrecordedStop(required: boolean, given: AbortSignal | undefined) {
+  const stop = new AbortController();
+  let why: string | undefined;
+  return {
+    signal: given ? AbortSignal.any([given, stop.signal]) : stop.signal,
+    stop: (message: string) => {
+      if (!required || why !== undefined) return;
+      why = message;
+      stop.abort();
+    },
+    result: (r: RunResult): RunResult =>
+      why === undefined || r.outcome === "done"
+        ? r
+        : { ...r, outcome: "error", message: `the run stopped: ${why}`, unrecorded: true },
+  };
+}
+
 export function createRunner(options: RunnerOptions = {}): Runner {
   const core = createCore(options);
   const store =
@@ -182,11 +203,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         // One run at a time writes a session (from its first event on, so that `run -c` during
         // a first run is refused too): a second is refused before it writes anything.
         const release = keep ? store.lock?.(sessionId) : undefined;
+        const unrecorded = unrecordedStop(options.transcript?.required === true, runOptions.signal);
         try {
           const transcript = keep
-            ? store.open(sessionId, (message) =>
-                events.push({ runId: "", depth: 0, type: "warning", message }),
-              )
+            ? store.open(sessionId, (message) => {
+                events.push({ runId: "", depth: 0, type: "warning", message });
+                unrecorded.stop(message);
+              })
             : undefined;
           const opened = await tracing;
           const trace = opened.tracing?.forRun(runOptions.traceparent);
@@ -200,14 +223,14 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           const at = {
             sessionId,
             emit,
-            signal: runOptions.signal ?? new AbortController().signal,
+            signal: unrecorded.signal,
             ...(transcript?.file !== undefined && { transcriptPath: transcript.file }),
             ...(trace && { traceparent: (id: string) => trace.traceparent("", id) }),
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
           const budget = budgetOf(sessionId, runOptions.budget);
           const out = { ...at, started, budget, ...(trace && { trace }) };
-          const result = await runLine(core, store, options, input, runOptions, out);
+          const result = unrecorded.result(await runLine(core, store, options, input, runOptions, out));
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
@@ -248,6 +271,8 @@ async function runLine(
   runOptions: RunOptions,
   out: {
     sessionId: string;
+    /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
+    signal: AbortSignal;
     emit: EventSink;
     transcriptPath?: string;
     started: Fired | undefined;
@@ -281,7 +306,7 @@ async function runLine(
   const initial = history.length === 0 ? core.main?.initialPrompt : undefined; // a new session's
   let request: RunRequest = parseLine(input, runOptions.agent, initial);
   const io: RunIo = {
-    signal: runOptions.signal ?? new AbortController().signal,
+    signal: out.signal,
     sessionId: out.sessionId,
     emit: out.emit,
     budget: out.budget,
