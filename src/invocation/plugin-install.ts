@@ -1,13 +1,4 @@
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import {
   INSTALLED_PLUGINS,
@@ -18,6 +9,7 @@ import {
 import { readPluginFolder } from "../definitions/plugin-folder.js";
 import { marketplaces, pluginSwitches, scopedSettings } from "../definitions/plugins.js";
 import { ConfigError } from "../shared/errors.js";
+import { writeFileWhole } from "../shared/write-whole.js";
 
 /**
  * `agentmd plugin …`: Claude Code's plugin bookkeeping under `~/.claude/plugins/`, written as Claude
@@ -178,8 +170,7 @@ function readObject(file: string): Record<string, unknown> {
 }
 
 function writeJson(file: string, value: unknown): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileWhole(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** The copy can be replaced by the next install, whatever the source's modes were. */
