@@ -21,6 +21,9 @@ function folders(dir: string, n: number): string[] {
   return names.map((p) => path.join(dir, p));
 }
 
+/** The fixture's HOME. */
+const homeOf = (dir: string) => path.join(dir, "home");
+
 const trusted = (home: string) =>
   Object.keys(JSON.parse(readFileSync(path.join(home, ".agentmd", "trust.json"), "utf8")).folders).sort();
 
@@ -29,7 +32,7 @@ describe("the trust file under concurrent writers", () => {
     dir,
     env,
   }) => {
-    const home = env.HOME;
+    const home = homeOf(dir);
     const dirs = folders(dir, 16);
     const runs = await Promise.all(dirs.map((d) => runBinAsync(["trust", "--yes", d], { cwd: dir, env })));
     for (const r of runs) {
@@ -44,13 +47,13 @@ describe("the trust file under concurrent writers", () => {
 describe("a trust file agentmd cannot write or read back", () => {
   it("~/.agentmd is a file: one line naming it, exit 1, nothing changed", async ({ dir, env }) => {
     const [p] = folders(dir, 1);
-    writeFiles(env.HOME, { ".agentmd": "not a folder\n" });
+    writeFiles(homeOf(dir), { ".agentmd": "not a folder\n" });
     const r = await runBinAsync(["trust", "--yes", p as string], { cwd: dir, env });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `agentmd trust: cannot write ${path.join(env.HOME, ".agentmd", "trust.json")}: ${path.join(env.HOME, ".agentmd")} is a file, not a folder; nothing was changed\n`,
+      `agentmd trust: cannot write ${path.join(homeOf(dir), ".agentmd", "trust.json")}: ${path.join(homeOf(dir), ".agentmd")} is a file, not a folder; nothing was changed\n`,
     );
-    expect(readFileSync(path.join(env.HOME, ".agentmd"), "utf8")).toBe("not a folder\n");
+    expect(readFileSync(path.join(homeOf(dir), ".agentmd"), "utf8")).toBe("not a folder\n");
   });
 
   it("a hand-edited trust.json with a trailing comma is never overwritten: trust, --revoke and --list say where and why", async ({
@@ -59,7 +62,7 @@ describe("a trust file agentmd cannot write or read back", () => {
   }) => {
     const [a, b] = folders(dir, 2) as [string, string];
     expect((await runBinAsync(["trust", "--yes", a], { cwd: dir, env })).code).toBe(0);
-    const file = path.join(env.HOME, ".agentmd", "trust.json");
+    const file = path.join(homeOf(dir), ".agentmd", "trust.json");
     // A hand edit: a trailing comma after the last entry.
     const edited = readFileSync(file, "utf8").replace(/}\n {2}}\n}\n$/, "},\n  }\n}\n");
     expect(edited).not.toBe(readFileSync(file, "utf8"));
@@ -87,11 +90,13 @@ describe("a trust file agentmd cannot write or read back", () => {
   }) => {
     const [a] = folders(dir, 1) as [string];
     const odd = { digest: "hand-written", note: "kept" };
-    writeFiles(env.HOME, {
+    writeFiles(homeOf(dir), {
       ".agentmd/trust.json": JSON.stringify({ version: 1, folders: { "/elsewhere": odd } }),
     });
     expect((await runBinAsync(["trust", "--yes", a], { cwd: dir, env })).code).toBe(0);
-    const folders_ = JSON.parse(readFileSync(path.join(env.HOME, ".agentmd", "trust.json"), "utf8")).folders;
+    const folders_ = JSON.parse(
+      readFileSync(path.join(homeOf(dir), ".agentmd", "trust.json"), "utf8"),
+    ).folders;
     expect(folders_["/elsewhere"]).toEqual(odd);
     expect(Object.keys(folders_).sort()).toEqual(["/elsewhere", a]);
   });
