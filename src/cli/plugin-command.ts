@@ -9,6 +9,7 @@ import {
   type PluginPlaces,
 } from "../invocation/plugin-install.js";
 import { ConfigError } from "../shared/errors.js";
+import { fileSystemError } from "../shared/write-whole.js";
 import type { CliIo } from "./io.js";
 import { parseFlags } from "./parse-flags.js";
 import { printable } from "./render.js";
@@ -83,8 +84,10 @@ export function runPluginCommand(args: readonly string[], io: CliIo): number {
         throw new UsageError(`unknown plugin command '${verb}' (install, list, marketplace add)`);
     }
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr.write(`agentmd: ${printable(e.message)}\n`);
+    // A plugin's folder copied onto a full disk is said as a settings file written onto one is.
+    const clear = e instanceof ConfigError ? e : fileSystemError(e);
+    if (!clear) throw e;
+    io.stderr.write(`agentmd: ${printable(clear.message)}\n`);
     return 1;
   }
 }

@@ -56,6 +56,18 @@ export function writeError(e: unknown, file: string): Error {
   return new WriteError(`cannot write ${file}: ${why}; it is left as it was`);
 }
 
+/**
+ * A failure of the file system (a full disk while copying a folder) as one line naming the file
+ * it was at; undefined for any other error, which is a bug to report as it is.
+ */
+export function fileSystemError(e: unknown): WriteError | undefined {
+  if (e instanceof WriteError) return e;
+  const { code, path: at, dest } = e as NodeJS.ErrnoException & { dest?: string };
+  const why = WHY[code ?? ""];
+  if (!why || (dest ?? at) === undefined) return undefined;
+  return new WriteError(`cannot write ${dest ?? at}: ${why}`);
+}
+
 const WHY: Readonly<Record<string, string>> = {
   ENOSPC: "the disk is full (no space left on device)",
   EDQUOT: "the disk quota is used up",

@@ -68,6 +68,37 @@ describe("a full disk", () => {
     expect(readdirSync(path.join(project, ".claude"))).toEqual(["settings.json"]);
   });
 
+  it("plugin install onto a full home (the plugin's copy) is one line too, and the settings are untouched", async ({
+    dir,
+    disk,
+    env,
+  }) => {
+    const market = path.join(dir, "market");
+    cpSync(
+      path.join(REPO_ROOT, "test/fixtures/plugins/ralph-loop"),
+      path.join(market, "plugins/ralph-loop"),
+      {
+        recursive: true,
+      },
+    );
+    writeFiles(market, {
+      ".claude-plugin/marketplace.json": JSON.stringify({
+        name: "local",
+        owner: { name: "tests" },
+        plugins: [{ name: "ralph-loop", source: "./plugins/ralph-loop", version: "0.0.1" }],
+      }),
+      "plugins/ralph-loop/big.txt": "x".repeat(40_000),
+    });
+    const plugin = (args: string[]) =>
+      runBinAsync(["plugin", ...args], { cwd: dir, env: { ...env, HOME: disk } });
+    expect((await plugin(["marketplace", "add", market])).code).toBe(0);
+    fill(disk, 8192);
+    const r = await plugin(["install", "ralph-loop@local"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^agentmd: cannot write .*: the disk is full \(no space left on device\)\n$/);
+    expect(readdirSync(path.join(disk, ".claude"))).toEqual(["plugins"]);
+  });
+
   it("trust --yes on a full home keeps trust.json whole and says so", async ({ dir, disk, env, project }) => {
     project({
       "p/.claude/settings.json": JSON.stringify({
