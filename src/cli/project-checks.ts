@@ -15,6 +15,7 @@ import type { ShellParser } from "../permissions/shell/shell-parser.js";
 import type { PermissionList } from "../permissions/types.js";
 import { DEFAULT_MAX_TOKENS, MODEL_ALIASES } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { readTextOf } from "../tools/read-text.js";
 import { realPathOf } from "../tools/real-path.js";
 
 /** What `agentmd check` knows of a project beyond each file: what its definitions would meet at run time. */
@@ -108,7 +109,7 @@ function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
   const { definitions, ctx, projectDir } = facts;
   const main = definitions.find((d) => d.surface === "main");
   const top = intersect(facts.denied ?? UNRESTRICTED, main ? definitionList(main, ctx) : UNRESTRICTED);
-  const judged = { specs: ctx.specs, cwd: projectDir, realPath: realPathOf, shell };
+  const judged = { specs: ctx.specs, cwd: projectDir, realPath: realPathOf, readFile: readTextOf, shell };
   const out: Diagnostic[] = [];
   for (const def of definitions) {
     if (def.surface !== "command" && def.surface !== "skill") continue;

@@ -87,6 +87,7 @@ interface Collected {
   writes: (string | null)[];
   /** The index of the first write that follows a command that may change the working folder. */
   movedFrom?: number;
+  network?: string;
 }
 
 /** Every node that runs something, at any depth. `heredoc`: the redirections of the enclosing statement feed it code. */
@@ -106,7 +107,7 @@ function collect(node: Node, out: Collected, heredoc: boolean): void {
       if (!isPrefixAssignment(node)) out.parts.push(assignmentPart(node));
       break;
     case "file_redirect":
-      fileRedirect(node, out.writes);
+      fileRedirect(node, out);
       break;
     case "redirected_statement": {
       const feeds = node.namedChildren.some(
@@ -195,17 +196,31 @@ function assignmentText(node: Node): string | null {
 
 const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
-/** A redirection that writes a file adds its path; `2>&1`, `< in`, `> /dev/null` add nothing. */
-function fileRedirect(node: Node, writes: (string | null)[]): void {
+/**
+ * A redirection that writes a file adds its path; `2>&1`, `< in`, `> /dev/null` add nothing. One
+ * bash opens as a network connection (`/dev/tcp/…`, `/dev/udp/…`), or a read from a path that is
+ * not plain text (which may be one), is noted in `network`.
+ */
+function fileRedirect(node: Node, out: Collected): void {
   const op = node.children.find((c) => c && !c.isNamed)?.type ?? "";
   const destination = node.childForFieldName("destination") ?? node.lastNamedChild;
-  if (op === "<" || op === "<&") return;
   if ((op === ">&" || op === "<&" || op === "&>") && destination?.type === "number") return;
-  if (op === ">&" && destination?.text === "-") return;
+  if ((op === ">&" || op === "<&") && destination?.text === "-") return;
   const target = destination ? literal(destination) : null;
+  if (target !== null && NETWORK_PATH.test(target))
+    out.network ??= `it opens a network connection through bash's path '${target}'`;
+  if (op === "<" || op === "<&") {
+    if (target === null)
+      out.network ??=
+        "it redirects from a path that is not plain text, which may be bash's /dev/tcp/… network path";
+    return;
+  }
   if (target !== null && (DEVICES.has(target) || /^\/dev\/fd\/\d+$/.test(target))) return;
-  writes.push(target);
+  out.writes.push(target);
 }
+
+/** The paths bash itself opens as network connections in a redirection. */
+export const NETWORK_PATH = /^\/dev\/(tcp|udp)\//;
 
 /**
  * A word's value when it is plain text: quotes removed, escapes applied. `null` for anything the
