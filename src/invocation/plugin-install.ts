@@ -2,6 +2,7 @@ import {
   chmodSync,
   cpSync,
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   realpathSync,
