@@ -21,6 +21,7 @@ import { auditHtml, auditSvg } from "./audit-graph.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
+import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 import { rebasePaths, revisionFiles } from "./revision-files.js";
 
@@ -45,7 +46,8 @@ the lists (--mcp lists them).
                 server, tools/ file, settings env key, additionalDirectories,
                 defaultMode, sandbox and baseUrl added or changed (a gain)
   --mcp         start the MCP servers to list their tools (then stop them);
-                the only flag that runs project code, refused with --diff
+                the only flag that runs project code, refused with --diff and
+                in a folder that is not trusted (see agentmd trust)
   -h, --help    this help
 
 Nothing of the project runs: no tools/ module is imported (a custom tool is
@@ -103,7 +105,11 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     );
     return 1;
   }
-  const mcp = options.mcp ? await startedServers(current.source, io.env) : undefined;
+  const mcp = options.mcp ? await startedServers(current.source, io) : undefined;
+  if (mcp?.refused !== undefined) {
+    io.stderr.write(`${printable(mcp.refused, false)}\n`);
+    return 1;
+  }
   const header: AuditHeader = {
     root,
     agentMd: current.source.definitions.find((d) => d.surface === "main")?.file ?? null,
@@ -225,7 +231,7 @@ function nothingRuns(next: Audit): Audit {
 }
 
 /** `--mcp`: the tools of the servers the main agent's list could reach, learnt by starting them. */
-async function startedServers(source: AuditSource, env: CliIo["env"]) {
+async function startedServers(source: AuditSource, io: CliIo) {
   const main = source.definitions.find((d) => d.surface === "main");
   const list = main ? definitionList(main, { specs: source.catalog.specs, home: source.home }) : UNRESTRICTED;
   const agents = source.definitions.filter((d) => d.surface === "agent");
@@ -234,7 +240,8 @@ async function startedServers(source: AuditSource, env: CliIo["env"]) {
     source.definitions,
     agents,
     list,
-    env,
+    io.env,
+    { command: "audit --mcp", home: trustHome(io) },
     mcpJsonFilter(source.settings),
   );
 }

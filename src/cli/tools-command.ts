@@ -37,6 +37,7 @@ import { formatDiagnostic } from "./check-command.js";
 import { describeApproval } from "./describe-approval.js";
 import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
+import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
@@ -52,8 +53,9 @@ and the tools removed along the way with the hop that removed them.
                 --try Bash '{"command":"git status"}'
   --sandbox     show the sandbox a run with --sandbox would have
   --mcp         start the MCP servers the chain could reach to list their tools
-                (then stop them); without it no server is started and MCP tools
-                are known by the names the lists write
+                (then stop them; refused in a folder that is not trusted); without
+                it no server is started and MCP tools are known by the names the
+                lists write
   --json        machine-readable output
 
   --permission-mode, --allowedTools, --disallowedTools
@@ -132,9 +134,14 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
           chainDefs,
           chain.hops[0].effective,
           io.env,
+          { command: "tools --mcp", home: trustHome(io) },
           session.mcpJsonServers,
         )
       : { names: [], lines: [] };
+  if (mcp.refused !== undefined) {
+    io.stderr.write(`${printable(mcp.refused, false)}\n`);
+    return 1;
+  }
   const names = [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names];
   if (options.tryTool !== undefined) {
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);

@@ -12,13 +12,14 @@ import { checkEntry } from "./parse-tool-list.js";
 import { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
+import { type HooksSwitch, joinedSwitch } from "./settings-hooks.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
 export { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 
-/** `.claude/settings.json` and its kin, merged as Claude Code merges them. */
-export interface ClaudeSettings {
+/** `.claude/settings.json` and its kin, merged; `disableAllHooks` says whose file turned hooks off. */
+export interface ClaudeSettings extends HooksSwitch {
   /** Calls pre-approved: they run without asking (never beyond agent.md's list). */
   readonly allow: readonly ToolEntry[];
   /** Calls denied at every hop. */
@@ -30,8 +31,6 @@ export interface ClaudeSettings {
   readonly additionalDirectories: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly hooks?: HooksSetting;
-  /** `disableAllHooks: true` in any file: the settings' hooks do not run (agent.md's still do). */
-  readonly disableAllHooks?: boolean;
   /** `.mcp.json` servers by name: only these start (`enabledMcpjsonServers`), never these (`disabled…`). */
   readonly enabledMcpjsonServers?: readonly string[];
   readonly disabledMcpjsonServers: readonly string[];
@@ -175,7 +174,7 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
   const mode = b.defaultMode ?? a.defaultMode;
   const enabled = b.enabledMcpjsonServers ?? a.enabledMcpjsonServers;
   return {
-    ...((a.disableAllHooks || b.disableAllHooks) && { disableAllHooks: true }),
+    ...joinedSwitch(a, b),
     ...((a.bypassDisabled || b.bypassDisabled) && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
     disabledMcpjsonServers: [...a.disabledMcpjsonServers, ...b.disabledMcpjsonServers],
@@ -284,7 +283,7 @@ function checkSettings(
     value[key] === undefined ? undefined : strings(value[key], [key], json, sink);
   const enabled = mcpList("enabledMcpjsonServers");
   return {
-    ...(disableAllHooks === true && { disableAllHooks: true }),
+    ...(disableAllHooks === true && { disableAllHooks: base === "home" ? "user" : "project" }),
     ...(bypass === "disable" && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
     disabledMcpjsonServers: mcpList("disabledMcpjsonServers") ?? [],

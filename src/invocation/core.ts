@@ -6,6 +6,7 @@ import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
+import { hooksAreOff, settingsHooks } from "../definitions/settings-hooks.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type {
   Definition,
@@ -133,13 +134,13 @@ export function createCore(options: RunnerOptions): Core {
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: sessionHooks(main, claude.settings, options, pluginHooks(definitions.plugins, options)),
+    hooks: sessionHooks(main, claude.settings, options, definitions.plugins),
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
-  const memory =
-    main?.memory === false || options.projectDir === false
-      ? undefined
-      : memoryOf(hop.ceiling, { projectDir, cwd, home, ...user }, catalog);
+  const approval = createApprovals(permissions.policy, ctx, options.permissions?.approve);
+  const tier = { approval, workingDirs: permissions.policy.workingDirs };
+  const off = main?.memory === false || options.projectDir === false;
+  const memory = off ? undefined : memoryOf(hop, { projectDir, cwd, home, ...user }, tier);
   return {
     ...hop,
     external,
@@ -151,7 +152,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(options.model?.prices && { prices: options.model.prices }),
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory, hop.ceiling),
-    approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
+    approval,
     ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
     notices: coreNotices(permissions.notices, memory?.skipped ?? [], definitions.diagnostics),
     claude: claude.settings,
@@ -183,18 +184,26 @@ function sessionHooks(
   main: MainAgentDefinition | undefined,
   claude: ClaudeSettings,
   options: RunnerOptions,
-  plugins?: HooksSetting,
+  plugins?: readonly Plugin[],
 ) {
-  const off = claude.disableAllHooks === true;
-  return mergeHooks(main?.hooks, off ? undefined : claude.hooks, off ? undefined : plugins, options.hooks);
+  const fromPlugins = plugins && pluginHooks(plugins, options, claude);
+  return mergeHooks(main?.hooks, settingsHooks(claude), fromPlugins, options.hooks);
 }
 
-/** The plugins' hooks in the order they were enabled; a project's plugin's withheld when restricted. */
-function pluginHooks(plugins: readonly Plugin[], options: RunnerOptions): HooksSetting {
+/**
+ * The plugins' hooks in the order they were enabled: a project's plugin's withheld when restricted;
+ * none whose owner the settings' `disableAllHooks` turns off (a project's file: the project's only).
+ */
+function pluginHooks(
+  plugins: readonly Plugin[],
+  options: RunnerOptions,
+  claude: ClaudeSettings,
+): HooksSetting {
   return mergeHooks(
-    ...plugins.map((p) =>
-      p.hooks && options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks,
-    ),
+    ...plugins.map((p) => {
+      if (!p.hooks || hooksAreOff(claude, p.owner)) return undefined;
+      return options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks;
+    }),
   ) as HooksSetting;
 }
 
@@ -324,14 +333,17 @@ function definitionsFromCode(
 
 /** The memory files the session's Read rules allow, read once for the runner's life. */
 function memoryOf(
-  ceiling: PermissionList,
+  hop: { readonly ceiling: PermissionList; readonly catalog: ToolCatalog },
   at: { projectDir: string; cwd: string; home: string; userDir?: string },
-  catalog: ToolCatalog,
+  tier: { approval: CallApproval; workingDirs: readonly string[] },
 ): Memory {
-  const judged = { specs: catalog.specs, cwd: at.cwd, realPath: realPathOf };
+  const judged = { specs: hop.catalog.specs, cwd: at.cwd, realPath: realPathOf };
+  const read = (file: string) => ({ tool: "Read", input: { file_path: file } });
+  const inside = (file: string) => tier.workingDirs.some((d) => isInside(realPathOf(file), d));
   return loadMemory({
     ...at,
-    mayRead: (file) =>
-      decide(ceiling, { tool: "Read", input: { file_path: file } }, judged).kind === "allowed",
+    mayRead: (file) => decide(hop.ceiling, read(file), judged).kind === "allowed",
+    // An import outside the working folders is given as the run's own Read of it would be: unasked.
+    mayImport: (file) => inside(file) || tier.approval.check(read(file), judged).kind === "allowed",
   });
 }

@@ -134,6 +134,10 @@ export interface Workdir {
   readonly root: string;
   readonly cwd: string;
   readonly branch: string;
+  /** The git folder git made for it (inside `commonDir/worktrees/`): agentmd's git uses this one. */
+  readonly gitDir: string;
+  /** The repository's git folder. */
+  readonly commonDir: string;
 }
 
 /** The run a request starts, or why it cannot start. */
