@@ -2,10 +2,11 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { findProjectRoot } from "../definitions/discover.js";
+import { WriteError } from "../shared/errors.js";
 import { changeLines, codeLines } from "../trust/describe-trust.js";
 import { projectInventory } from "../trust/inventory/inventory.js";
 import { type TrustState, trustState } from "../trust/trust-state.js";
-import { readTrust, recordTrust, revokeTrust, trustFile } from "../trust/trust-store.js";
+import { readTrust, recordTrust, revokeTrust, trustFile, trustFolders } from "../trust/trust-store.js";
 import { pageLines } from "./page-lines.js";
 import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
@@ -42,6 +43,17 @@ export interface TrustOptions {
 
 /** Runs `agentmd trust`; returns the exit code (1: not trusted, or it could not be recorded). */
 export async function runTrust(options: TrustOptions, io: RunIo): Promise<number> {
+  try {
+    return await trustCommand(options, io);
+  } catch (e) {
+    // The trust file could not be read back or written (a hand edit, a full disk): it is unchanged.
+    if (!(e instanceof WriteError)) throw e;
+    io.stderr.write(`agentmd trust: ${printable(e.message)}\n`);
+    return 1;
+  }
+}
+
+async function trustCommand(options: TrustOptions, io: RunIo): Promise<number> {
   const home = trustHome(io);
   if (options.list) return listTrusted(home, io);
   const start = path.resolve(io.cwd, options.path ?? ".");
@@ -108,6 +120,7 @@ function describeState(state: TrustState): string {
 }
 
 function listTrusted(home: string, io: RunIo): number {
+  trustFolders(trustFile(home));
   const folders = Object.entries(readTrust(home).folders);
   if (folders.length === 0) io.stdout.write("no folder is trusted\n");
   for (const [dir, entry] of folders.sort(([a], [b]) => (a < b ? -1 : 1))) {
