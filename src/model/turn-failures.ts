@@ -54,8 +54,29 @@ export function failure(
   };
 }
 
-export function classify(e: unknown, output: boolean, policy: FailurePolicy): Attempt {
-  if (e instanceof Anthropic.APIError && e.status !== undefined) {
+/** What an API error answer carries, whichever copy of the SDK's classes made it. */
+interface ApiErrorLike {
+  readonly status: number;
+  readonly message: string;
+  readonly apiMessage?: string | null;
+  readonly headers?: unknown;
+  readonly type?: unknown;
+  readonly error?: unknown;
+}
+
+/**
+ * An HTTP error answer: the SDK's `APIError`, or its twin from a provider's SDK, which is loaded
+ * beside the CLI's bundle with its own copy of the SDK (so `instanceof` alone would miss it).
+ */
+function apiErrorOf(e: unknown): ApiErrorLike | undefined {
+  if (e instanceof Anthropic.APIError) return e.status !== undefined ? (e as ApiErrorLike) : undefined;
+  if (!(e instanceof Error) || !("status" in e) || !("headers" in e)) return undefined;
+  return typeof e.status === "number" ? (e as unknown as ApiErrorLike) : undefined;
+}
+
+export function classify(caught: unknown, output: boolean, policy: FailurePolicy): Attempt {
+  const e = apiErrorOf(caught);
+  if (e) {
     const code = errorCode(e);
     if (code === "replay_departure") return { kind: "error", code, message: e.apiMessage ?? e.message };
     const said = e.apiMessage ?? e.message;
@@ -73,10 +94,10 @@ export function classify(e: unknown, output: boolean, policy: FailurePolicy): At
       ...(headers && retryAfter(headers)),
     };
   }
-  const unmendable = credentialFailure(policy.session.choice, e);
+  const unmendable = credentialFailure(policy.session.choice, caught);
   if (unmendable !== undefined) return { kind: "error", code: "authentication_error", message: unmendable };
-  const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
-  const text = e instanceof Error ? e.message : String(e);
+  const cause = caught instanceof Error && caught.cause instanceof Error ? `: ${caught.cause.message}` : "";
+  const text = caught instanceof Error ? caught.message : String(caught);
   return failure(
     output,
     "connection_error",
@@ -149,8 +170,9 @@ export function cut(text: string): string {
 }
 
 /** `overloaded_error`, `rate_limit_error`, `http_500`, …: what an API error was, for events. */
-export function errorCode(e: unknown): ModelErrorCode {
-  if (e instanceof Anthropic.APIError) {
+export function errorCode(caught: unknown): ModelErrorCode {
+  const e = apiErrorOf(caught) ?? (caught instanceof Anthropic.APIError ? (caught as ApiErrorLike) : undefined);
+  if (e) {
     const body = e.error as { error?: { type?: unknown }; type?: unknown } | undefined;
     const t = e.type ?? body?.error?.type ?? body?.type;
     if (t === "replay_departure") return t;

@@ -6,6 +6,7 @@ import { readJsonFile } from "../definitions/json-file.js";
 import { loadProject } from "../definitions/load.js";
 import { normaliseHooks } from "../definitions/load-definition.js";
 import { CUSTOM_TOOLS_DIR, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
+import { CREDENTIAL_COMMANDS } from "../definitions/settings.js";
 import type { Definition, HooksSetting, McpServerConfig, Plugin } from "../definitions/types.js";
 import { walkTree } from "../definitions/walk-tree.js";
 import { readMcpJson } from "../mcp/read-mcp-json.js";
@@ -94,6 +95,10 @@ function settingsItems(file: string, rel: string, dir: string): CodeItem[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
   const v = value as Record<string, unknown>;
   const out = hookItems(normaliseHooks(v.hooks), rel, dir);
+  // A credential command runs with the user's key or cloud credentials in reach: the project's code.
+  for (const key of CREDENTIAL_COMMANDS)
+    if (typeof v[key] === "string")
+      out.push(item("credential", `${rel} ${key}`, `${key} '${v[key]}'  — ${rel}`, rel, String(v[key])));
   const env = v.env;
   if (typeof env === "object" && env !== null && !Array.isArray(env))
     for (const [key, val] of Object.entries(env))

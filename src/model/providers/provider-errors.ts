@@ -20,19 +20,23 @@ const CREDENTIAL_TEXT =
  * for anything else (a network fault is retried as before).
  */
 export function credentialFailure(choice: ProviderChoice, e: unknown): string | undefined {
-  if (e instanceof HelperError) return `${PROVIDER_LABEL[choice.kind]}: ${e.message}`;
+  const helper = causes(e).find((x) => x instanceof HelperError);
+  if (helper) return `${PROVIDER_LABEL[choice.kind]}: ${helper.message}`;
   const texts = chain(e);
   if (!texts.some((t) => CREDENTIAL_TEXT.test(t))) return undefined;
   const why = texts[texts.length - 1] ?? "";
   return `${PROVIDER_LABEL[choice.kind]} has no credentials to use (${why.split("\n")[0]}): ${NO_CREDENTIALS[choice.kind]}`;
 }
 
-/** An error's message and its causes' (name included), outermost first. */
-function chain(e: unknown): string[] {
-  const out: string[] = [];
-  for (let x = e, i = 0; x instanceof Error && i < 5; x = x.cause, i++) out.push(`${x.name}: ${x.message}`);
+/** An error and its causes, outermost first. */
+function causes(e: unknown): Error[] {
+  const out: Error[] = [];
+  for (let x = e, i = 0; x instanceof Error && i < 5; x = x.cause, i++) out.push(x);
   return out;
 }
+
+/** An error's message and its causes' (name included), outermost first. */
+const chain = (e: unknown) => causes(e).map((x) => `${x.name}: ${x.message}`);
 
 /**
  * What to do about a provider's refusal, said after its own words: a model the provider does not
