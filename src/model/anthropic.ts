@@ -15,7 +15,7 @@ import type { CredentialHelpers } from "./providers/credential-helpers.js";
 import { chooseProvider, type ProviderChoice } from "./providers/provider-choice.js";
 import { type ProviderSession, providerSession } from "./providers/provider-session.js";
 import { readSse } from "./read-sse.js";
-import { REPLAY_NOTICE_HEADER } from "./record-replay.js";
+import { REPLAY_NOTICE_HEADER, recordingFetch } from "./record-replay.js";
 import { modelTransport, type TransportOptions } from "./transport.js";
 import {
   type Attempt,
@@ -55,6 +55,15 @@ function sender(session: ProviderSession): Send {
     checked.add(params.model);
     return client.messages.create(body, options).asResponse();
   };
+}
+
+/** Every exchange of `send` kept in `file`, as a recording of the Messages API is kept. */
+function recordedSend(file: string, send: Send): Send {
+  const keep = recordingFetch(file, (_url, init) =>
+    send(JSON.parse(String(init?.body)) as ModelRequest, init?.signal ?? new AbortController().signal),
+  );
+  return (params, signal) =>
+    keep("provider:/v1/messages", { body: JSON.stringify({ ...params, stream: true }), signal });
 }
 
 /**
@@ -107,11 +116,13 @@ interface Policy extends FailurePolicy {
  * needed (anything but a replay).
  */
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
-  const transport = modelTransport(options);
   // A replay answers from its recording, whatever provider recorded it.
-  const choice = transport.keyless
+  const choice = options.replay
     ? { kind: "anthropic" as const }
     : (options.provider ?? chooseProvider(options.env));
+  // A cloud's wire format is its SDK's: what is recorded is the exchange above it, as the API's.
+  const recordAbove = choice.kind === "anthropic" ? undefined : options.record;
+  const transport = modelTransport(recordAbove ? { ...options, record: undefined } : options);
   const helpers = options.helpers ?? {};
   const basics = choice.kind === "anthropic" ? anthropicBasics(options, helpers, transport.keyless) : {};
   const session = providerSession(choice, {
@@ -128,7 +139,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     backoff: options.backoff ?? defaultBackoff,
     session,
   };
-  const send = sender(session);
+  const send = recordAbove ? recordedSend(recordAbove, sender(session)) : sender(session);
   return {
     turn: (request, cx) => streamTurn(send, request, cx, { ...policy, sent: session.modelId(request.model) }),
   };

@@ -171,7 +171,8 @@ export function cut(text: string): string {
 
 /** `overloaded_error`, `rate_limit_error`, `http_500`, …: what an API error was, for events. */
 export function errorCode(caught: unknown): ModelErrorCode {
-  const e = apiErrorOf(caught) ?? (caught instanceof Anthropic.APIError ? (caught as ApiErrorLike) : undefined);
+  const e =
+    apiErrorOf(caught) ?? (caught instanceof Anthropic.APIError ? (caught as ApiErrorLike) : undefined);
   if (e) {
     const body = e.error as { error?: { type?: unknown }; type?: unknown } | undefined;
     const t = e.type ?? body?.error?.type ?? body?.type;

@@ -221,6 +221,44 @@ describe("credentials and settings", () => {
     expect(fake.requests.map((q) => q.headers.authorization)).toEqual(["Bearer key-1", "Bearer key-2"]);
   });
 
+  it("check names the provider a run would use and what chose it; a provider missing its region is an error", async ({
+    project,
+    cli,
+  }) => {
+    project({ "agent.md": AGENT });
+    const ok = await cli(["check"], { env: { CLAUDE_CODE_USE_BEDROCK: "1", AWS_REGION: "eu-west-1" } });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(
+      "model provider: Amazon Bedrock (set by CLAUDE_CODE_USE_BEDROCK, AWS_REGION)",
+    );
+    const bad = await cli(["check"], { env: { CLAUDE_CODE_USE_BEDROCK: "1" } });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(
+      "error: Amazon Bedrock (CLAUDE_CODE_USE_BEDROCK=1) needs a region: set AWS_REGION",
+    );
+  });
+
+  it("a run recorded on Bedrock replays offline, with no provider and no key", async ({
+    project,
+    fake,
+    front,
+    cli,
+  }) => {
+    project({ "agent.md": AGENT, "notes.txt": "the notes" });
+    const f = await front("bedrock");
+    fake.push(call("Read", { file_path: "notes.txt" }), text("recorded on bedrock"));
+    const recorded = await cli(["-p", "--record", "rec.jsonl", "go"], {
+      env: { ...NO_METADATA, ...providerEnv("bedrock", f.url) },
+    });
+    expect(recorded.stdout).toBe("recorded on bedrock\n");
+    const replayed = await cli(["-p", "--replay", "rec.jsonl", "go"], {
+      env: { ANTHROPIC_API_KEY: "", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
+    });
+    expect(replayed.stderr).toBe("");
+    expect(replayed.stdout).toBe("recorded on bedrock\n");
+    expect(f.requests).toHaveLength(2);
+  });
+
   it("check names a misspelled provider variable in settings env", async ({ project, cli }) => {
     project({
       "agent.md": AGENT,
