@@ -39,9 +39,25 @@ export interface ClaudeSettings extends HooksSwitch {
   readonly bypassDisabled?: boolean;
   /** `model`: the runs' model where agent.md names none (the most specific file's wins). */
   readonly model?: string;
+  /**
+   * The credential commands (Claude Code's keys), the most specific file's winning: a project's are
+   * the project's code, taken only when its folder is trusted.
+   */
+  readonly credentialCommands?: CredentialCommands;
   /** The files that were read, most general first. */
   readonly files: readonly string[];
 }
+
+/** The settings keys whose value is a command that yields or renews the model's credential. */
+export const CREDENTIAL_COMMANDS = ["apiKeyHelper", "awsAuthRefresh", "awsCredentialExport"] as const;
+
+/** Each credential command set, with the file that set it (`source`, as a user reads it). */
+export type CredentialCommands = {
+  readonly [K in (typeof CREDENTIAL_COMMANDS)[number]]?: {
+    readonly command: string;
+    readonly source: string;
+  };
+};
 
 export const NO_SETTINGS: ClaudeSettings = {
   allow: [],
@@ -66,7 +82,7 @@ export function mcpJsonFilter(s: ClaudeSettings): {
 
 /** Claude Code keys agentmd accepts and does not act on. */
 export const IGNORED_SETTINGS_KEYS: ReadonlySet<string> = new Set(
-  "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
+  "$schema cleanupPeriodDays includeCoAuthoredBy outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
     " ",
   ),
 );
@@ -81,6 +97,7 @@ export const SETTINGS_KEYS: readonly string[] = [
   "disabledMcpjsonServers",
   "enabledPlugins",
   "extraKnownMarketplaces",
+  ...CREDENTIAL_COMMANDS,
 ];
 /** The keys of `permissions` agentmd reads. */
 export const PERMISSION_KEYS: readonly string[] = [
@@ -142,7 +159,11 @@ export function loadSettings(
       );
       const withheld =
         options.withhold && base === "project"
-          ? { env: {}, ...(one.hooks && { hooks: options.withhold(one.hooks) }) }
+          ? {
+              env: {},
+              credentialCommands: undefined,
+              ...(one.hooks && { hooks: options.withhold(one.hooks) }),
+            }
           : {};
       const origin = base === "home" ? "user" : file.endsWith(".local.json") ? "local" : "project";
       const own = one.hooks ? { ...one, hooks: withOrigin(one.hooks, origin) } : one;
@@ -191,6 +212,9 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
     additionalDirectories: [...a.additionalDirectories, ...b.additionalDirectories],
     env: { ...a.env, ...b.env },
     ...(hooks && { hooks }),
+    ...((a.credentialCommands || b.credentialCommands) && {
+      credentialCommands: { ...a.credentialCommands, ...b.credentialCommands },
+    }),
     files: [...a.files, ...b.files],
   };
 }
@@ -285,6 +309,7 @@ function checkSettings(
       "settings-value",
       `'permissions.disableBypassPermissionsMode' can only be "disable", got ${JSON.stringify(bypass)}`,
     );
+  const credentialCommands = commandsOf(value, json, sink, base === "home" ? home : root);
   const mcpList = (key: "enabledMcpjsonServers" | "disabledMcpjsonServers") =>
     value[key] === undefined ? undefined : strings(value[key], [key], json, sink);
   const enabled = mcpList("enabledMcpjsonServers");
@@ -303,7 +328,32 @@ function checkSettings(
     additionalDirectories: dirs,
     env,
     ...(hooks && { hooks }),
+    ...(credentialCommands && { credentialCommands }),
   };
+}
+
+/** A file's credential commands: each a non-empty string (else an error at its line). */
+function commandsOf(
+  value: Record<string, unknown>,
+  json: JsonFile,
+  sink: DiagnosticSink,
+  root: string,
+): CredentialCommands | undefined {
+  const out: Record<string, { command: string; source: string }> = {};
+  for (const key of CREDENTIAL_COMMANDS) {
+    const v = value[key];
+    if (v === undefined) continue;
+    if (typeof v !== "string" || v.trim() === "") {
+      sink.at(json.locate([key]))(
+        "error",
+        "settings-type",
+        `'${key}' must be a command (a non-empty string)`,
+      );
+      continue;
+    }
+    out[key] = { command: v, source: path.relative(root, sink.file) || sink.file };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**

@@ -103,7 +103,10 @@ export function createCore(options: RunnerOptions): Core {
   };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env, claude.settings.model);
-  const model = modelOf(options, main, settings, env);
+  const model = modelOf(options, main, settings, env, {
+    helpers: claude.settings.credentialCommands ?? {},
+    cwd: projectDir,
+  });
   const home = given.HOME ?? homedir();
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),

@@ -6,6 +6,7 @@ import { readJsonFile } from "../../definitions/json-file.js";
 import { loadProject } from "../../definitions/load.js";
 import { normaliseHooks } from "../../definitions/load-definition.js";
 import { PROJECT_SETTINGS } from "../../definitions/project-inputs.js";
+import { CREDENTIAL_COMMANDS } from "../../definitions/settings.js";
 import type { HooksSetting, McpServerConfig } from "../../definitions/types.js";
 import { readMcpJson } from "../../mcp/read-mcp-json.js";
 import { isInside } from "../../shared/is-inside.js";
@@ -64,7 +65,14 @@ export function projectInventory(projectDir: string, home: string | undefined): 
     if (d.surface !== "command") hooks(d.hooks, rel(d.file), d.plugin ? [dir, d.plugin.root] : [dir]);
   for (const name of PROJECT_SETTINGS) {
     const file = path.join(dir, name);
-    if (own(file)) items.push(...settingsItems(file, rel(file), (h) => hooks(h, rel(file), [dir])));
+    if (!own(file)) continue;
+    items.push(
+      ...settingsItems(file, rel(file), {
+        hooks: (h) => hooks(h, rel(file), [dir]),
+        command: (key, command) =>
+          follow.command(command, { cwds: [dir], known: follow.known(dir), by: `${key} — ${rel(file)}` }),
+      }),
+    );
   }
   for (const s of readMcpJson(dir).servers) server(s.name, s.config, rel(s.origin.file));
   for (const d of definitions) {
@@ -111,14 +119,27 @@ function hookItems(
   return out;
 }
 
-function settingsItems(file: string, rel: string, hooks: (h: HooksSetting | undefined) => void): CodeItem[] {
+/** What a settings file runs: its hooks, and its credential commands (each followed as a hook is). */
+interface SettingsCode {
+  hooks(h: HooksSetting | undefined): void;
+  command(key: string, command: string): void;
+}
+
+function settingsItems(file: string, rel: string, code: SettingsCode): CodeItem[] {
   const read = readJsonFile(file);
   if (read.kind !== "ok") return [];
   const value = read.json.value;
   if (typeof value !== "object" || value === null || Array.isArray(value)) return [];
   const v = value as Record<string, unknown>;
-  hooks(normaliseHooks(v.hooks));
+  code.hooks(normaliseHooks(v.hooks));
   const out: CodeItem[] = [];
+  // A credential command runs with the user's key or cloud credentials in reach: the project's code.
+  for (const key of CREDENTIAL_COMMANDS) {
+    const command = v[key];
+    if (typeof command !== "string") continue;
+    out.push(item("credential", `${rel} ${key}`, `${key} '${command}'  — ${rel}`, rel, command));
+    code.command(key, command);
+  }
   const env = v.env;
   if (typeof env === "object" && env !== null && !Array.isArray(env))
     for (const [key, val] of Object.entries(env))
