@@ -42,7 +42,13 @@ export function deniedNote(d: Denial, cwd: string, list?: PermissionList): Decis
   const base = { verdict: "denied" as const, reason: d.reason };
   if (d.reason === "denied-by-rule") return { ...base, ...originNote(d.rule.origin, cwd) };
   if (d.reason === "cannot-judge" && d.why.kind === "deny-unsure")
-    return { ...base, ...originNote(d.why.rule.origin, cwd) };
+    return {
+      ...base,
+      ...originsNote(
+        d.why.rules.map((r) => r.origin),
+        cwd,
+      ),
+    };
   const scope = "scope" in d ? d.scope : undefined;
   if (scope?.kind === "patterns") {
     const rules = list?.rules?.filter((r) => covers(r.tool, scope.tool) && r.constraints.length > 0) ?? [];
@@ -67,6 +73,10 @@ function rulesNote(rules: readonly Rule[], cwd: string): { rule?: string; at?: s
 }
 
 const originNote = (o: Origin, cwd: string) => ({ rule: o.raw, at: where(o, cwd) });
+const originsNote = (os: readonly Origin[], cwd: string) => ({
+  rule: os.map((o) => o.raw).join("; "),
+  at: [...new Set(os.map((o) => where(o, cwd)))].join(", "),
+});
 
 function where(o: Origin, cwd: string): string {
   const rel = path.relative(cwd, o.file);

@@ -44,7 +44,7 @@ function unjudgedText(
     case "unreadable":
       return `${call} cannot be judged: ${why.detail}${inPart(part)}${scoped}. ${NOT_RUN}`;
     case "deny-unsure":
-      return `${call} cannot be judged against the deny rule ${ruleName(why.rule)}: ${why.detail}${inPart(part)}. ${NOT_RUN}`;
+      return `${call} cannot be judged against ${unsureRules(why.rules)}: ${why.detail}${inPart(part)}. ${NOT_RUN}`;
     case "redirect-not-plain":
       return `${call} cannot be judged: it redirects output to a path that is not plain text. ${NOT_RUN}`;
     case "redirect-after-cd":
@@ -80,6 +80,12 @@ function scopeText(s: Scope): string {
       return "deny rules guard Write and Edit, and a redirection writes";
   }
 }
+
+/** The deny rule a line could meet, or the rules it could hide behind a runner from. */
+const unsureRules = (rules: readonly DenyRule[]) =>
+  rules.length === 1
+    ? `the deny rule ${ruleName(rules[0] as DenyRule)}`
+    : `the deny rules ${rules.map(ruleName).join(", ")}`;
 
 const inPart = (part: string | undefined) => (part === undefined ? "" : ` (in '${clip(part)}')`);
 const ruleName = (d: DenyRule) =>

@@ -153,7 +153,11 @@ export type Unjudged =
   /** The subject field is missing, empty or not text (`custom`: or not valid for the tool's rule). */
   | { readonly kind: "no-value"; readonly field?: string; readonly custom?: boolean }
   | { readonly kind: "unreadable"; readonly detail: string }
-  | { readonly kind: "deny-unsure"; readonly rule: DenyRule; readonly detail: string }
+  /**
+   * No deny rule can be ruled out: `rules` holds the one that could match, or, when the doubt is
+   * not about one rule (a command that runs another), every deny rule of the tool.
+   */
+  | { readonly kind: "deny-unsure"; readonly rules: readonly DenyRule[]; readonly detail: string }
   | { readonly kind: "redirect-not-plain" }
   | { readonly kind: "redirect-after-cd"; readonly target: string };
 
