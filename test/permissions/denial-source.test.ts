@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { deniedNote } from "../../src/permissions/decision-note.js";
 import { decide, denialText } from "../../src/permissions/index.js";
 import type { Denial } from "../../src/permissions/types.js";
-import { JUDGED, list } from "../support/permissions.js";
+import { JUDGED, judge, list } from "../support/permissions.js";
 
 const denied = (deny: string, command: string): Denial => {
   const d = decide(list(null, deny), { tool: "Bash", input: { command } }, JUDGED);
@@ -49,5 +49,20 @@ describe("a line that cannot be judged names a deny rule that could match it", (
         },
       ),
     );
+  });
+});
+
+describe("words after a redirection's target are the command's own", () => {
+  // [allow, deny, line, verdict]: the grammar reads `x` in `cmd > f x` as a second target.
+  const cases: [string | null, string, string, string][] = [
+    ["Bash(git:*)", "Bash(git push:*)", "git > /dev/null push origin", "denied: denied-by-rule"],
+    ["Bash(git:*)", "Bash(git push:*)", "git 2>/dev/null push", "denied: denied-by-rule"],
+    ["Bash(git commit)", "", "git commit > /dev/null --amend", "denied: no-pattern-matched"],
+    ["Bash(git commit)", "", "git commit > /dev/null", "allowed"],
+    ["Bash(cat:*)", "", "cat < in.txt more.txt", "allowed"],
+    ["Bash(a:*), Bash(b:*)", "", "a | b > /dev/null x", "denied: cannot-judge"],
+  ];
+  it.each(cases)("allow %s, deny %s: %s → %s", (allow, deny, command, expected) => {
+    expect(judge(list(allow, deny || undefined), "Bash", { command })).toBe(expected);
   });
 });

@@ -85,6 +85,7 @@ function hasControlCharacter(line: string): boolean {
 interface Collected {
   parts: ShellPart[];
   writes: (string | null)[];
+  reads?: (string | null)[];
   /** The index of the first write that follows a command that may change the working folder. */
   movedFrom?: number;
 }
@@ -106,7 +107,7 @@ function collect(node: Node, out: Collected, heredoc: boolean): void {
       if (!isPrefixAssignment(node)) out.parts.push(assignmentPart(node));
       break;
     case "file_redirect":
-      fileRedirect(node, out.writes);
+      fileRedirect(node, out);
       break;
     case "redirected_statement": {
       const feeds = node.namedChildren.some(
@@ -114,13 +115,34 @@ function collect(node: Node, out: Collected, heredoc: boolean): void {
       );
       // Tree nodes are fresh objects on every access: compare ids, not identities.
       const body = node.childForFieldName("body");
+      const at = out.parts.length;
       for (const c of node.namedChildren) if (c) collect(c, out, feeds && c.id === body?.id);
+      addTrailingWords(node, body, out, at);
       return;
     }
     default:
       break;
   }
   for (const c of node.namedChildren) if (c) collect(c, out, false);
+}
+
+/**
+ * Words after a redirection's target are the command's arguments (`git commit > /dev/null --amend`
+ * runs `git commit --amend`), though the grammar reads them as more targets: they join the words of
+ * the command the redirection belongs to. After anything but a simple command bash would not run
+ * the line; it is then a command whose program cannot be read.
+ */
+function addTrailingWords(node: Node, body: Node | null, out: Collected, at: number): void {
+  const trailing = node.namedChildren
+    .filter((c): c is Node => c?.type === "file_redirect")
+    .flatMap((r) => r.childrenForFieldName("destination").slice(1))
+    .filter((w): w is Node => w !== null);
+  if (trailing.length === 0) return;
+  const part = out.parts[at];
+  const words = trailing.map(literal);
+  if (body?.type === "command" && part)
+    out.parts[at] = { ...part, words: [...part.words, ...words], source: node.text };
+  else out.parts.push({ words: [null, ...words], assignments: 0, source: node.text, heredoc: false });
 }
 
 /** `cd`, `pushd`, `popd`, and what may run one in this shell (`builtin cd`, `eval`, `$X`). */
@@ -195,11 +217,19 @@ function assignmentText(node: Node): string | null {
 
 const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
-/** A redirection that writes a file adds its path; `2>&1`, `< in`, `> /dev/null` add nothing. */
-function fileRedirect(node: Node, writes: (string | null)[]): void {
+/**
+ * A redirection that writes a file adds its path to `writes`, one that reads a file (`< in`) to
+ * `reads`; `2>&1`, `<&0`, `> /dev/null` add nothing.
+ */
+function fileRedirect(node: Node, out: Pick<Collected, "writes" | "reads">): void {
+  const { writes } = out;
   const op = node.children.find((c) => c && !c.isNamed)?.type ?? "";
   const destination = node.childForFieldName("destination") ?? node.lastNamedChild;
-  if (op === "<" || op === "<&") return;
+  if (op === "<") {
+    out.reads = [...(out.reads ?? []), destination ? literal(destination) : null];
+    return;
+  }
+  if (op === "<&") return;
   if ((op === ">&" || op === "<&" || op === "&>") && destination?.type === "number") return;
   if (op === ">&" && destination?.text === "-") return;
   const target = destination ? literal(destination) : null;
