@@ -191,7 +191,7 @@ export function createApprovals(
  * of them under the run's `list` (a read-only command that names a file Read may not read is not
  * one that reads only). A list that offers no Read at all judges them by its deny rules alone.
  */
-function readsOf(shell: ShellParser, judged: DecideContext, list: PermissionList | undefined) {
+export function readsOf(shell: ShellParser, judged: DecideContext, list: PermissionList | undefined) {
   return (input: unknown): readonly string[] | undefined => {
     const command =
       typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined;
