@@ -191,9 +191,12 @@ function bodyCall(
   call: ToolCall,
   facts: ProjectFacts,
 ): { severity: Severity; message: string } | undefined {
-  const { top, policy, judged, main } = judge;
+  const { policy, judged, main } = judge;
   const name = `/${def.name}`;
   const rule = sessionRuleFor(call, judged.shell);
+  const own = definitionList(def, facts.ctx);
+  // The caller's list, with the invocable's own deny rules (as a run judges its lines).
+  const top = intersect(judge.top, { rules: null, deny: own.deny });
   const d = decide(top, call, judged);
   if (d.kind === "denied") {
     const fix =
@@ -205,7 +208,6 @@ function bodyCall(
       message: `would be refused when ${name} runs, so every invocation would fail: ${denialText(d)} To let it run, ${fix}.`,
     };
   }
-  const own = definitionList(def, facts.ctx);
   const a = approve(
     policy,
     call,

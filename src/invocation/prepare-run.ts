@@ -84,8 +84,10 @@ export function resolveInvocable(
   const list = intersect(caller.list, own);
   const empty = refusal(caller.list, list, own, label);
   if (empty) return empty;
+  // Its `!` lines and `@` files: the caller's list (with the invocable's own deny rules), its own
+  // allow-list a pre-approval there.
   const prompt = bodyPrompt(target, args, label, {
-    list: caller.list,
+    list: intersect(caller.list, { rules: null, deny: own.deny }),
     approved: approvedWith(caller.approved, own),
   });
   const hooks = mergeHooks(caller.hooks, target.surface === "skill" ? target.hooks : undefined);

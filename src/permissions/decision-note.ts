@@ -17,6 +17,8 @@ export interface DecisionNote {
   readonly rule?: string;
   /** Where it is written: `agent.md:3`; a rule every hop agreed on names each of them. */
   readonly at?: string;
+  /** The hop that narrowed the run so that the call is denied, and its file: `the skill 'notes' (skills/notes/SKILL.md)`. */
+  readonly narrowedBy?: string;
   /** For `asked`: why it asked, and what came of it. */
   readonly asked?: { readonly reason: string; readonly answer: "once" | "session" | "deny" | "none" };
 }
@@ -39,7 +41,11 @@ export function allowedNote(list: PermissionList, call: ToolCall, ctx: DecideCon
  * allow rules of the tool none of whose patterns matched (from `list`, where they are written).
  */
 export function deniedNote(d: Denial, cwd: string, list?: PermissionList): DecisionNote {
-  const base = { verdict: "denied" as const, reason: d.reason };
+  const base = {
+    verdict: "denied" as const,
+    reason: d.reason,
+    ...(d.narrowedBy && { narrowedBy: `${d.narrowedBy.hop} (${d.narrowedBy.file})` }),
+  };
   if (d.reason === "denied-by-rule") return { ...base, ...originNote(d.rule.origin, cwd) };
   if (d.reason === "cannot-judge" && d.why.kind === "deny-unsure")
     return {

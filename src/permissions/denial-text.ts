@@ -9,7 +9,17 @@ const NOT_RUN = "The tool was not executed.";
  * the executor's tool_result, `agentmd tools --try`, body checks and the approval tier all show it.
  */
 export function denialText(d: Denial): string {
-  return (d.through ?? []).map(hopText).join("") + ownText(d);
+  const text = (d.through ?? []).map(hopText).join("") + ownText(d);
+  return d.narrowedBy
+    ? text.replace(/ The tool was not executed\.$/, ` ${narrowedText(d)} ${NOT_RUN}`)
+    : text;
+}
+
+/** Which hop narrowed the run so that the call is not allowed, and where it is written. */
+function narrowedText(d: Denial): string {
+  const by = d.narrowedBy;
+  if (!by) return "";
+  return `${by.hop} (${by.file}) narrowed this run: its allowed-tools do not allow this call.`;
 }
 
 function ownText(d: Denial): string {
