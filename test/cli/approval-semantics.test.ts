@@ -190,3 +190,32 @@ describe("a command's ! lines are judged at the caller's level", () => {
     expect(readFileSync(path.join(dir, "agent.md"), "utf8")).toContain("git status");
   });
 });
+
+describe("a denial names the hop that narrowed the run", () => {
+  it("after an inline skill narrows the run, Write is refused naming the skill and its SKILL.md", async ({
+    dir,
+    fake,
+    cli,
+  }) => {
+    writeFiles(dir, {
+      "skills/notes/SKILL.md":
+        "---\nname: notes\ndescription: Reads notes.\nallowed-tools: Read, Grep\n---\nRead the notes.\n",
+    });
+    fake.push(
+      call("Skill", { skill: "notes" }),
+      call("Write", { file_path: "notes/x.md", content: "x" }),
+      text("done"),
+    );
+    await cli(["run", "--output", "stream-json", "go"]);
+    const refused = resultText(resultsSent(fake, 2)[0]);
+    expect(refused).toContain("Write is not allowed in this run");
+    expect(refused).toContain("the skill 'notes' (skills/notes/SKILL.md) narrowed this run");
+    const env = { HOME: path.join(dir, "home") };
+    const tried = await runCli(
+      ["tools", "--chain", "main,skill:notes", "--try", "Write", '{"file_path":"notes/x.md","content":"x"}'],
+      { cwd: dir, env },
+    );
+    expect(tried.code).toBe(3);
+    expect(tried.stdout).toContain("the skill 'notes' (skills/notes/SKILL.md) narrowed this run");
+  });
+});
