@@ -64,6 +64,12 @@ writeFileSync(
 await cli(["enqueue", "reviews.jsonl", "--redis", redis.url]);
 
 const view = await startView(["--redis", redis.url], { cwd: dir, env });
+/** The view's data, asked for with the token of the address it printed. */
+const data = async (route: string): Promise<unknown> => {
+  const at = new URL(view.url);
+  const auth = { authorization: `Bearer ${at.searchParams.get("token")}` };
+  return (await fetch(new URL(route, at.origin), { headers: auth })).json();
+};
 const browser = await launchBrowser();
 const shots: string[] = [];
 const shoot = async (name: string, hash: string, width: number, ready: string) => {
@@ -88,7 +94,7 @@ let worker: ReturnType<typeof runBinAsync> | undefined;
 let stopWorker = () => {};
 try {
   await shoot("sessions", "#/", 1000, ".card");
-  const rows = (await (await fetch(`${view.url}api/sessions`)).json()) as { id: string; title: string }[];
+  const rows = (await data("/api/sessions")) as { id: string; title: string }[];
   const session = rows.find((r) => r.title === VIEW_PROMPT)?.id ?? "";
   await shoot("session-wide", `#/s/local/${session}`, 1200, '[role="tree"]');
   await shoot("session-narrow", `#/s/local/${session}`, 400, '[role="tree"]');
@@ -100,7 +106,7 @@ try {
     },
   });
   const batch = async () =>
-    (await (await fetch(`${view.url}api/batch/reviews`)).json()) as {
+    (await data("/api/batch/reviews")) as {
       batch: { running: number; done: number };
     };
   await until(async () => (await batch()).batch.running === 3, {

@@ -1,20 +1,29 @@
 import { homedir } from "node:os";
 import path from "node:path";
 import { findProjectRoot, userClaudeDir } from "../definitions/discover.js";
+import type { MarketplaceSource } from "../definitions/plugin-marketplaces.js";
+import { marketplaceSources } from "../definitions/plugins.js";
 import {
   addMarketplace,
   type InstallScope,
   installPlugin,
-  listPlugins,
   type PluginPlaces,
+  pluginsDirOf,
 } from "../invocation/plugin-install.js";
+import { type ListedPlugin, listPlugins } from "../invocation/plugin-list.js";
+import { switchPlugin, uninstallPlugin } from "../invocation/plugin-switch.js";
 import { ConfigError } from "../shared/errors.js";
+import { trustState } from "../trust/trust-state.js";
 import type { CliIo } from "./io.js";
 import { parseFlags } from "./parse-flags.js";
+import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 import { UsageError } from "./usage-error.js";
 
 export const PLUGIN_HELP = `Usage: agentmd plugin install NAME@MARKETPLACE [--scope user|project|local]
+       agentmd plugin uninstall NAME@MARKETPLACE [--scope user|project|local]
+       agentmd plugin enable NAME@MARKETPLACE [--scope user|project|local]
+       agentmd plugin disable NAME@MARKETPLACE [--scope user|project|local]
        agentmd plugin list [--json]
        agentmd plugin marketplace add DIR
 
@@ -24,11 +33,19 @@ their hooks guard calls — always within agent.md's and the settings' lists. Se
 
   install    copy the plugin from a known marketplace to ~/.claude/plugins/cache/ and enable it in
              the settings of --scope: user (~/.claude/settings.json, the default), project
-             (.claude/settings.json) or local (.claude/settings.local.json)
-  list       the installed plugins, their version, scope and whether they are enabled
-  marketplace add DIR   make the marketplace in DIR (.claude-plugin/marketplace.json) known`;
+             (.claude/settings.json) or local (.claude/settings.local.json); says which marketplace
+             it came from. A marketplace only this project declares installs at project or local
+             scope, never as your own
+  uninstall  remove the install of --scope, its enabledPlugins key and (when nothing else uses it)
+             its cache folder
+  enable     set enabledPlugins["NAME@MARKETPLACE"] to true in the settings of --scope
+  disable    set it to false
+  list       every plugin a run here would have, and the installed ones it would not: version,
+             enabled, where it comes from (install or marketplace, yours or the project's)
+  marketplace add DIR   make the marketplace in DIR (.claude-plugin/marketplace.json) yours`;
 
 const SCOPES: readonly InstallScope[] = ["user", "project", "local"];
+const VERBS = "install, uninstall, enable, disable, list, marketplace add";
 
 /** Runs `agentmd plugin …`; returns the exit code. */
 export function runPluginCommand(args: readonly string[], io: CliIo): number {
@@ -47,44 +64,100 @@ export function runPluginCommand(args: readonly string[], io: CliIo): number {
     userDir: userClaudeDir(home) ?? path.join(home, ".claude"),
   };
   const [verb, ...rest] = positionals;
+  const scope = values.scope as InstallScope;
+  const one = () => {
+    if (rest.length !== 1)
+      throw new UsageError(`usage: agentmd plugin ${verb} NAME@MARKETPLACE [--scope user|project|local]`);
+    if (!SCOPES.includes(scope))
+      throw new UsageError(`--scope must be user, project or local, not '${scope}'`);
+    return rest[0] as string;
+  };
+  const say = (line: string) => io.stdout.write(`${printable(line)}\n`);
   try {
     switch (verb) {
       case "install":
       case "i": {
-        if (rest.length !== 1)
-          throw new UsageError("usage: agentmd plugin install NAME@MARKETPLACE [--scope …]");
-        const scope = values.scope as InstallScope;
-        if (!SCOPES.includes(scope))
-          throw new UsageError(`--scope must be user, project or local, not '${scope}'`);
-        const done = installPlugin(at, rest[0] as string, scope);
-        io.stdout.write(
-          `installed ${done.id} ${done.version} (scope ${done.scope}) in ${done.installPath}; enabled in ${done.settingsFile}\n`,
-        );
+        const done = installPlugin(at, one(), scope);
+        say(`installed ${done.id} ${done.version} (scope ${done.scope}) in ${done.installPath}`);
+        say(`  from marketplace '${done.from.name}' at ${done.from.dir}, ${declared(done.from, at)}`);
+        say(`  enabled in ${done.settingsFile}`);
         return 0;
       }
-      case "list": {
-        const list = listPlugins(at);
-        if (values.json) io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-        else if (list.length === 0) io.stdout.write("no plugins installed\n");
-        else
-          for (const p of list)
-            io.stdout.write(`${p.id}  ${p.version}  ${p.scope}  ${p.enabled ? "enabled" : "disabled"}\n`);
+      case "uninstall":
+      case "remove": {
+        const done = uninstallPlugin(at, one(), scope);
+        say(`uninstalled ${done.id} (scope ${done.scope})`);
+        for (const p of done.removed) say(`  removed ${p}`);
+        if (done.settingsFile) say(`  removed from enabledPlugins in ${done.settingsFile}`);
         return 0;
       }
+      case "enable":
+      case "disable": {
+        const id = one();
+        const file = switchPlugin(at, id, scope, verb === "enable");
+        say(`${verb}d ${id} in ${file}`);
+        const now = listPlugins(at).find((p) => p.id === id);
+        if (now && now.enabled !== (verb === "enable"))
+          say(`  but ${now.enabledIn?.file} (which wins) has it ${now.enabled ? "enabled" : "disabled"}`);
+        return 0;
+      }
+      case "list":
+        if (rest.length > 0) throw new UsageError("usage: agentmd plugin list [--json]");
+        return list(at, values.json === true, io);
       case "marketplace": {
         const [sub, dir] = rest;
         if (sub !== "add" || dir === undefined || rest.length !== 2)
           throw new UsageError("usage: agentmd plugin marketplace add DIR");
         const name = addMarketplace(at, path.resolve(io.cwd, dir));
-        io.stdout.write(`added marketplace ${name}\n`);
+        say(`added marketplace ${name}`);
         return 0;
       }
       default:
-        throw new UsageError(`unknown plugin command '${verb}' (install, list, marketplace add)`);
+        throw new UsageError(`unknown plugin command '${verb}' (${VERBS})`);
     }
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.stderr.write(`agentmd: ${printable(e.message)}\n`);
     return 1;
   }
+}
+
+const declared = (m: MarketplaceSource, at: PluginPlaces) =>
+  m.owner === "user" ? `yours (${m.file})` : `declared by the project at ${at.projectDir} (${m.file})`;
+
+/** `plugin list`: the plugins, each with where it comes from; a marketplace clash is a warning on stderr. */
+function list(at: PluginPlaces, json: boolean, io: CliIo): number {
+  const { diagnostics } = marketplaceSources(at.projectDir, at.userDir, pluginsDirOf(at));
+  for (const d of diagnostics) io.stderr.write(`agentmd: warning: ${printable(`${d.file}: ${d.message}`)}\n`);
+  const plugins = listPlugins(at);
+  const untrusted =
+    plugins.some((p) => p.owner === "project" && p.inRun) &&
+    trustState(at.projectDir, trustHome(io)).kind === "untrusted";
+  const shown = plugins.map((p) => ({
+    ...p,
+    ...(p.owner === "project" && p.inRun && { waitsForTrust: untrusted }),
+  }));
+  if (json) io.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+  else if (shown.length === 0) io.stdout.write("no plugins installed or enabled\n");
+  else for (const p of shown) io.stdout.write(`${printable(line(p, untrusted))}\n`);
+  return 0;
+}
+
+function line(p: ListedPlugin, untrusted: boolean): string {
+  const state = p.enabled
+    ? `enabled (${p.enabledIn?.scope} settings)`
+    : p.enabledIn
+      ? `disabled (${p.enabledIn.scope} settings)`
+      : "not enabled";
+  const from = p.marketplace
+    ? `${p.source} '${p.marketplace.name}' ${p.path}`
+    : `${p.source} ${p.path ?? ""}`;
+  const code =
+    p.owner === "user"
+      ? "your code"
+      : untrusted && p.inRun
+        ? "the project's code: runs once the folder is trusted (agentmd trust)"
+        : "the project's code";
+  const tail = p.problem ? `; not used: ${p.problem}` : p.inRun ? `; ${code}` : "";
+  return `${p.id}  ${p.version || "-"}  ${state}  from ${from.trim()}${tail}`;
 }

@@ -18,6 +18,7 @@ import type { ShellParser } from "../permissions/shell/shell-parser.js";
 import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { DEFAULT_MAX_TOKENS, MODEL_ALIASES } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { readTextOf } from "../tools/read-text.js";
 import { realPathOf } from "../tools/real-path.js";
 
 /** What `agentmd check` knows of a project beyond each file: what its definitions would meet at run time. */
@@ -136,7 +137,7 @@ function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
       workingDirs: [projectDir],
       ctx: { ...ctx, projectDir },
     }),
-    judged: { specs: ctx.specs, cwd: projectDir, realPath: realPathOf, shell },
+    judged: { specs: ctx.specs, cwd: projectDir, realPath: realPathOf, readFile: readTextOf, shell },
     main,
   };
   const out: Diagnostic[] = [];

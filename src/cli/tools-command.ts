@@ -35,6 +35,7 @@ import { ConfigError } from "../shared/errors.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { inspectedTools } from "../tools/custom/inspected-tools.js";
 import { unknownNameMessage } from "../tools/custom/read-tool-names.js";
+import { readTextOf } from "../tools/read-text.js";
 import { realPathOf } from "../tools/real-path.js";
 import type { SchemaValidationMode } from "../tools/types.js";
 import { formatDiagnostic } from "./check-command.js";
@@ -277,6 +278,7 @@ async function tryCall(options: ToolsOptions, run: TryRun, io: CliIo): Promise<n
     specs: run.catalog.specs,
     cwd: io.cwd,
     realPath: realPathOf,
+    readFile: readTextOf,
     shell: await loadShellParser(),
   };
   const verdict = await judgedAsInRun({ tool, input }, run, judged);

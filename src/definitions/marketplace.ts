@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { DiagnosticSink } from "./diagnostics.js";
 import { type JsonFile, readJsonFile } from "./json-file.js";
+import { splitPluginId } from "./plugin-segment.js";
 import type { Diagnostic } from "./types.js";
 
 /**
@@ -129,13 +130,20 @@ export function checkPluginSettings(
       "settings-type",
       "'enabledPlugins' must map \"name@marketplace\" to true or false",
     );
-  for (const [id, on] of Object.entries(isRecord(enabled) ? enabled : {}))
+  for (const [id, on] of Object.entries(isRecord(enabled) ? enabled : {})) {
     if (typeof on !== "boolean")
       sink.at(json.locate(["enabledPlugins", id]))(
         "error",
         "settings-type",
         `'enabledPlugins.${id}' must be true or false`,
       );
+    else if (!splitPluginId(id))
+      sink.at(json.locateKey(["enabledPlugins", id]))(
+        "warning",
+        "plugin-id",
+        `'enabledPlugins' key ${JSON.stringify(id)} is not NAME@MARKETPLACE (letters, digits, '.', '_', '+' and '-' each); it is not used`,
+      );
+  }
   const extra = value.extraKnownMarketplaces;
   if (extra !== undefined && !isRecord(extra))
     sink.at(json.locate(["extraKnownMarketplaces"]))(

@@ -6,6 +6,7 @@ import { type JsonFile, readJsonFile } from "./json-file.js";
 import { normaliseHooks } from "./load-definition.js";
 import { checkServerConfig, serverNameOf } from "./mcp-servers.js";
 import { withPluginRoot } from "./plugin-root.js";
+import { folderVersion } from "./plugin-version.js";
 import type { Diagnostic, HookEntry, HooksSetting, McpServerConfig, Plugin, PluginServer } from "./types.js";
 
 export type { Plugin, PluginServer } from "./types.js";
@@ -31,6 +32,8 @@ export interface FolderPlace {
   readonly marketplace?: string;
   /** The marketplace entry's version: plugin.json's wins. */
   readonly version?: string;
+  /** The marketplace's folder: where a git repository holding the plugin is looked for up to. */
+  readonly top?: string;
   readonly scope: Plugin["scope"];
   readonly enabled: boolean;
   readonly owner: Plugin["owner"];
@@ -77,7 +80,8 @@ export function readPluginFolder(place: FolderPlace): { plugin?: Plugin; diagnos
         "plugin-json-key",
         `'${key}' in plugin.json is not read by agentmd`,
       );
-  const version = typeof v.version === "string" ? v.version : (place.version ?? "unknown");
+  const version =
+    typeof v.version === "string" ? v.version : (place.version ?? folderVersion(root, place.top));
   const dataDir = path.join(place.pluginsDir, "data", `${name}-${marketplace ?? "inline"}`);
   const hooks = pluginHooks(root, v.hooks, read.json, sink, {
     cwd: place.projectDir,

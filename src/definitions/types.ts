@@ -368,8 +368,10 @@ export interface PluginRef {
   /** The plugin's folder (absolute): `${CLAUDE_PLUGIN_ROOT}`. */
   readonly root: string;
   /**
-   * `project`: enabled by the repository's own settings, so its code is the folder's and trusted
-   * with it; `user`: enabled by the user (their settings, `--plugin-dir`), the user's own code.
+   * `user`: the user's own code — enabled by the user's settings from a folder of theirs (a
+   * user-scope install, a marketplace they declared) or given as `--plugin-dir`; `project`: any
+   * other (enabled by the repository's settings, or read from a marketplace the repository
+   * declares), so its code is the folder's and trusted with it.
    */
   readonly owner: "project" | "user";
 }

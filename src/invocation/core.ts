@@ -153,7 +153,7 @@ export function createCore(options: RunnerOptions): Core {
     system: systemPrompt(options, main, memory, hop.ceiling),
     approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
     ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
-    notices: [...permissions.notices, ...(memory?.skipped.map((m) => `memory not given: ${m}`) ?? [])],
+    notices: coreNotices(permissions.notices, memory?.skipped ?? [], definitions.diagnostics),
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
   };
@@ -280,6 +280,20 @@ function loadDefinitions(
     plugins: loaded.plugins,
   };
 }
+
+/**
+ * What a run says once at its start: the permissions' notices, memory not given, and a project's
+ * marketplace that one of the user's, of its name, shadows.
+ */
+const coreNotices = (
+  permissions: readonly string[],
+  skipped: readonly string[],
+  diagnostics: readonly Diagnostic[],
+) => [
+  ...permissions,
+  ...skipped.map((m) => `memory not given: ${m}`),
+  ...diagnostics.filter((d) => d.code === "marketplace-shadowed").map((d) => `${d.file}: ${d.message}`),
+];
 
 const located = (d: Diagnostic, root: string) =>
   `  ${path.relative(root, d.file)}:${d.line}:${d.column}: ${d.message} [${d.code}]`;

@@ -5,6 +5,7 @@ import { judgesCommands } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { DecideContext, Denial } from "../permissions/types.js";
 import { settleOrAbandon } from "../shared/abort.js";
+import { readTextOf } from "../tools/read-text.js";
 import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
@@ -365,6 +366,7 @@ const judgeContext = (cx: Pick<CallContext, "registry" | "cwd">): DecideContext 
   specs: cx.registry.specs,
   cwd: cx.cwd,
   realPath: realPathOf,
+  readFile: readTextOf,
 });
 
 /** The paths a call may touch beyond the one it names: judged as that tool's call on each, as it stands now. */

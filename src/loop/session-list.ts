@@ -50,31 +50,50 @@ export function newestSession(dir: string): string | undefined {
  * missing, damaged or cannot be written costs a full read, never a wrong line.
  */
 export function listSessions(dir: string): SessionSummary[] {
-  const index = readIndex(dir);
-  const next: Record<string, Entry> = {};
-  const out: SessionSummary[] = [];
-  for (const name of transcriptNames(dir)) {
-    const id = name.slice(0, -SUFFIX.length);
-    const file = path.join(dir, name);
-    try {
-      const st = statSync(file);
-      const entry = summarise(file, st.size, st.mtimeMs, index[id]);
-      next[id] = entry;
-      out.push({
-        id,
-        modified: st.mtime,
-        prompt: entry.typed ?? entry.said ?? "",
-        turns: entry.turns,
-        costUsd: entry.costUsd,
-        open: entry.open,
-        ...(entry.outcome !== undefined && { outcome: entry.outcome }),
-      });
-    } catch {
-      // not a session file (gone meanwhile, or not readable)
+  return sessionLister(dir)();
+}
+
+/**
+ * The sessions of a project, listed again and again (the view looks twice a second): what was read
+ * is kept between looks, so a look stats the transcripts and reads only those whose size or time
+ * changed, and the index is written only when an entry changed, never while nothing did.
+ */
+export function sessionLister(dir: string): () => SessionSummary[] {
+  let known: Record<string, Entry> | undefined;
+  return () => {
+    const before = known ?? readIndex(dir);
+    const next: Record<string, Entry> = {};
+    const out: SessionSummary[] = [];
+    let changed = false;
+    for (const name of transcriptNames(dir)) {
+      const id = name.slice(0, -SUFFIX.length);
+      const file = path.join(dir, name);
+      try {
+        const st = statSync(file);
+        const entry = summarise(file, st.size, st.mtimeMs, before[id]);
+        changed ||= entry !== before[id];
+        next[id] = entry;
+        out.push(summaryOf(id, st.mtime, entry));
+      } catch {
+        // not a session file (gone meanwhile, or not readable)
+      }
     }
-  }
-  writeIndex(dir, next);
-  return out.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+    if (changed || Object.keys(before).some((id) => !Object.hasOwn(next, id))) writeIndex(dir, next);
+    known = next;
+    return out.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+  };
+}
+
+function summaryOf(id: string, modified: Date, entry: Entry): SessionSummary {
+  return {
+    id,
+    modified,
+    prompt: entry.typed ?? entry.said ?? "",
+    turns: entry.turns,
+    costUsd: entry.costUsd,
+    open: entry.open,
+    ...(entry.outcome !== undefined && { outcome: entry.outcome }),
+  };
 }
 
 /** What was read of one transcript, up to `offset` (the end of its last whole line). */

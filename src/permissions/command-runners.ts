@@ -17,10 +17,14 @@ const RUNNERS: ReadonlySet<string> = new Set(
   lldb perf catchsegv firejail bwrap proot fakeroot fakechroot faketime eatmydata nocache chronic ifne
   lckdo torsocks proxychains proxychains4 tsocks xvfb-run dbus-run-session ssh-agent run-parts cgexec
   prlimit cpulimit runcon nix-shell rlwrap retry mpirun mpiexec srun make gmake bmake ninja just
-  vim vi nvim ex view gvim rvim rview vimdiff emacs emacsclient less more most npx bunx pnpx uvx`.split(
-    /\s+/,
-  ),
+  vim vi nvim ex view gvim rvim rview vimdiff emacs emacsclient less more most npx bunx pnpx uvx
+  setarch linux32 linux64 i386 i486 i586 i686 x86_64 uname26 capsh ed red dc m4 socat gnuplot psql mysql
+  mariadb corepack task rake tox nox invoke gradle gradlew mvn mvnw ant sbt bazel bazelisk scons cmake ctest
+  meson grunt gulp turbo nx lerna composer`.split(/\s+/),
 );
+
+/** The names of the programs the deny list takes for running another command (for tests and docs). */
+export const RUNNER_NAMES: readonly string[] = [...RUNNERS];
 
 /** Programs whose subcommands run a command given to them (`npm exec curl …`, `uv run …`). */
 const SUBCOMMAND_RUNNERS: Readonly<Record<string, readonly string[]>> = {
@@ -40,6 +44,7 @@ const SUBCOMMAND_RUNNERS: Readonly<Record<string, readonly string[]>> = {
   bundle: ["exec"],
   cargo: ["run"],
   ip: ["netns"],
+  deno: ["task", "x"],
 };
 
 /** Programs and builtins that run a command through an option, in any spelling of it. */
@@ -93,15 +98,18 @@ const AWKS = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"]);
 
 /** Variables that make a program run something else, or find other programs. */
 export const DANGEROUS_VARIABLE =
-  /^(PATH|IFS|ENV|BASH_ENV|CDPATH|GLOBIGNORE|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|HOME|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|SHELL|NODE_OPTIONS|LESSOPEN|LESSCLOSE|TMPDIR|(LD|DYLD|GIT|PYTHON|PERL5?|RUBY|NPM_CONFIG|SSH|BASH_FUNC)_?.*)=/;
+  /^(PATH|IFS|ENV|BASH_ENV|CDPATH|GLOBIGNORE|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|HOME|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|SHELL|NODE_OPTIONS|LESSOPEN|LESSCLOSE|TMPDIR|(LD|DYLD|GIT|PYTHON|PERL5?|RUBY|NPM_CONFIG|SSH|BASH_FUNC)_?.*|[nN][pP][mM]_[cC][oO][nN][fF][iI][gG]_.*)=/;
 
 export function baseName(program: string): string {
   const slash = program.lastIndexOf("/");
   return slash === -1 ? program : program.slice(slash + 1);
 }
 
+/** The dynamic loader, by any of its names (`ld-linux-x86-64.so.2`, `ld.so`, `ld64.so.1`, `ld-musl-x86_64.so.1`). */
+const LOADER = /^ld[\w.+-]*\.so(\.[\w.]*)?$/;
+
 /** Whether `name` is a shell or a program that runs the command given to it. */
-export const runsCommands = (name: string): boolean => RUNNERS.has(name);
+export const runsCommands = (name: string): boolean => RUNNERS.has(name) || LOADER.test(name);
 
 export const isInterpreter = (name: string): boolean =>
   Object.hasOwn(INTERPRETERS, name) || AWKS.has(name) || /^python3\.\d+$/.test(name);
@@ -116,7 +124,7 @@ export function evadesDeny(
   name = words[0] ? baseName(words[0]) : undefined,
 ): string | undefined {
   if (name === undefined) return undefined;
-  if (RUNNERS.has(name)) return `'${name}' runs another command`;
+  if (runsCommands(name)) return `'${name}' runs another command`;
   if (name === "git") return gitRunsProgram(words);
   const args = words.slice(1);
   const sub = SUBCOMMAND_RUNNERS[name];
@@ -126,6 +134,8 @@ export function evadesDeny(
   if (option && usesNamedOption(option, args))
     return `'${name}' is given an option that runs another command`;
   if (name === "sed" && sedRunsCommands(args)) return "'sed' is given a script that can run a command";
+  if (SQLITES.has(name) && sqliteRunsCommands(args))
+    return `'${name}' may be given a dot-command or function that runs a command (only '-safe' rules them out)`;
   const inline = Object.hasOwn(INTERPRETERS, name)
     ? INTERPRETERS[name]
     : /^python3\.\d+$/.test(name)
@@ -164,6 +174,43 @@ function sedRunsCommands(args: readonly (string | null)[]): boolean {
     } else if (!a.startsWith("-") && !sawScriptOption && scripts.length === 0) scripts.push(a);
   }
   return scripts.some((s) => /(^|[;\n{}!/$,\d\s])\s*e/.test(s));
+}
+
+const SQLITES = new Set(["sqlite3", "sqlite"]);
+/** sqlite3's options that take a value (`-cmd`'s is read as a command of its own). */
+const SQLITE_VALUED = new Set(
+  "-separator -newline -nullvalue -vfs -mmap -pagecache -lookaside -maxsize -heap -escape -cmd -init".split(
+    " ",
+  ),
+);
+
+/**
+ * Whether sqlite3 may run a command: a dot-command (`.shell`, `.system`, `.once |…`, `.load`, any
+ * abbreviation), `edit()` or `load_extension()`, a script file (`-init`), or standard input (no SQL
+ * given). `-safe` (anywhere) rules all of them out.
+ */
+function sqliteRunsCommands(args: readonly (string | null)[]): boolean {
+  const given: (string | null)[] = [];
+  let file = false;
+  let init = false;
+  let sql = 0;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === null || a === undefined) return true;
+    const option = a.startsWith("--") ? a.slice(1) : a;
+    if (option === "-safe") return false;
+    if (option === "-init") init = true;
+    if (option === "-cmd") given.push(args[i + 1] ?? null);
+    if (option.startsWith("-") && option.length > 1) {
+      if (SQLITE_VALUED.has(option)) i++;
+    } else if (file) {
+      given.push(a);
+      sql++;
+    } else file = true;
+  }
+  // Without SQL on the command line, sqlite3 reads its commands from standard input.
+  if (init || sql === 0) return true;
+  return given.some((t) => t === null || /^\s*\./.test(t) || /(load_extension|edit)\b/i.test(t));
 }
 
 interface WrapperOptions {

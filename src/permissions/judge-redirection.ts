@@ -1,5 +1,6 @@
 import path from "node:path";
 import { judgePath, matchOne, subjectOf, through } from "./judge-path.js";
+import { NETWORK_PATH } from "./shell/parse-shell.js";
 import type { ShellScript } from "./shell/shell-script.js";
 import { type ListIndex, refusedOutright, type ToolView } from "./tool-view.js";
 import type { Constraint, DecideContext, Decision, Denial } from "./types.js";
@@ -81,4 +82,18 @@ function writeDenied(index: ListIndex, file: string, ctx: DecideContext): Decisi
     for (const d of v.denies) if (matchOne(d.constraint as Constraint, s) !== "no") return denied(d);
   }
   return ALLOWED;
+}
+
+/**
+ * Why a line may open a network connection by bash itself (a `/dev/tcp/…` path in a redirection or
+ * as a word, a redirection from a path that is not plain text, or, `denyList`, to one), if it may.
+ */
+export function networkReach(script: ShellScript, denyList: boolean): string | undefined {
+  if (script.network) return script.network;
+  for (const p of script.parts)
+    for (const w of p.words)
+      if (w !== null && NETWORK_PATH.test(w)) return `it names bash's network path '${w}'`;
+  if (denyList && script.writes.includes(null))
+    return "it redirects to a path that is not plain text, which may be bash's /dev/tcp/… network path";
+  return undefined;
 }

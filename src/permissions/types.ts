@@ -211,6 +211,12 @@ export interface DecideContext {
    * plain words can be read; any other is "cannot be judged" wherever a pattern applies.
    */
   readonly shell?: ShellParser;
+  /**
+   * A file's text, or undefined when it is absent or cannot be read: the deny list follows
+   * `npm run`/`npm test`/`pnpm`/`yarn` through package.json's scripts with it. Absent: those
+   * scripts cannot be seen, and a deny list denies running them.
+   */
+  readonly readFile?: (absolutePath: string) => string | undefined;
 }
 
 export interface ToolCall {

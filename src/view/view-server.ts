@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { SessionError } from "../loop/transcript.js";
@@ -6,6 +7,7 @@ import { clientScript } from "./page/client-script.js";
 import { PAGE_CSS, PAGE_HTML } from "./page/page-shell.js";
 import type { QueueView } from "./queue-view.js";
 import { sessionPage } from "./session-page.js";
+import type { SessionRow } from "./view-types.js";
 
 export interface ViewServerOptions {
   /** 0: a free port. */
@@ -21,7 +23,7 @@ export interface ViewServerOptions {
 }
 
 export interface ViewServer {
-  /** `http://127.0.0.1:PORT/` */
+  /** `http://127.0.0.1:PORT/?token=…`: the only way in (the token is kept in a cookie from there). */
   readonly url: string;
   /** Ends every open stream and stops listening. Contract: idempotent. */
   close(): Promise<void>;
@@ -52,6 +54,8 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   const script = clientScript();
   const server = http.createServer();
   const streams = new Set<() => void>();
+  const token = randomBytes(32).toString("base64url");
+  const rows = localRows(o.sessionsDir);
   let port = 0;
   server.on("request", (req, res) => {
     void answer(req, res).catch((e: Error) =>
@@ -62,15 +66,25 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
     const allowed = [`${HOST}:${port}`, `localhost:${port}`];
     if (!allowed.includes(req.headers.host ?? ""))
       return send(res, 403, "text/plain", `agentmd view answers only at http://${HOST}:${port}/\n`);
+    const url = new URL(req.url ?? "/", `http://${HOST}`);
+    const pass = admitted(req, url, token, port);
+    if (pass === "refused")
+      return send(
+        res,
+        401,
+        "text/plain",
+        "agentmd view answers only at the address it printed (with its token)\n",
+      );
+    if (pass === "enter") return enter(res, url, token, port);
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "text/plain", "only GET\n");
-    const path = new URL(req.url ?? "/", `http://${HOST}`).pathname;
+    const path = url.pathname;
     if (path === "/") return send(res, 200, "text/html; charset=utf-8", PAGE_HTML);
     if (path === "/app.js") return send(res, 200, "text/javascript; charset=utf-8", script);
     if (path === "/favicon.ico") return send(res, 204, "text/plain", "");
     if (path === "/app.css") return send(res, 200, "text/css; charset=utf-8", PAGE_CSS);
     if (path === "/api/config")
       return sendJson(res, 200, { project: o.project, ...(o.queue && { queue: o.queue.name }) });
-    const route = liveRoute(o, path.replace(/\/live$/, ""));
+    const route = liveRoute(o, rows, path.replace(/\/live$/, ""));
     if (route === undefined) return sendJson(res, 404, { error: `no page ${path}` });
     if (path.endsWith("/live")) return stream(req, res, route, o.pollMs ?? 500, streams);
     try {
@@ -89,7 +103,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   port = (server.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${HOST}:${port}/`,
+    url: `http://${HOST}:${port}/?${TOKEN}=${token}`,
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         for (const end of streams) end();
@@ -101,15 +115,60 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   };
 }
 
+const TOKEN = "token";
+const cookieName = (port: number) => `agentmd-view-${port}`;
+
+/**
+ * Whether a request comes from the user who started the view: it holds the token of the printed
+ * address in its cookie (or as `Authorization: Bearer …`), or brings it in the address (`enter`:
+ * the cookie is set and the token dropped from the address). Anything else is refused.
+ */
+function admitted(
+  req: http.IncomingMessage,
+  url: URL,
+  token: string,
+  port: number,
+): "ok" | "enter" | "refused" {
+  const given = url.searchParams.get(TOKEN);
+  if (given !== null) return sameToken(given, token) ? "enter" : "refused";
+  const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+  if (bearer !== undefined) return sameToken(bearer, token) ? "ok" : "refused";
+  const name = cookieName(port);
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name && sameToken(part.slice(eq + 1).trim(), token))
+      return "ok";
+  }
+  return "refused";
+}
+
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The token arrived in the address: kept in a cookie only this site gets, and the address cleaned. */
+function enter(res: http.ServerResponse, url: URL, token: string, port: number): void {
+  url.searchParams.delete(TOKEN);
+  res.writeHead(303, {
+    ...HEADERS,
+    "set-cookie": `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+    location: `${url.pathname}${url.search}`,
+    "content-type": "text/plain",
+  });
+  res.end();
+}
+
 /** The data routes: each read whole, or streamed as it changes (`…/live`). */
-function liveRoute(o: ViewServerOptions, path: string): Live | undefined {
+function liveRoute(o: ViewServerOptions, rows: () => SessionRow[], path: string): Live | undefined {
   const [, api, kind, ...rest] = path.split("/");
   if (api !== "api") return undefined;
   const arg = rest.map((p) => decodeURIComponent(p));
   const dir = o.sessionsDir;
   const q = o.queue;
   if (kind === "sessions" && arg.length === 0) {
-    const read = async () => localRows(dir);
+    const read = async () => rows();
     return { stamp: async () => JSON.stringify(await read()), read };
   }
   if (kind === "session" && arg.length === 2 && arg[0] === "local") {

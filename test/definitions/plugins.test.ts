@@ -189,4 +189,65 @@ describe("plugins: one more source of definitions", () => {
       "2 error 'enabledPlugins.a@m' must be true or false",
     ]);
   });
+
+  it("checks enabledPlugins' keys as NAME@MARKETPLACE path segments: another key is a warning and not used", () => {
+    const root = marketplaceProject({
+      "p/.claude/settings.json": { ...MARKET, enabledPlugins: { "a@m": true, "../a@m": true, "b@..": true } },
+    });
+    const r = loadSettings(root, undefined);
+    expect(r.diagnostics.map((d) => `${d.severity} ${d.code}`)).toEqual([
+      "warning plugin-id",
+      "warning plugin-id",
+    ]);
+    expect(projectPlugins(root).plugins.map((p) => p.id)).toEqual(["a@m"]);
+  });
+});
+
+describe("whose marketplace, whose plugin", () => {
+  const other = { extraKnownMarketplaces: { m: { source: { source: "directory", path: "./other" } } } };
+  const added = (root: string) =>
+    writeFiles(dir, {
+      "home/.claude/plugins/known_marketplaces.json": JSON.stringify({
+        m: { source: { source: "directory", path: path.join(root, "market") } },
+      }),
+    });
+  /** [the user's marketplace m: none | added | in user settings, the project declares m too, who enables a@m] → [folder, owner, clash said] */
+  const table: [string, boolean, string, string, string, boolean][] = [
+    ["none", true, "user", "other/a", "project", false],
+    ["none", true, "project", "other/a", "project", false],
+    ["added", false, "user", "market/a", "user", false],
+    ["added", true, "user", "market/a", "user", true],
+    ["added", true, "project", "market/a", "project", true],
+    ["added", true, "both", "market/a", "user", true],
+    ["settings", true, "user", "market/a", "user", true],
+    ["added", false, "project", "market/a", "project", false],
+  ];
+  it.each(table)(
+    "user's m: %s, project declares m: %s, enabled by %s → %s, %s's code",
+    (users, projects, by, folder, owner, clash) => {
+      const home = path.join(dir, "home/.claude");
+      const on = { enabledPlugins: { "a@m": true } };
+      const root = marketplaceProject({
+        "p/.claude/settings.json": { ...(projects ? other : {}), ...(by !== "user" ? on : {}) },
+        "home/.claude/settings.json": {
+          ...(by !== "project" ? on : {}),
+          ...(users === "settings"
+            ? { extraKnownMarketplaces: { m: { source: { source: "directory", path: "../p/market" } } } }
+            : {}),
+        },
+      });
+      writeFiles(root, {
+        "other/.claude-plugin/marketplace.json": JSON.stringify({
+          name: "m",
+          plugins: [{ name: "a", source: "./a" }],
+        }),
+        "other/a/.claude-plugin/plugin.json": manifest("a", { version: "6.6.6" }),
+      });
+      if (users === "added") added(root);
+      const found = projectPlugins(root, { userDir: home });
+      expect(found.plugins.map((p) => [path.relative(root, p.root), p.owner])).toEqual([[folder, owner]]);
+      const clashes = found.diagnostics.filter((d) => d.code === "marketplace-shadowed");
+      expect(clashes.map((d) => path.relative(root, d.file))).toEqual(clash ? [".claude/settings.json"] : []);
+    },
+  );
 });

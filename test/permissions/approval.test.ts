@@ -9,7 +9,14 @@ import { readOnlyOperands } from "../../src/tools/builtin/read-only-commands.js"
 import { CTX, entries, list, SPECS } from "../support/permissions.js";
 
 const shell = await loadShellParser();
-const ctx = { specs: SPECS, cwd: "/proj", shell };
+/** The project's package.json: `npm test` runs its script, which the ask rules judge too. */
+const PACKAGE = JSON.stringify({ scripts: { test: "vitest run" } });
+const ctx = {
+  specs: SPECS,
+  cwd: "/proj",
+  shell,
+  readFile: (p: string) => (p === "/proj/package.json" ? PACKAGE : undefined),
+};
 /** `permissions.ask` rules as the policy holds them: as written, and compiled as a deny list. */
 const asking = (rules: string) => ({ ask: list(rules), askGuard: list(null, rules) });
 const policy = (over: Partial<ApprovalPolicy> = {}): ApprovalPolicy => ({

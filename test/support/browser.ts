@@ -50,7 +50,7 @@ export function startView(
     let out = "";
     child.stdout?.on("data", (d: Buffer) => {
       out += d.toString();
-      const url = /^(http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(out)?.[1];
+      const url = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)$/m.exec(out)?.[1];
       if (url)
         resolve({
           url,

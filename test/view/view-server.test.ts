@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -116,11 +117,20 @@ describe("the view's server", () => {
     cleanup();
   });
 
-  /** A GET with the Host header given (fetch would not let a test set it). */
-  const get = (pathname: string, host?: string, method = "GET") =>
+  /** The token of the printed address, and how a request carries it (as the page's cookie by default). */
+  const tokenOf = () => new URL(server.url).searchParams.get("token") ?? "";
+  const cookie = (token = tokenOf()) => `agentmd-view-${new URL(server.url).port}=${token}`;
+
+  /** A request with the Host header given (fetch would not let a test set it). */
+  const get = (
+    pathname: string,
+    host?: string,
+    method = "GET",
+    headers: http.OutgoingHttpHeaders = { cookie: cookie() },
+  ) =>
     new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      const url = new URL(pathname, server.url);
-      const req = http.request(url, { method, headers: host ? { host } : {} }, (res) => {
+      const url = new URL(pathname, new URL(server.url).origin);
+      const req = http.request(url, { method, headers: { ...headers, ...(host && { host }) } }, (res) => {
         let body = "";
         res.setEncoding("utf8").on("data", (d: string) => {
           body += d;
@@ -134,13 +144,83 @@ describe("the view's server", () => {
     });
 
   it("listens on the loopback address only, and refuses a Host header that is not it (DNS rebinding)", async () => {
-    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
     const port = new URL(server.url).port;
     expect((await get("/api/sessions", `evil.example:${port}`)).status).toBe(403);
     expect((await get("/api/sessions", "127.0.0.1")).status).toBe(403);
     expect((await get("/", `localhost:${port}`)).status).toBe(200);
     expect((await get("/", undefined, "POST")).status).toBe(405);
   });
+
+  const ROUTES = [
+    "/",
+    "/app.js",
+    "/app.css",
+    "/favicon.ico",
+    "/api/config",
+    "/api/sessions",
+    "/api/sessions/live",
+    "/api/session/local/s1",
+    "/api/session/local/s1/live",
+    "/api/batches",
+    "/nothing",
+  ];
+
+  it("answers only requests that hold the printed address's token: every route refuses the others with 401 and nothing else", async () => {
+    const wrong = "x".repeat(tokenOf().length);
+    for (const route of ROUTES) {
+      for (const headers of [
+        {},
+        { cookie: cookie(wrong) },
+        { cookie: `agentmd-view-1=${tokenOf()}` },
+        { authorization: `Bearer ${wrong}` },
+      ]) {
+        const r = await get(route, undefined, "GET", headers);
+        expect([route, headers, r.status, r.body]).toEqual([
+          route,
+          headers,
+          401,
+          "agentmd view answers only at the address it printed (with its token)\n",
+        ]);
+        expect(r.headers["set-cookie"]).toBeUndefined();
+      }
+      const guessed = await get(`${route}?token=${wrong}`, undefined, "GET", {});
+      expect([route, guessed.status, guessed.headers["set-cookie"]]).toEqual([route, 401, undefined]);
+      expect((await get(route)).status).not.toBe(401);
+      expect((await get(route, undefined, "GET", { authorization: `Bearer ${tokenOf()}` })).status).not.toBe(
+        401,
+      );
+    }
+  });
+
+  it("keeps the printed address's token in a cookie only this site gets, and drops it from the address", async () => {
+    const first = await get(`/?token=${tokenOf()}`, undefined, "GET", {});
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe("/");
+    const set = first.headers["set-cookie"]?.[0] ?? "";
+    expect(set).toBe(`${cookie()}; HttpOnly; SameSite=Strict; Path=/`);
+    const page = await get("/", undefined, "GET", { cookie: set.split(";")[0] as string });
+    expect([page.status, page.body]).toEqual([200, expect.stringContaining("<html")]);
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "refuses another local user, who can reach the port but not the token",
+    async () => {
+      const { port } = new URL(server.url);
+      const probe = `require("http").get("http://127.0.0.1:${port}/api/sessions", (r) => { let b = ""; r.on("data", (d) => (b += d)); r.on("end", () => console.log(r.statusCode, JSON.stringify(b))); }).on("error", (e) => console.log("error", e.message));`;
+      const asNobody = await new Promise<string>((resolve, reject) => {
+        execFile(
+          "setpriv",
+          ["--reuid=nobody", "--regid=nogroup", "--clear-groups", process.execPath, "-e", probe],
+          { cwd: "/", timeout: 30_000 },
+          (e, out) => (e ? reject(e) : resolve(out)),
+        );
+      });
+      expect(asNobody.trim()).toBe(
+        `401 ${JSON.stringify("agentmd view answers only at the address it printed (with its token)\n")}`,
+      );
+    },
+  );
 
   it("sends no CORS header, and a policy that runs only its own script", async () => {
     const r = await get("/");

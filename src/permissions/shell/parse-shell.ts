@@ -88,6 +88,7 @@ interface Collected {
   reads?: (string | null)[];
   /** The index of the first write that follows a command that may change the working folder. */
   movedFrom?: number;
+  network?: string;
 }
 
 /** Every node that runs something, at any depth. `heredoc`: the redirections of the enclosing statement feed it code. */
@@ -219,23 +220,31 @@ const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"])
 
 /**
  * A redirection that writes a file adds its path to `writes`, one that reads a file (`< in`) to
- * `reads`; `2>&1`, `<&0`, `> /dev/null` add nothing.
+ * `reads`; `2>&1`, `<&0`, `> /dev/null` add nothing. One bash opens as a network connection
+ * (`/dev/tcp/…`, `/dev/udp/…`), or a read from a path that is not plain text (which may be one),
+ * is noted in `network`.
  */
-function fileRedirect(node: Node, out: Pick<Collected, "writes" | "reads">): void {
-  const { writes } = out;
+function fileRedirect(node: Node, out: Collected): void {
   const op = node.children.find((c) => c && !c.isNamed)?.type ?? "";
   const destination = node.childForFieldName("destination") ?? node.lastNamedChild;
-  if (op === "<") {
-    out.reads = [...(out.reads ?? []), destination ? literal(destination) : null];
+  if ((op === ">&" || op === "<&" || op === "&>") && destination?.type === "number") return;
+  if ((op === ">&" || op === "<&") && destination?.text === "-") return;
+  const target = destination ? literal(destination) : null;
+  if (target !== null && NETWORK_PATH.test(target))
+    out.network ??= `it opens a network connection through bash's path '${target}'`;
+  if (op === "<" || op === "<&") {
+    if (target === null)
+      out.network ??=
+        "it redirects from a path that is not plain text, which may be bash's /dev/tcp/… network path";
+    if (op === "<") out.reads = [...(out.reads ?? []), target];
     return;
   }
-  if (op === "<&") return;
-  if ((op === ">&" || op === "<&" || op === "&>") && destination?.type === "number") return;
-  if (op === ">&" && destination?.text === "-") return;
-  const target = destination ? literal(destination) : null;
   if (target !== null && (DEVICES.has(target) || /^\/dev\/fd\/\d+$/.test(target))) return;
-  writes.push(target);
+  out.writes.push(target);
 }
+
+/** The paths bash itself opens as network connections in a redirection. */
+export const NETWORK_PATH = /^\/dev\/(tcp|udp)\//;
 
 /**
  * A word's value when it is plain text: quotes removed, escapes applied. `null` for anything the

@@ -33,6 +33,11 @@ export interface ShellScript {
    * working folder (`cd`): a relative path from there on is not known to be where it looks.
    */
   readonly movedFrom?: number;
+  /**
+   * Why the line may open a network connection by bash itself: a redirection to or from
+   * `/dev/tcp/…` or `/dev/udp/…`, or from a path that is not plain text.
+   */
+  readonly network?: string;
 }
 
 /** An assignment word whose value is not plain text: `NAME=` then this (no shell word holds a NUL). */
