@@ -1,5 +1,6 @@
 import path from "node:path";
 import { decide } from "./decide.js";
+import { hopLabel } from "./denial-text.js";
 import { canonicalToolName, covers, matcherText } from "./tool-matcher.js";
 import type { DecideContext, Denial, Origin, PermissionList, Rule, ToolCall } from "./types.js";
 
@@ -44,7 +45,7 @@ export function deniedNote(d: Denial, cwd: string, list?: PermissionList): Decis
   const base = {
     verdict: "denied" as const,
     reason: d.reason,
-    ...(d.narrowedBy && { narrowedBy: `${d.narrowedBy.hop} (${d.narrowedBy.file})` }),
+    ...(d.narrowedBy && { narrowedBy: hopLabel(d.narrowedBy) }),
   };
   if (d.reason === "denied-by-rule") return { ...base, ...originNote(d.rule.origin, cwd) };
   if (d.reason === "cannot-judge" && d.why.kind === "deny-unsure")

@@ -19,8 +19,12 @@ export function denialText(d: Denial): string {
 function narrowedText(d: Denial): string {
   const by = d.narrowedBy;
   if (!by) return "";
-  return `${by.hop} (${by.file}) narrowed this run: its allowed-tools do not allow this call.`;
+  return `${hopLabel(by)} narrowed this run: its allowed-tools do not allow this call.`;
 }
+
+/** A hop and its file: `the skill 'notes' (skills/notes/SKILL.md)`, or `agent.md` alone. */
+export const hopLabel = (by: { readonly hop: string; readonly file: string }) =>
+  by.hop === by.file ? by.hop : `${by.hop} (${by.file})`;
 
 function ownText(d: Denial): string {
   switch (d.reason) {
