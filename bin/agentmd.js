@@ -30,11 +30,19 @@ function handedSecrets() {
   return out;
 }
 
-// A reader that stops early (`agentmd … | head`) is not an error.
+// A reader that stops early (`agentmd … | head`) is not an error. Any other failure (a full
+// disk) is one line and exit 1, unless the command listens itself (a batch stops its runs first).
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (e) => {
     if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw e;
+    if (stream.listenerCount("error") > 1) return;
+    const name = stream === process.stdout ? "standard output" : "standard error";
+    try {
+      process.stderr.write(`agentmd: cannot write to ${name}: ${e.message}\n`);
+    } catch {
+      // standard error is gone too: the exit status says it
+    }
+    process.exit(1);
   });
 }
 

@@ -25,6 +25,12 @@ await build({
     "jiti",
     "@modelcontextprotocol/sdk",
     "zod",
+    // Loaded only when a run's provider is a cloud's (src/model/providers/provider-client.ts); their
+    // own lazy requires (the AWS credential chain) need their package layout.
+    "@anthropic-ai/bedrock-sdk",
+    "@anthropic-ai/vertex-sdk",
+    "@anthropic-ai/foundry-sdk",
+    "@aws-sdk/credential-providers",
     // Loaded only when tracing is on (src/tracing/tracing.ts).
     "@opentelemetry/core",
     "@opentelemetry/exporter-trace-otlp-http",

@@ -1,4 +1,5 @@
 import type { ClaudeSettings, PermissionMode } from "../definitions/settings.js";
+import { settingsHooks } from "../definitions/settings-hooks.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, MainAgentDefinition, ToolEntry } from "../definitions/types.js";
 import { listApproves, sessionPermissions } from "../invocation/approvals.js";
@@ -98,7 +99,7 @@ export function auditProject(source: AuditSource, names: readonly string[]): Aud
     definitions: source.definitions,
     catalog: source.catalog,
     settings: resolveSettings({}, main),
-    hooks: mergeHooks(main?.hooks, source.settings.disableAllHooks ? undefined : source.settings.hooks),
+    hooks: mergeHooks(main?.hooks, settingsHooks(source.settings)),
     denied: session.denied,
   });
   const specs = source.catalog.specs;

@@ -3,23 +3,24 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { HOOK_EVENTS } from "../definitions/hook-events.js";
 import { type JsonFile, readJsonFile } from "../definitions/json-file.js";
-import { CUSTOM_TOOLS_DIR, MCP_JSON, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
+import { MCP_JSON, PROJECT_SETTINGS } from "../definitions/project-inputs.js";
 import type { Definition, Plugin } from "../definitions/types.js";
-import { walkTree } from "../definitions/walk-tree.js";
+import type { Inventory } from "../trust/inventory/inventory.js";
 
 /**
  * What a run of a project depends on beyond its lists, read as text (nothing is run): the code it
- * runs (hooks, MCP servers, tool modules), and the settings that loosen it (env, working folders,
- * permission mode, the sandbox, where the key is sent). `audit --diff` compares these one by one,
- * because none of them shows in what a list allows.
+ * runs (hooks, MCP servers, and every file of code of the project's inventory, with what the
+ * inventory could not follow), and the settings that loosen it (env, working folders, permission
+ * mode, the sandbox, where the key is sent). `audit --diff` compares these one by one, because none
+ * of them shows in what a list allows.
  */
 
 export type CodeInputKind =
   | "hook"
-  | "hook-script"
+  | "code-file"
+  | "not-followed"
   | "disable-all-hooks"
   | "mcp-server"
-  | "tool-module"
   | "settings-env"
   | "additional-directory"
   | "permission-mode"
@@ -45,31 +46,64 @@ const isRecord = (x: unknown): x is Record<string, unknown> =>
 
 /**
  * The code inputs of the project laid out in `dir` (the working tree, or a revision's copy), with
- * its loaded `definitions`. Contract: never throws; a file that cannot be read gives nothing.
+ * its loaded `definitions` and its `inventory`. Contract: never throws; a file that cannot be read
+ * gives nothing.
  */
 export function codeInputs(
   dir: string,
   definitions: readonly Definition[],
-  plugins: readonly Plugin[] = [],
+  plugins: readonly Plugin[],
+  inventory: Inventory,
 ): CodeInput[] {
-  const inputs = [
-    ...plugins.map(pluginInput),
+  return [
+    ...plugins.map((p) => pluginInput(p, dir)),
     ...PROJECT_SETTINGS.flatMap((f) => settingsInputs(path.join(dir, f))),
     ...mcpJsonInputs(path.join(dir, MCP_JSON)),
-    ...toolModuleInputs(dir),
     ...definitions.flatMap(definitionInputs),
+    ...inventoryInputs(inventory),
   ];
-  return [...inputs, ...hookScripts(dir, inputs)];
+}
+
+/**
+ * Every file of code of the inventory (a hook's script and what it sources, an MCP server's program
+ * and what it imports, a tool module, a package script's package.json, a plugin's files), by
+ * digest, and each thing it could not follow. Git's own files are left out: no revision holds them.
+ */
+function inventoryInputs(inventory: Inventory): CodeInput[] {
+  return inventory.items.flatMap((i) =>
+    i.kind === "file" || i.kind === "tool" || i.kind === "unfollowed"
+      ? [
+          {
+            kind: i.kind === "unfollowed" ? ("not-followed" as const) : ("code-file" as const),
+            key: i.id,
+            value: i.hash,
+            // An unfollowed item's file is where it is: `hook … — .claude/settings.json`, `lib/x.mjs`.
+            file: path.resolve(inventory.dir, i.file.split(" — ").pop() ?? i.file),
+            line: 1,
+            text: i.text,
+          },
+        ]
+      : [],
+  );
 }
 
 /**
  * An enabled plugin: its commands, skills, agents, hooks and servers all come with it, so enabling
  * one (or a new version of it) is a gain, whatever its entries' lists show.
  */
-function pluginInput(p: Plugin): CodeInput {
-  const value = createHash("sha256")
-    .update(JSON.stringify([p.version, p.hooks ?? {}, p.servers]))
-    .digest("hex");
+function pluginInput(p: Plugin, dir: string): CodeInput {
+  // Its folder and the project's are put back as variables: a revision's copy lives elsewhere.
+  // A hook's folder and variables are where it was read from and whose home it has, not what it runs.
+  const hooks = Object.entries(p.hooks ?? {}).map(([event, list]) => [
+    event,
+    (list ?? []).map(({ cwd: _cwd, env: _env, origin: _origin, ...h }) => h),
+  ]);
+  const text = JSON.stringify([p.version, hooks, p.servers])
+    .split(p.root)
+    .join("${CLAUDE_PLUGIN_ROOT}")
+    .split(dir)
+    .join("${CLAUDE_PROJECT_DIR}");
+  const value = createHash("sha256").update(text).digest("hex");
   return {
     kind: "plugin",
     key: p.id,
@@ -78,43 +112,6 @@ function pluginInput(p: Plugin): CodeInput {
     line: 1,
     text: `plugin ${p.id} ${p.version} enabled (${p.scope === "dir" ? "--plugin-dir" : `${p.scope} settings`})`,
   };
-}
-
-/**
- * The scripts under `.claude/` that a hook's command names (`.claude/hooks/guard.sh`, also as
- * `$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh`), by digest: a changed script is a changed hook.
- */
-function hookScripts(dir: string, inputs: readonly CodeInput[]): CodeInput[] {
-  const out = new Map<string, CodeInput>();
-  for (const hook of inputs.filter((c) => c.kind === "hook")) {
-    const command = (JSON.parse(hook.value) as { command?: unknown }).command;
-    if (typeof command !== "string") continue;
-    const words = command.replace(/\$\{?CLAUDE_PROJECT_DIR\}?/g, dir).split(/[\s;&|()<>]+/);
-    for (const word of words) {
-      const file = path.resolve(dir, word.replace(/^["']|["']$/g, ""));
-      const rel = path.relative(dir, file).split(path.sep).join("/");
-      if (!rel.startsWith(".claude/") || out.has(rel)) continue;
-      const digest = digestOf(file);
-      if (digest)
-        out.set(rel, {
-          kind: "hook-script",
-          key: rel,
-          value: digest,
-          file,
-          line: 1,
-          text: `hook script ${rel} (run by ${hook.text})`,
-        });
-    }
-  }
-  return [...out.values()];
-}
-
-function digestOf(file: string): string | undefined {
-  try {
-    return createHash("sha256").update(readFileSync(file)).digest("hex");
-  } catch {
-    return undefined;
-  }
 }
 
 function settingsInputs(file: string): CodeInput[] {
@@ -223,18 +220,6 @@ function serverLine(spec: unknown): string {
   const words = [spec.command, ...(Array.isArray(spec.args) ? spec.args : [])].filter((w) => w !== undefined);
   const env = isRecord(spec.env) ? ` (env: ${Object.keys(spec.env).join(", ")})` : "";
   return `${typeof spec.url === "string" ? spec.url : words.join(" ")}${env}`;
-}
-
-/** Every file under `tools/` (a module and whatever it imports beside it), by digest. */
-function toolModuleInputs(dir: string): CodeInput[] {
-  return walkTree(path.join(dir, CUSTOM_TOOLS_DIR), { bound: dir }).flatMap((file) => {
-    const digest = digestOf(file);
-    if (digest === undefined) return [];
-    const rel = path.relative(dir, file).split(path.sep).join("/");
-    return [
-      { kind: "tool-module" as const, key: rel, value: digest, file, line: 1, text: `tool module ${rel}` },
-    ];
-  });
 }
 
 /** A definition's hooks, inline MCP servers, sandbox and `baseUrl`, each at its line in the file. */

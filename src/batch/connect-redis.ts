@@ -28,17 +28,50 @@ export function shownUrl(url: string): string {
 }
 
 /**
+ * How long Redis may take to answer one command (or to become ready) before it fails: a server
+ * that accepts connections and never answers (stopped, swapped out, wedged) is an error within
+ * this, never a wait for ever. `AGENTMD_REDIS_TIMEOUT_MS` changes it (1,000 to 600,000).
+ */
+export function redisAnswerMs(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const n = Number(env.AGENTMD_REDIS_TIMEOUT_MS);
+  return Number.isInteger(n) && n >= 1_000 && n <= 600_000 ? n : 5_000;
+}
+
+/** The message of an ioredis command that got no answer in time. */
+const TIMED_OUT = "Command timed out";
+
+/**
+ * A failure of Redis itself, as ioredis gives it: no answer in time, a closed connection, a reply
+ * error (a full server refusing writes). Said as one line; anything else is not Redis's.
+ */
+export function redisFailure(e: unknown, url: string): RedisUnavailableError | undefined {
+  if (e instanceof RedisUnavailableError) return e;
+  if (!(e instanceof Error)) return undefined;
+  const shown = shownUrl(url);
+  if (e.message === TIMED_OUT)
+    return new RedisUnavailableError(`Redis at ${shown} did not answer within ${redisAnswerMs() / 1000} s`);
+  if (e.name === "ReplyError" || /Connection is closed|max retries|ECONNREFUSED|ECONNRESET/.test(e.message))
+    return new RedisUnavailableError(`Redis at ${shown}: ${e.message.split("\n")[0]}`);
+  return undefined;
+}
+
+/**
  * A connection for agentmd's own keys. The first connection fails fast with a message that names
- * the URL (a worker that cannot start should say why, not retry in silence); once connected, it
- * reconnects after a failure as long as it takes, keeping commands queued meanwhile.
+ * the URL (a worker that cannot start should say why, not retry in silence), as does a server that
+ * accepts the connection and never answers; once connected, it reconnects after a failure as long
+ * as it takes, and every command is bounded (`redisAnswerMs`): one that gets no answer in time
+ * fails with "Command timed out" (see `redisFailure`).
  */
 export async function connectRedis(url: string, onError?: (e: Error) => void): Promise<Redis> {
   checkRedisUrl(url);
   let ready = false;
   let failure = "";
+  const ms = redisAnswerMs();
   const redis = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: null,
+    commandTimeout: ms,
+    connectTimeout: ms,
     retryStrategy: (times) => (ready ? Math.min(times * 200, 2000) : null),
     // A connection that never opened has nothing to wait for when it is let go.
     disconnectTimeout: 200,
@@ -49,15 +82,31 @@ export async function connectRedis(url: string, onError?: (e: Error) => void): P
     if (ready) onError?.(e);
   });
   try {
-    await redis.connect();
+    // The connection's ready check (INFO) is no command of ours: a server that never answers it
+    // is bounded here.
+    await answered(redis.connect(), ms);
+    await redis.ping();
     ready = true;
   } catch (e) {
+    // A server that never answers never closes its end either: the socket is cut, not ended, so
+    // that nothing holds the process once it has said why.
+    redis.stream?.destroy();
     redis.disconnect();
+    const why = (e as Error).message === TIMED_OUT ? `no answer within ${ms / 1000} s` : "";
     throw new RedisUnavailableError(
-      `cannot reach Redis at ${shownUrl(url)}: ${failure || (e as Error).message}`,
+      `cannot reach Redis at ${shownUrl(url)}: ${why || failure || (e as Error).message}`,
     );
   }
   return redis;
+}
+
+/** `p`, or "Command timed out" once `ms` have passed without it. */
+export function answered<T>(p: Promise<T>, ms = redisAnswerMs()): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(TIMED_OUT)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -75,8 +124,48 @@ export function connectionWarnings(warn: (line: string) => void): (e: Error) => 
   };
 }
 
-/** What BullMQ is given to open its own connections (a worker's blocking one among them). */
-export const bullConnection = (url: string) => ({ url, maxRetriesPerRequest: null });
+/**
+ * What BullMQ is given to open its own connections. A queue's commands are bounded as agentmd's
+ * own are; a worker's and a QueueEvents' are not (their blocking reads wait by design, and a
+ * bound on every command would cut them): what they wait on is watched by `watchRedis`, and a
+ * `batch --wait` by its own polls.
+ */
+export const bullConnection = (url: string, blocking = false) => ({
+  url,
+  maxRetriesPerRequest: null,
+  ...(!blocking && { commandTimeout: redisAnswerMs() }),
+});
+
+/**
+ * Asks Redis every `everyMs` whether it answers, and says each time it did not (a line per
+ * failure: the worker goes on waiting for it), and once when it answers again. Returns the stop.
+ */
+export function watchRedis(
+  redis: Redis,
+  url: string,
+  say: (line: string) => void,
+  everyMs = redisAnswerMs(),
+): () => void {
+  let down = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const look = async () => {
+    try {
+      await redis.ping();
+      if (down) say(`Redis at ${shownUrl(url)} answers again`);
+      down = false;
+    } catch (e) {
+      down = true;
+      if (!stopped) say(`${redisFailure(e, url)?.message ?? (e as Error).message} (retrying)`);
+    }
+    if (!stopped) timer = setTimeout(look, everyMs).unref();
+  };
+  timer = setTimeout(look, everyMs).unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
 
 /** What BullMQ's Queue, QueueEvents and Worker have in common for ending. */
 export interface Closable {

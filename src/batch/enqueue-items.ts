@@ -13,6 +13,8 @@ export interface EnqueueOptions {
   readonly queue: Queue;
   readonly keys: BatchKeys;
   readonly batchId: string;
+  /** The run of the batch these jobs are queued in (its budget's). */
+  readonly run?: string;
   /** The batch's items, read as they are queued (a chunk at a time: never all held). */
   readonly items: AsyncIterable<BatchItem> | readonly BatchItem[];
   /** The project version a job of this item is for (it covers the memory files down to its `cwd`). */
@@ -116,6 +118,7 @@ async function enqueueChunk(o: EnqueueOptions, items: readonly BatchItem[], t: T
       data: jobDataFor(o.batchId, item, o.versionOf(item), {
         retryFailed: retry,
         traceparent: o.traceparent,
+        ...(o.run && { run: o.run }),
       }),
       opts: { ...JOB_OPTIONS, jobId },
     });

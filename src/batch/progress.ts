@@ -71,7 +71,8 @@ export function progressLine(p: Progress, now: number, { bar = true }: { bar?: b
     `ETA ${eta(p, now)}`,
   ];
   if (p.waitingForVersion) parts.push(`${p.waitingForVersion} waiting for a worker of their project version`);
-  if (p.pausedUntil !== undefined && p.pausedUntil > now)
+  // A pause that would read "0s" (a pacing wait of a few ms) is no pause to speak of.
+  if (p.pausedUntil !== undefined && duration(p.pausedUntil - now) !== "0s")
     parts.push(`rate limited: paused ${duration(p.pausedUntil - now)}`);
   if (p.limit !== undefined && p.max !== undefined && p.limit < p.max)
     parts.push(`concurrency ${p.limit}/${p.max}`);

@@ -3,11 +3,15 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { projectPlugins } from "../definitions/plugins.js";
 import { projectInputs } from "../definitions/project-inputs.js";
+import { isInside } from "../shared/is-inside.js";
+import { projectInventory } from "../trust/inventory/inventory.js";
 
 /**
  * A content hash of a project's inputs (`sha256:` and 16 hex digits): the digest of exactly the
  * files `projectInputs` lists in the project folder (agent.md, the definition folders, `tools/`,
- * `.claude/settings*.json`, `.mcp.json`, and the memory files down to `cwd`), the same on every
+ * `.claude/settings*.json`, `.mcp.json`, and the memory files down to `cwd`) and every file of code
+ * in the project's inventory (a hook's script and what it sources, an MCP server's program and what
+ * it imports, package.json for a package script, a makefile), the same on every
  * machine whose folder holds the same files, whatever their times or the folder's place. A job
  * names the version it was made for, and a worker whose project differs refuses it rather than run
  * the job with other prompts, tools, servers or another allow-list. Line endings are read as `\n`,
@@ -25,9 +29,15 @@ export function projectVersion(projectDir: string, cwd?: string): string {
   const inputs = projectInputs(root, { cwd: path.resolve(root, cwd ?? "."), plugins }).filter(
     (i) => i.scope === "project",
   );
-  const entries = inputs
-    .filter((i) => isFile(i.file))
-    .map((i) => [path.relative(root, i.file).split(path.sep).join("/"), i.file] as const);
+  // The inventory's files inside the project: git's own files and the user's are no part of it.
+  const inventory = projectInventory(root, undefined);
+  const code = inventory.files
+    .filter((f) => isInside(f.file, inventory.dir))
+    .map((f) => path.join(root, path.relative(inventory.dir, f.file)));
+  const files = [...new Set([...inputs.map((i) => i.file), ...code])];
+  const entries = files
+    .filter(isFile)
+    .map((f) => [path.relative(root, f).split(path.sep).join("/"), f] as const);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const hash = createHash("sha256");
   for (const [rel, file] of entries) {

@@ -2,8 +2,9 @@ import type { Redis } from "ioredis";
 import { type Budget, rootBudget, type SharedSpend } from "../loop/budget.js";
 
 /**
- * A queue batch's budget (`batch --redis --max-budget-usd`), for all its items together, kept in
- * Redis (`agentmd:<queue>:budget:<batch>`): `cap_usd` set when the batch is queued, `spent_usd`
+ * A queue batch's budget (`batch --redis --max-budget-usd`), for all the items of one run of it
+ * together (each enqueue is a run; `--resume RUN` continues one), kept in Redis
+ * (`agentmd:<queue>:budget:<batch>:<run>`): `cap_usd` set when the batch is queued, `spent_usd`
  * raised atomically (HINCRBYFLOAT) by every worker as each answer's cost is known, and read again
  * before every request of every item on every worker. Requests already in flight when the cap is
  * reached are paid, as Claude Code's `--max-budget-usd` pays them.
@@ -14,26 +15,26 @@ export async function setQueueBudget(redis: Redis, key: string, capUsd: number |
 }
 
 export interface QueueBudgets {
-  /** The batch's budget, the same object for every job of it this worker runs; none without a cap. */
-  budgetFor(batch: string): Promise<Budget | undefined>;
+  /** The batch run's budget, the same object for every job of it this worker runs; none without a cap. */
+  budgetFor(batch: string, run?: string): Promise<Budget | undefined>;
 }
 
 /** A worker's view of the budgets of the batches it runs (`keyOf`: the budget's Redis key). */
 export function queueBudgets(
   redis: Redis,
-  keyOf: (batch: string) => string,
+  keyOf: (batch: string, run?: string) => string,
   onError?: (message: string) => void,
 ): QueueBudgets {
   const known = new Map<string, { cap: number; budget: Budget }>();
   return {
-    budgetFor: async (batch) => {
-      const key = keyOf(batch);
+    budgetFor: async (batch, run) => {
+      const key = keyOf(batch, run);
       const cap = Number(await redis.hget(key, "cap_usd"));
       if (!Number.isFinite(cap) || cap <= 0) return undefined;
-      const had = known.get(batch);
+      const had = known.get(key);
       if (had?.cap === cap) return had.budget;
       const budget = rootBudget(cap, sharedSpend(redis, key, onError));
-      known.set(batch, { cap, budget });
+      known.set(key, { cap, budget });
       return budget;
     },
   };

@@ -3,6 +3,20 @@ export const DEFAULT_QUEUE = "agentmd";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
+const RUN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
+
+/** A new run of a batch on a queue: when it was queued, and a few random letters. */
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 13);
+  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Throws unless `run` can name a run of a batch (`--resume RUN`): letters, digits, `_`, `-`. */
+export function checkRunId(run: string): string {
+  if (!RUN.test(run)) throw new Error(`'${run}' cannot name a batch's run: use letters, digits, _ -`);
+  return run;
+}
+
 /** Throws unless `name` can name a queue: letters, digits, `_`, `.`, `-` (BullMQ refuses `:`). */
 export function checkQueueName(name: string): string {
   if (!NAME.test(name)) throw new Error(`'${name}' cannot name a queue: use letters, digits, _ . -`);
@@ -22,9 +36,11 @@ export function checkQueueName(name: string): string {
  *   (`…:refused`) of those put back for a worker of their version;
  * - `agentmd:<queue>:queued:<batch>`: set when the batch is enqueued; gone, it tells a waiting
  *   `batch --wait` that Redis lost its data (restarted empty);
- * - `agentmd:<queue>:budget:<batch>`: a hash, `cap_usd` (`--max-budget-usd`, for all the batch's
- *   items together) and `spent_usd` (what every worker's runs of it spent, added as answers come);
- * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order;
+ * - `agentmd:<queue>:budget:<batch>:<run>`: a hash, `cap_usd` (`--max-budget-usd`, for all the
+ *   items of one run of the batch together: each enqueue is a run of its own, `--resume RUN`
+ *   continues one) and `spent_usd` (what every worker's runs of it spent, added as answers come);
+ * - `agentmd:<queue>:transcript:<session>`: a list, one event as JSON an entry, in order, and
+ *   beside it `…:writer` (the run writing it and its last event's number: no write after a lost one);
  * - `agentmd:<queue>:rate:…`: the rate limit every worker of the queue shares (its windows' counts
  *   and the hold after a 429).
  */
@@ -41,7 +57,7 @@ export function queueKeys(queue: string) {
       pending: `${base}:wait:${batch}:${wait}`,
       refused: `${base}:wait:${batch}:${wait}:refused`,
     }),
-    budget: (batch: string) => `${base}:budget:${batch}`,
+    budget: (batch: string, run?: string) => `${base}:budget:${batch}${run ? `:${run}` : ""}`,
     rate: `${base}:rate`,
     transcript: (sessionId: string) => `${base}:transcript:${sessionId}`,
   };

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RunEvent } from "../loop/events.js";
 import { checkSessionId, parseEvent, SessionError, type TranscriptStore } from "../loop/transcript.js";
@@ -7,6 +8,17 @@ export interface DurableTranscripts extends TranscriptStore {
   /** Resolves once every event written so far is stored. Contract: never rejects. */
   flushed(): Promise<void>;
 }
+
+// One event appended, in order, by one writer, with no hole: a writer's first event (seq 0) makes
+// it the session's writer; each later one is appended only if the one before it was. A write
+// Redis refused (full, with noeviction) is never followed by one it accepts: the transcript stops
+// where its last whole event is, and a resume goes on from there.
+const APPEND = `
+local seq = tonumber(ARGV[2])
+if seq > 0 and redis.call('GET', KEYS[2]) ~= ARGV[1] .. ':' .. (seq - 1) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1] .. ':' .. seq)
+return 1`;
 
 /**
  * Transcripts as Redis lists, one event a JSON entry, so that whichever worker takes a job next
@@ -20,15 +32,27 @@ export function redisTranscripts(redis: Redis, keyOf: (sessionId: string) => str
   return {
     open(id, onError) {
       const key = keyOf(checkSessionId(id));
+      const writer = randomBytes(8).toString("hex");
+      let seq = 0;
       let broken = false;
+      const fail = (why: string) => {
+        if (broken) return;
+        broken = true;
+        onError(`cannot write the transcript ${key}: ${why}`);
+      };
       return {
+        get intact() {
+          return !broken;
+        },
         write(event) {
           if (broken) return;
-          last = redis.rpush(key, JSON.stringify(event)).catch((e: Error) => {
-            if (broken) return;
-            broken = true;
-            onError(`cannot write the transcript ${key}: ${e.message}`);
-          });
+          last = redis.eval(APPEND, 2, key, `${key}:writer`, writer, seq++, JSON.stringify(event)).then(
+            (appended) => {
+              if (appended !== 1)
+                fail("a write before this one was lost, or another worker writes the session now");
+            },
+            (e: Error) => fail(e.message),
+          );
         },
       };
     },

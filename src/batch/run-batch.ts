@@ -82,6 +82,7 @@ export async function runBatch(o: RunBatchOptions): Promise<BatchSummary> {
         ...(o.retryFailed && { retryFailed: true }),
       });
       if (run.kind === "interrupted") interrupted++;
+      else if (run.kind === "unrecorded") result = run.result;
       else if (run.kind === "held") {
         held++;
         o.onHeld?.(item, run.message);

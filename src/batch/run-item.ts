@@ -16,7 +16,9 @@ type SessionEnd = NonNullable<Extract<SessionState, { kind: "finished" }>["unclo
 export type ItemRun =
   | { readonly kind: "finished"; readonly result: BatchResult; readonly ran: boolean }
   | { readonly kind: "interrupted" }
-  | { readonly kind: "held"; readonly message: string };
+  | { readonly kind: "held"; readonly message: string }
+  /** Stopped because its transcript could not be written (what it did is recorded up to there). */
+  | { readonly kind: "unrecorded"; readonly result: BatchResult };
 
 export interface RunItemOptions {
   readonly signal: AbortSignal;
@@ -93,7 +95,8 @@ async function runHeld(
     options.onEvent?.({ runId: "", depth: 0, type: "warning", message }),
   );
   if (r.outcome === "aborted") return { kind: "interrupted" };
-  return { kind: "finished", result: resultOf(item, r, fresh ? undefined : paidBy(events)), ran: true };
+  const result = resultOf(item, r, fresh ? undefined : paidBy(events));
+  return r.unrecorded ? { kind: "unrecorded", result } : { kind: "finished", result, ran: true };
 }
 
 /** `line` is typed as in the REPL; a `prompt` is plain text even when it starts with `/`. */

@@ -5,8 +5,18 @@ import type { Runner } from "../invocation/runner.js";
 import { fileTranscripts } from "../loop/transcript.js";
 import type { BatchResult } from "./batch-result.js";
 import { batchSessionId } from "./batch-session-id.js";
-import { bullConnection, connectionWarnings, connectRedis } from "./connect-redis.js";
+import {
+  answered,
+  bullConnection,
+  closeBull,
+  connectionWarnings,
+  connectRedis,
+  RedisUnavailableError,
+  shownUrl,
+  watchRedis,
+} from "./connect-redis.js";
 import { jobDataOf } from "./job-data.js";
+import { watchLocks } from "./lock-watch.js";
 import { projectVersions } from "./project-version.js";
 import { type QueueBudgets, queueBudgets } from "./queue-budget.js";
 import { queueKeys } from "./queue-keys.js";
@@ -96,7 +106,12 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   const runners = runnersByFolder(project, {
     env: o.env,
     model: { fetch, maxRetries: BATCH_MAX_RETRIES },
-    transcript: { store: transcripts },
+    transcript: { store: transcripts, required: true },
+    // Write-ahead for tool calls too: the call is in the transcript before it runs (a transcript
+    // Redis refused stops the run here, its call unrun).
+    hooks: {
+      PreToolUse: [{ origin: "agentmd worker", run: () => transcripts.flushed().then(() => undefined) }],
+    },
   });
   try {
     runners.runnerFor({});
@@ -116,8 +131,17 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     record: (batch, result) => recordResult(redis, keys.batch(batch), result),
     ...(o.onResult && { onResult: o.onResult }),
   });
-  const worker = new Worker(o.queue, processor, {
-    connection: bullConnection(o.redisUrl),
+  let locks: ReturnType<typeof watchLocks> | undefined;
+  const watched = async (job: Job, token?: string, signal?: AbortSignal) => {
+    if (job.id) locks?.track(job.id);
+    try {
+      return await processor(job, token, signal);
+    } finally {
+      if (job.id) locks?.untrack(job.id);
+    }
+  };
+  const worker = new Worker(o.queue, watched, {
+    connection: bullConnection(o.redisUrl, true),
     name,
     concurrency: o.concurrency,
     lockDuration: o.lockDurationMs,
@@ -129,16 +153,27 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   worker.on("error", warn);
   // A job whose lock could not be renewed may be running on another worker by now: stop ours, so
   // that one run of it goes on (its transcript says where), not two.
-  worker.on("lockRenewalFailed", (jobIds) => {
-    for (const id of jobIds) worker.cancelJob(id, "the job's lock was lost");
-  });
+  locks = watchLocks(worker, o.lockDurationMs, (id) =>
+    o.onNotice?.(`job ${id}: its lock was lost (Redis did not renew it); its run stops here`),
+  );
   worker.on("failed", (job, e) => {
     if (e instanceof UnrecoverableError || e.name === "UnrecoverableError")
       o.onNotice?.(`job ${job?.id ?? "?"} failed: ${e.message}`);
   });
-  await worker.waitUntilReady();
+  try {
+    await answered(worker.waitUntilReady());
+  } catch (e) {
+    await closeBull(worker);
+    redis.disconnect();
+    throw new RedisUnavailableError(`Redis at ${shownUrl(o.redisUrl)}: ${(e as Error).message}`);
+  }
+  // A server that stops answering (stopped, wedged) holds the worker's blocking reads without an
+  // error: it is asked after, and each time it does not answer is a line.
+  const unwatch = watchRedis(redis, o.redisUrl, (line) => o.onNotice?.(line));
   let closed: Promise<void> | undefined;
   const close = async () => {
+    unwatch();
+    locks?.stop();
     await worker.close();
     await runners.close();
     await transcripts.flushed();
@@ -212,7 +247,7 @@ function jobProcessor(cx: JobContext) {
     }
     if (refusalOf(job.progress)) await job.updateProgress({ takenBy: cx.name });
     const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion);
-    const budget = await cx.budgets.budgetFor(data.batch);
+    const budget = await cx.budgets.budgetFor(data.batch, data.run);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       ...(budget && { budget }),
       signal: signal ?? new AbortController().signal,
@@ -221,6 +256,12 @@ function jobProcessor(cx: JobContext) {
     });
     if (run.kind === "interrupted")
       throw new Error("the run was interrupted; the job's next attempt continues it");
+    // Its transcript stops where Redis last took a write: the next attempt goes on from there.
+    if (run.kind === "unrecorded") {
+      const why = `${run.result.message ?? "the run stopped"}; the job's next attempt continues it`;
+      cx.onNotice?.(`job ${job.id ?? "?"} (${data.item.id}): ${why}`);
+      throw new Error(why);
+    }
     if (run.kind === "held") throw new Error(`${run.message}; the job's next attempt looks again`);
     await cx.transcripts.flushed();
     const result: BatchResult = { ...run.result, worker: cx.name };

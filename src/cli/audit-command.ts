@@ -13,14 +13,17 @@ import type { Diagnostic } from "../definitions/types.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { definitionList, UNRESTRICTED } from "../permissions/index.js";
+import { isInside } from "../shared/is-inside.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { inspectedTools } from "../tools/custom/inspected-tools.js";
+import { type Inventory, projectInventory } from "../trust/inventory/inventory.js";
 import { diffJson, diffText } from "./audit-diff-format.js";
 import { type AuditHeader, auditJson, auditText } from "./audit-format.js";
 import { auditHtml, auditSvg } from "./audit-graph.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
+import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 import { rebasePaths, revisionFiles } from "./revision-files.js";
 
@@ -45,7 +48,8 @@ the lists (--mcp lists them).
                 server, tools/ file, settings env key, additionalDirectories,
                 defaultMode, sandbox and baseUrl added or changed (a gain)
   --mcp         start the MCP servers to list their tools (then stop them);
-                the only flag that runs project code, refused with --diff
+                the only flag that runs project code, refused with --diff and
+                in a folder that is not trusted (see agentmd trust)
   -h, --help    this help
 
 Nothing of the project runs: no tools/ module is imported (a custom tool is
@@ -76,6 +80,8 @@ interface Read {
   readonly source: AuditSource;
   /** The code and settings a run depends on beyond its lists, read as text. */
   readonly code: readonly CodeInput[];
+  /** The project's code as the inventory finds it, in the folder read. */
+  readonly inventory: Inventory;
   readonly settingsFiles: readonly string[];
   readonly errors: readonly Diagnostic[];
 }
@@ -103,7 +109,11 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     );
     return 1;
   }
-  const mcp = options.mcp ? await startedServers(current.source, io.env) : undefined;
+  const mcp = options.mcp ? await startedServers(current.source, io) : undefined;
+  if (mcp?.refused !== undefined) {
+    io.stderr.write(`${printable(mcp.refused, false)}\n`);
+    return 1;
+  }
   const header: AuditHeader = {
     root,
     agentMd: current.source.definitions.find((d) => d.surface === "main")?.file ?? null,
@@ -111,6 +121,7 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<number
     mcp: mcp?.lines ?? current.source.servers,
     mcpStarted: mcp !== undefined,
     unreadTools: custom.modules.filter((m) => m.unknown).map((m) => path.relative(root, m.file)),
+    notFollowed: current.inventory.notFollowed.map((n) => `${n.what} — ${n.why} (${n.where})`),
   };
   if (options.diff !== undefined)
     return diff(options, options.diff, { current, at, mcp: mcp?.names ?? [], header }, io);
@@ -133,7 +144,11 @@ async function diff(
   run: { current: Read; at: ReadAt; mcp: readonly string[]; header: AuditHeader },
   io: CliIo,
 ): Promise<number> {
-  const files = revisionFiles(run.at.root, rev, io.env);
+  // The revision's copy holds the files the audit reads, and every file of code the working tree's
+  // inventory names, so that each is compared with itself as it was.
+  const inv = run.current.inventory;
+  const code = inv.files.filter((f) => isInside(f.file, inv.dir)).map((f) => path.relative(inv.dir, f.file));
+  const files = revisionFiles(run.at.root, rev, io.env, code);
   if (!files.ok) {
     io.stderr.write(`agentmd audit: ${printable(files.message, false)}\n`);
     return 2;
@@ -152,17 +167,17 @@ async function diff(
     const next = auditProject(run.current.source, names);
     const before = prior.errors.length > 0 ? nothingRuns(next) : auditProject(prior.source, names);
     const d = diffAudits(before, next);
-    const code = diffCodeInputs(prior.code, run.current.code);
+    const gains = diffCodeInputs(prior.code, run.current.code);
     if (options.graph !== undefined && !writeGraph(options.graph, next, run.at.catalog, io)) return 1;
     const compared = { revision: rev, commit: files.commit, notes };
     io.stdout.write(
       options.json
-        ? `${JSON.stringify(diffJson(d, compared, next, code), null, 2)}\n`
-        : `${diffText(d, compared, next, code)
+        ? `${JSON.stringify(diffJson(d, compared, next, gains), null, 2)}\n`
+        : `${diffText(d, compared, next, gains)
             .map((l) => printable(l, false))
             .join("\n")}\n`,
     );
-    return d.widened || code.length > 0 ? 1 : 0;
+    return d.widened || gains.length > 0 ? 1 : 0;
   } finally {
     files.cleanup();
   }
@@ -211,9 +226,11 @@ function readProject(dir: string, at: ReadAt): Read {
       ]),
     ],
   };
+  const inventory = projectInventory(dir, at.home);
   return {
     source,
-    code: rebasePaths(codeInputs(dir, loaded.definitions, loaded.plugins), dir, at.root),
+    code: rebasePaths(codeInputs(dir, loaded.definitions, loaded.plugins, inventory), dir, at.root),
+    inventory,
     settingsFiles: source.settings.files,
     errors: rebasePaths(errors, dir, at.root),
   };
@@ -225,7 +242,7 @@ function nothingRuns(next: Audit): Audit {
 }
 
 /** `--mcp`: the tools of the servers the main agent's list could reach, learnt by starting them. */
-async function startedServers(source: AuditSource, env: CliIo["env"]) {
+async function startedServers(source: AuditSource, io: CliIo) {
   const main = source.definitions.find((d) => d.surface === "main");
   const list = main ? definitionList(main, { specs: source.catalog.specs, home: source.home }) : UNRESTRICTED;
   const agents = source.definitions.filter((d) => d.surface === "agent");
@@ -234,7 +251,8 @@ async function startedServers(source: AuditSource, env: CliIo["env"]) {
     source.definitions,
     agents,
     list,
-    env,
+    io.env,
+    { command: "audit --mcp", home: trustHome(io) },
     mcpJsonFilter(source.settings),
   );
 }

@@ -23,6 +23,8 @@ export interface AuditHeader {
   readonly mcpStarted: boolean;
   /** Tool modules whose tool names cannot be read without running them (relative). */
   readonly unreadTools?: readonly string[];
+  /** What the inventory of the project's code could not follow (a path built at run time, a remote script). */
+  readonly notFollowed?: readonly string[];
 }
 
 /** A file as a reader finds it: relative to the project, `~/…` at home, else absolute. */
@@ -93,6 +95,7 @@ export function auditJson(a: Audit, h: AuditHeader) {
     maxDepth: a.maxDepth,
     mcpServers: { started: h.mcpStarted, servers: h.mcp },
     unreadToolModules: h.unreadTools ?? [],
+    notFollowed: h.notFollowed ?? [],
     entryPoints: a.entryPoints.map((e) => ({
       name: e.name,
       kind: e.kind,
@@ -132,6 +135,7 @@ export function auditText(a: Audit, h: AuditHeader): string[] {
     );
   for (const rel of h.unreadTools ?? [])
     lines.push(`custom tools: ${unknownNameMessage(rel)} (counted as any tool: it may do anything)`);
+  for (const n of h.notFollowed ?? []) lines.push(`not followed: ${n}`);
   for (const e of a.entryPoints) lines.push("", ...entryText(e, a));
   return lines;
 }

@@ -22,6 +22,7 @@ import {
   SESSION_BUSY_EXIT,
   skippedCounter,
   skippedLine,
+  stopOnOutputFailure,
   summaryLine,
   usage,
   wholeNumber,
@@ -48,10 +49,13 @@ covers the item's prompt (or line), agent, cwd and the project's version, so a c
 item is new work. Run the same command again and items that finished before with the same
 prompt, agent and version are skipped (listed on standard error), interrupted ones resumed
 from their transcripts, with totals that count every part paid for. An item another agentmd
-runs at that moment is left to it: each item has one writer at a time. Each finished run is one JSON line on standard output, printed as it finishes (FILE is
+runs at that moment is left to it: each item has one writer at a time.
+
+Each finished run is one JSON line on standard output, printed as it finishes (FILE is
 read as the runs go, never held: 10,000 items cost what ten do); a progress line (done,
 failed, running, waiting, tokens, cost so far and in all, ETA) goes to standard error:
 redrawn in place on a terminal, else a line at every 5% and every 10 s.
+
 Every run's requests share one rate limit (requests and tokens per minute, learnt from
 the API's rate-limit headers or given by --rpm/--tpm); a 429 holds every run's next
 request until its retry-after. With --redis, the workers share theirs in Redis.
@@ -64,12 +68,16 @@ Options:
   --model M         a model id or alias (sonnet, opus, haiku); overrides agent.md
   --json-schema S   every run's answer must match this JSON Schema (type object); each
                     result line carries it as structured_output
-  --max-budget-usd N  US dollars all the batch's runs may spend together: once reached,
-  --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
-  --thinking T      command) with its own effort or thinking keeps it. --thinking is
-                    adaptive, disabled or a budget of tokens; also --max-thinking-tokens
+  --max-budget-usd N
+                    US dollars all the batch's runs may spend together (with --redis:
+                    this run of it; each 'batch --redis' is a new run, --resume RUN goes
+                    on with the run id it said and what it spent): once reached,
                     no run sends another request (each ends error_max_budget_usd); with
                     --redis, kept in Redis for the runs on every worker
+  --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
+                    command) with its own effort or thinking keeps it
+  --thinking T      adaptive, disabled or a budget of tokens, as --effort; also
+                    --max-thinking-tokens N
   --rpm N           requests per minute all the runs send together (default: learnt
                     from the API's answers; with --redis, set it on the workers)
   --tpm N           input and output tokens per minute, as --rpm
@@ -79,6 +87,8 @@ Options:
   --wait            with --redis: wait for every result and print it as it comes (stops,
                     exit 1, if Redis lost the batch's jobs: restarted without its data)
   --queue NAME      with --redis: the queue's name (default ${DEFAULT_QUEUE})
+  --resume RUN      with --redis: continue run RUN of the batch (its budget) instead of
+                    starting a new one
   -h, --help        show this help
 
 Example:
@@ -107,6 +117,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
       queue: { type: "string" },
       "json-schema": { type: "string" },
       "max-budget-usd": { type: "string" },
+      resume: { type: "string" },
       ...REASONING_FLAGS,
       ...RATE_OPTIONS,
       help: { type: "boolean", short: "h", default: false },
@@ -124,6 +135,10 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
     return usage(io, "batch", "--concurrency must be a whole number from 1 to 1000");
   if (values.redis === undefined && (values.wait || values.queue !== undefined))
     return usage(io, "batch", "--wait and --queue go with --redis URL");
+  if (values.redis === undefined && values.resume !== undefined)
+    return usage(io, "batch", "--resume RUN goes with --redis URL (a local batch resumes by itself)");
+  if (values.resume !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(values.resume))
+    return usage(io, "batch", `'${values.resume}' cannot name a batch's run: use letters, digits, _ -`);
   if (values.redis !== undefined && !values.wait)
     return usage(io, "batch", "with --redis, add --wait (or use 'agentmd enqueue' to only queue the runs)");
   if (values.redis !== undefined && values.model !== undefined)
@@ -174,7 +189,7 @@ export async function batchCommand(args: readonly string[], io: RunIo): Promise<
 }
 
 async function batchOf(
-  values: { redis?: string; queue?: string; model?: string; "retry-failed": boolean },
+  values: { redis?: string; queue?: string; model?: string; resume?: string; "retry-failed": boolean },
   items: ItemSource,
   batchId: string,
   projectDir: string,
@@ -191,6 +206,7 @@ async function batchOf(
         items,
         projectDir,
         retryFailed: values["retry-failed"],
+        ...(values.resume !== undefined && { resume: values.resume }),
         ...(unattended.maxBudgetUsd !== undefined && { maxBudgetUsd: unattended.maxBudgetUsd }),
       },
       io,
@@ -245,7 +261,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       ...(o.effort && { effort: o.effort }),
       ...(o.thinking !== undefined && { thinking: o.thinking }),
     },
-    transcript: { store: withoutLock(store) },
+    transcript: { store: withoutLock(store), required: true },
     ...(o.outputSchema && { outputSchema: o.outputSchema }),
     ...(o.maxBudgetUsd !== undefined && { budget: rootBudget(o.maxBudgetUsd) }),
   });
@@ -259,6 +275,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
     throw e;
   }
   const stop = interruptions(io, "batch: stopping; running runs are interrupted and resume next time");
+  const output = stopOnOutputFailure(io, stop.signal);
   const bar = progressBar(io);
   let anyFailed = false;
   const skipped = skippedCounter();
@@ -274,7 +291,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
       runnerFor: runners.runnerFor,
       store,
       gate,
-      signal: stop.signal,
+      signal: output.signal,
       retryFailed: o.retryFailed,
       onResult: (r) => {
         anyFailed ||= failed(r);
@@ -286,6 +303,7 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
     });
   } finally {
     stop.dispose();
+    output.dispose();
     bar.end();
     await runners.close();
   }
@@ -295,6 +313,13 @@ async function localBatch(o: LocalBatch, io: RunIo): Promise<number> {
   io.stderr.write(
     `${summaryLine(o.batchId, p, Date.now() - started)}${left ? `, ${left} left (run the same command again to resume)` : ""}${summary.held ? `, ${summary.held} being run by another agentmd (run the same command again once it ends)` : ""}\n`,
   );
+  const failure = output.failure();
+  if (failure) {
+    io.stderr.write(
+      `agentmd batch: ${failure}; the runs stopped (run the same command again, with room to write, to resume)\n`,
+    );
+    return 1;
+  }
   if (stop.signal.aborted) return 130;
   if (anyFailed) return 1;
   return summary.held > 0 ? SESSION_BUSY_EXIT : 0;

@@ -65,6 +65,29 @@ export function interruptions(io: RunIo, notice: string): { signal: AbortSignal;
   return { signal: controller.signal, dispose: () => unhook?.() };
 }
 
+/**
+ * Standard output that stops taking the results (a full disk under `> results.jsonl`, a closed
+ * file): the batch stops as at Ctrl-C (its running runs interrupted, their sessions released),
+ * and says why once. `signal` aborts on Ctrl-C or on that failure; `failure()` says which.
+ */
+export function stopOnOutputFailure(
+  io: CliIo,
+  interrupted: AbortSignal,
+): { signal: AbortSignal; failure: () => string | undefined; dispose: () => void } {
+  const failed = new AbortController();
+  let why: string | undefined;
+  const onError = (e: Error) => {
+    why ??= `cannot write the results to standard output: ${e.message}`;
+    failed.abort();
+  };
+  io.stdout.on?.("error", onError);
+  return {
+    signal: AbortSignal.any([interrupted, failed.signal]),
+    failure: () => why,
+    dispose: () => io.stdout.off?.("error", onError),
+  };
+}
+
 /** Which items were not run again, and why: `batch b: 3 skipped, finished before …: a, b, c`. */
 export function skippedLine(batchId: string, skipped: Skipped): string {
   const shown = skipped.sample.join(", ");

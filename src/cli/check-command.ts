@@ -10,8 +10,11 @@ import type { Definition, Diagnostic, LoadResult, Severity, Surface } from "../d
 import { builtinCatalog, toolCatalog } from "../invocation/tool-catalog.js";
 import { projectServers } from "../mcp/project-servers.js";
 import { toolSearchDiagnostics } from "../mcp/tool-search-check.js";
+import { chooseProvider, PROVIDER_LABEL } from "../model/providers/provider-choice.js";
 import { compileList, patternDiagnostics } from "../permissions/index.js";
 import { formatSandboxReport, projectSandboxReport } from "../sandbox/describe-sandbox.js";
+import { ConfigError } from "../shared/errors.js";
+import { MODEL_VARIABLES } from "../shared/model-variables.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { inspectedTools } from "../tools/custom/inspected-tools.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
@@ -86,7 +89,9 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
     ...loaded,
     diagnostics: [...loaded.diagnostics, ...patterns, ...extra].sort(compareDiagnostics),
   };
+  const provider = providerReport({ ...io.env, ...settings?.settings.env });
   const counts = countSeverities(result.diagnostics);
+  if (provider.error) counts.error++;
   // A project that mentions the sandbox is told what its main agent's commands could do.
   const sandbox = project
     ? await projectSandboxReport(project, loaded.definitions, { ...ctx, cwd: io.cwd }, io.env)
@@ -99,11 +104,31 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
     const style = styleFor(io.stdout, io.env);
     for (const d of result.diagnostics) io.stdout.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
     for (const l of sandbox ? formatSandboxReport(sandbox) : []) io.stdout.write(`${printable(l, false)}\n`);
+    if (provider.line) io.stdout.write(`${provider.line}\n`);
     io.stdout.write(`${summaryLine(result, counts)}\n`);
   }
   if (counts.error > 0) return 1;
   if (options.strict && counts.warning > 0) return 1;
   return 0;
+}
+
+/**
+ * Which provider a run here would send its requests to, when it is not the Anthropic API, and the
+ * variables that chose it; or the error a run would stop with (a provider missing its region).
+ */
+function providerReport(env: Readonly<Record<string, string | undefined>>): { line?: string; error?: true } {
+  try {
+    const choice = chooseProvider(env);
+    if (choice.kind === "anthropic") return {};
+    const own = { bedrock: /BEDROCK|^AWS_/, vertex: /VERTEX|^CLOUD_ML/, foundry: /FOUNDRY/ }[choice.kind];
+    const set = MODEL_VARIABLES.filter(
+      (v) => env[v] !== undefined && !/KEY|TOKEN/.test(v) && (own.test(v) || /_MODEL$/.test(v)),
+    );
+    return { line: `model provider: ${PROVIDER_LABEL[choice.kind]} (set by ${set.join(", ")})` };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return { line: `error: ${e.message}`, error: true };
+  }
 }
 
 /** The project folder `check` looks at, when it checks a project (not loose files). */
@@ -167,7 +192,14 @@ export function summaryLine(result: LoadResult, counts: SeverityCounts): string 
     const loaded = files.filter((f) => f.outcome === "loaded").length;
     const failed = files.filter((f) => f.outcome === "failed").length;
     const docs = files.filter((f) => f.outcome === "documentation").length;
-    const extra = [failed && `${failed} failed`, docs && `${docs} documentation`].filter(Boolean).join(", ");
+    const shadowed = files.filter((f) => f.outcome === "shadowed").length;
+    const extra = [
+      failed && `${failed} failed`,
+      shadowed && `${shadowed} shadowed`,
+      docs && `${docs} documentation`,
+    ]
+      .filter(Boolean)
+      .join(", ");
     parts.push(`${plural(loaded, SURFACE_WORDS[surface])}${extra ? ` (${extra})` : ""}`);
   }
   const severities = `${plural(counts.error, ["error", "errors"])}, ${plural(counts.warning, ["warning", "warnings"])}, ${counts.info} info`;
@@ -178,9 +210,12 @@ export function summaryLine(result: LoadResult, counts: SeverityCounts): string 
 /** The `--json` report. Its shape is versioned; fields are only added within a version. */
 export function toReport(result: LoadResult, cwd: string) {
   const counts = countSeverities(result.diagnostics);
-  const bySurface: Record<string, { loaded: number; failed: number; documentation: number }> = {};
+  const bySurface: Record<
+    string,
+    { loaded: number; failed: number; documentation: number; shadowed: number }
+  > = {};
   for (const f of result.files) {
-    const s = bySurface[f.surface] ?? { loaded: 0, failed: 0, documentation: 0 };
+    const s = bySurface[f.surface] ?? { loaded: 0, failed: 0, documentation: 0, shadowed: 0 };
     s[f.outcome]++;
     bySurface[f.surface] = s;
   }

@@ -7,23 +7,40 @@ import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
 import { collectResults } from "../batch/collect-results.js";
 import {
+  answered,
   bullConnection,
   closeBull,
   connectionWarnings,
   connectRedis,
   RedisUnavailableError,
+  redisFailure,
   shownUrl,
 } from "../batch/connect-redis.js";
 import { type Enqueued, enqueueItems } from "../batch/enqueue-items.js";
 import type { ItemSource } from "../batch/item-source.js";
 import { projectVersions } from "../batch/project-version.js";
 import { setQueueBudget } from "../batch/queue-budget.js";
-import { checkQueueName, DEFAULT_QUEUE, queueKeys, type WaitKeys } from "../batch/queue-keys.js";
+import {
+  checkQueueName,
+  checkRunId,
+  DEFAULT_QUEUE,
+  newRunId,
+  queueKeys,
+  type WaitKeys,
+} from "../batch/queue-keys.js";
 import { refusalText } from "../batch/version-refusal.js";
 import { dropWait } from "../batch/wait-set.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { openTracing } from "../tracing/tracing.js";
-import { interruptions, loadItems, progressBar, skippedLine, summaryLine, usage } from "./batch-io.js";
+import {
+  interruptions,
+  loadItems,
+  progressBar,
+  skippedLine,
+  stopOnOutputFailure,
+  summaryLine,
+  usage,
+} from "./batch-io.js";
 import type { CliIo } from "./io.js";
 import type { RunIo } from "./run-command.js";
 import { budgetFlag } from "./session-flags.js";
@@ -39,15 +56,17 @@ is its item: id, prompt or line, agent, cwd and project version; a changed item 
 of its own. Enqueuing again adds nothing twice: items that finished before with the same
 prompt, agent and version are skipped (listed on standard error), jobs on the queue are
 left alone, failed jobs are queued anew. Prints one JSON line:
-{"batch", "projectVersion", "added", "queued", "finished", "retried"}.
+{"batch", "run", "projectVersion", "added", "queued", "finished", "retried"}.
 
 Options:
   --redis URL       the Redis that holds the queue (redis://host:port[/db])
   --queue NAME      the queue's name (default ${DEFAULT_QUEUE})
   --batch-id NAME   the batch's name (default: FILE's name without .jsonl)
   --retry-failed    queue again the items whose result is a failure (their runs continue)
-  --max-budget-usd N  US dollars all the batch's runs may spend together, on every worker
-                    (kept in Redis): once reached, no run sends another request
+  --max-budget-usd N  US dollars this run of the batch may spend, all its items together on
+                    every worker (kept in Redis): once reached, no item sends another request.
+                    Each enqueue is a run of its own, with its own budget; the run id is said
+  --resume RUN      continue run RUN of the batch (its budget and what it spent) instead
   --cwd DIR         the folder the project is found from (default: the current folder)
   -h, --help        show this help
 
@@ -67,6 +86,7 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
       "batch-id": { type: "string" },
       "retry-failed": { type: "boolean", default: false },
       "max-budget-usd": { type: "string" },
+      resume: { type: "string" },
       cwd: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -85,8 +105,10 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
   const projectDir = findProjectRoot(path.resolve(io.cwd, values.cwd ?? "."));
   const retryFailed = values["retry-failed"];
   let maxBudgetUsd: number | undefined;
+  let resume: string | undefined;
   try {
     maxBudgetUsd = budgetFlag(values["max-budget-usd"]);
+    resume = values.resume === undefined ? undefined : checkRunId(values.resume);
   } catch (e) {
     items.close();
     return usage(io, "enqueue", (e as Error).message);
@@ -95,12 +117,19 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
     return await withQueue("enqueue", io, values.redis, values.queue, async (q) => {
       const e = await enqueue(
         q,
-        { batchId, items, projectDir, retryFailed, ...(maxBudgetUsd !== undefined && { maxBudgetUsd }) },
+        {
+          batchId,
+          items,
+          projectDir,
+          retryFailed,
+          ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
+          ...(resume && { resume }),
+        },
         io.env,
       );
-      const { projectVersion, added, queued, finished, retried } = e;
+      const { projectVersion, run, added, queued, finished, retried } = e;
       io.stdout.write(
-        `${JSON.stringify({ batch: batchId, projectVersion, added, queued, finished, retried })}\n`,
+        `${JSON.stringify({ batch: batchId, run, projectVersion, added, queued, finished, retried })}\n`,
       );
       io.stderr.write(`${enqueuedLine(batchId, e, q.url)}\n`);
       return 0;
@@ -118,8 +147,10 @@ export interface QueueBatch {
   readonly items: ItemSource;
   readonly projectDir: string;
   readonly retryFailed: boolean;
-  /** For all the batch's items together, on every worker (kept in Redis). */
+  /** For all the items of this run of the batch together, on every worker (kept in Redis). */
   readonly maxBudgetUsd?: number;
+  /** The run to continue (its budget); without, this is a new run. */
+  readonly resume?: string;
 }
 
 /**
@@ -129,16 +160,17 @@ export interface QueueBatch {
  */
 export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
   return withQueue("batch", io, o.redisUrl, o.queue, async (q) => {
-    const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl) });
+    const events = new QueueEvents(q.name, { connection: bullConnection(o.redisUrl, true) });
     events.on("error", q.warn);
     const keys = queueKeys(q.name);
     const wait = keys.wait(o.batchId, randomUUID());
     try {
-      await events.waitUntilReady();
+      await answered(events.waitUntilReady());
       const from = await q.redis.llen(keys.batch(o.batchId).finished);
       const enqueued = await enqueue(q, o, io.env, wait);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
       const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
+      const output = stopOnOutputFailure(io, stop.signal);
       const bar = progressBar(io);
       let anyFailed = false;
       const started = Date.now();
@@ -151,7 +183,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         total: enqueued.total,
         from,
         idsAt: o.items.idsAt,
-        signal: stop.signal,
+        signal: output.signal,
         onResult: (r) => {
           anyFailed ||= failed(r);
           bar.print(r);
@@ -160,7 +192,15 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         onRefused: (r) => bar.note(`batch ${o.batchId}: ${refusalText(r)}`),
       });
       stop.dispose();
+      output.dispose();
       bar.end();
+      const failure = output.failure();
+      if (failure) {
+        io.stderr.write(
+          `agentmd batch: ${failure}; no longer waiting (the runs go on on the workers; run the same command again, with room to write, to collect every result)\n`,
+        );
+        return 1;
+      }
       const { lost, lostIds, pending } = collected;
       if (lost > 0)
         io.stderr.write(
@@ -219,13 +259,22 @@ async function withQueue(
   queue.on("error", warn);
   try {
     return await body({ name, url, redis, queue, warn });
+  } catch (e) {
+    // A server that stops answering, or refuses a write, mid-command: one line, exit 1.
+    const failure = redisFailure(e, url);
+    if (!failure) throw e;
+    io.stderr.write(`agentmd ${command}: ${failure.message}\n`);
+    return 1;
   } finally {
     await closeBull(queue);
     await redis.quit().catch(() => redis.disconnect());
   }
 }
 
-type ToEnqueue = Pick<QueueBatch, "batchId" | "items" | "projectDir" | "retryFailed" | "maxBudgetUsd">;
+type ToEnqueue = Pick<
+  QueueBatch,
+  "batchId" | "items" | "projectDir" | "retryFailed" | "maxBudgetUsd" | "resume"
+>;
 
 /**
  * The items on the queue. With tracing on, the enqueuing is a span and every job carries its
@@ -244,8 +293,11 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"], wait?: Wai
   });
   const traceparent = span ? span.traceparent : env.TRACEPARENT;
   try {
-    // The cap is there before any job: a worker reads it before the job's first request.
-    await setQueueBudget(q.redis, queueKeys(q.name).budget(o.batchId), o.maxBudgetUsd);
+    // Each enqueue is a run of the batch with a budget of its own (last week's spending is not
+    // this week's); `--resume RUN` continues one. The cap is there before any job: a worker reads
+    // it before the job's first request.
+    const run = o.resume ?? newRunId();
+    await setQueueBudget(q.redis, queueKeys(q.name).budget(o.batchId, run), o.maxBudgetUsd);
     const enqueued = await enqueueItems({
       redis: q.redis,
       queue: q.queue,
@@ -254,10 +306,11 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"], wait?: Wai
       items: o.items.items(),
       versionOf: (item) => versionOf(item.cwd),
       retryFailed: o.retryFailed,
+      run,
       ...(traceparent && { traceparent }),
       ...(wait && { wait }),
     });
-    return { projectVersion: version, ...enqueued };
+    return { projectVersion: version, run, ...enqueued };
   } finally {
     span?.end();
     await tracing?.shutdown();
@@ -265,9 +318,13 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"], wait?: Wai
 }
 
 /** What was queued, and (on a line of its own) which items were skipped, and why. */
-function enqueuedLine(batchId: string, e: Enqueued & { projectVersion: string }, url: string): string {
+function enqueuedLine(
+  batchId: string,
+  e: Enqueued & { projectVersion: string; run: string },
+  url: string,
+): string {
   const retried = e.retried ? `, ${e.retried} failed queued again` : "";
-  const line = `batch ${batchId}: ${e.added} queued${retried}, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
+  const line = `batch ${batchId} run ${e.run} (its budget's; --resume ${e.run} continues it): ${e.added} queued${retried}, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
   const skipped = { count: e.finished, sample: e.finishedSample };
   return e.finished > 0 ? `${skippedLine(batchId, skipped)}\n${line}` : line;
 }

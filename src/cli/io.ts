@@ -2,7 +2,13 @@
 export interface CliIo {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly stdout: { write(s: string): unknown; isTTY?: boolean };
+  readonly stdout: {
+    write(s: string): unknown;
+    isTTY?: boolean;
+    /** A stream's failures (a full disk): a command that listens says so and stops. */
+    on?(event: "error", listener: (e: Error) => void): unknown;
+    off?(event: "error", listener: (e: Error) => void): unknown;
+  };
   readonly stderr: { write(s: string): unknown; isTTY?: boolean };
 }
 

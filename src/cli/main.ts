@@ -221,6 +221,7 @@ async function trust(args: readonly string[], io: RunIo): Promise<number> {
     yes: { type: "boolean", short: "y", default: false },
     list: { type: "boolean", default: false },
     revoke: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
   if (values.help) {
@@ -236,6 +237,7 @@ async function trust(args: readonly string[], io: RunIo): Promise<number> {
       yes: values.yes,
       list: values.list,
       revoke: values.revoke,
+      json: values.json,
       ...(positionals[0] !== undefined && { path: positionals[0] }),
     },
     io,

@@ -12,6 +12,7 @@ import { DEFAULT_MCP_TIMEOUT_MS } from "../shared/defaults.js";
 import { trustState } from "../trust/trust-state.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
+import { untrustedServers } from "./mcp-tool-names.js";
 import { trustHome } from "./project-trust.js";
 
 export const MCP_HELP = `Usage: agentmd mcp list [--json] [--timeout SECONDS]
@@ -62,7 +63,11 @@ export async function runMcpList(options: McpListOptions, io: CliIo): Promise<nu
   // Starting a server runs the project's code: only in a folder whose code is trusted.
   if (specs.length > 0 && trustState(root, trustHome(io)).kind === "untrusted") {
     io.stderr.write(
-      `agentmd mcp list: ${root} is not trusted, so its servers were not started (${specs.map((s) => s.name).join(", ")}); review them with 'agentmd trust'\n`,
+      `${untrustedServers(
+        "mcp list",
+        root,
+        specs.map((s) => s.name),
+      )}\n`,
     );
     return 1;
   }

@@ -13,6 +13,7 @@ import {
 import { type ListedPlugin, listPlugins } from "../invocation/plugin-list.js";
 import { switchPlugin, uninstallPlugin } from "../invocation/plugin-switch.js";
 import { ConfigError } from "../shared/errors.js";
+import { fileSystemError } from "../shared/write-whole.js";
 import { trustState } from "../trust/trust-state.js";
 import type { CliIo } from "./io.js";
 import { parseFlags } from "./parse-flags.js";
@@ -116,8 +117,10 @@ export function runPluginCommand(args: readonly string[], io: CliIo): number {
         throw new UsageError(`unknown plugin command '${verb}' (${VERBS})`);
     }
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    io.stderr.write(`agentmd: ${printable(e.message)}\n`);
+    // A plugin's folder copied onto a full disk is said as a settings file written onto one is.
+    const clear = e instanceof ConfigError ? e : fileSystemError(e);
+    if (!clear) throw e;
+    io.stderr.write(`agentmd: ${printable(clear.message)}\n`);
     return 1;
   }
 }

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { budgetFitProblem } from "../definitions/effort-thinking.js";
 import { type ClaudeSettings, NO_SETTINGS } from "../definitions/settings.js";
+import { unknownModelProblem } from "../definitions/settings-model.js";
 import type { Definition, Diagnostic, Severity, SkillDefinition } from "../definitions/types.js";
 import { approvalPolicy, listApproves, readsOf } from "../invocation/approvals.js";
 import { quoteIntoCommand } from "../invocation/arguments.js";
@@ -16,7 +17,7 @@ import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { ShellParser } from "../permissions/shell/shell-parser.js";
 import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
-import { DEFAULT_MAX_TOKENS, MODEL_ALIASES } from "../shared/defaults.js";
+import { DEFAULT_MAX_TOKENS } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { readTextOf } from "../tools/read-text.js";
 import { realPathOf } from "../tools/real-path.js";
@@ -291,24 +292,10 @@ const hint = (name: string, loaded: readonly string[]) => {
 
 /** A model that is neither an alias (`sonnet`, `opus`, `haiku`, `inherit`) nor a Claude model id. */
 function unknownModels(definitions: readonly Definition[]): Diagnostic[] {
-  const aliases = [...Object.keys(MODEL_ALIASES), "inherit"];
-  const out: Diagnostic[] = [];
-  for (const def of definitions) {
-    const model = def.model;
-    if (typeof model !== "string" || aliases.includes(model) || /^claude-[a-z0-9][a-z0-9.-]*$/.test(model))
-      continue;
-    const near = didYouMean(model.toLowerCase(), aliases);
-    out.push(
-      diagnostic(
-        def,
-        keyLine(def, "model"),
-        "warning",
-        "unknown-model",
-        `model '${model}' is neither an alias (${aliases.join(", ")}) nor a Claude model id${near ? `; did you mean '${near}'?` : ""}; the API will refuse it`,
-      ),
-    );
-  }
-  return out;
+  return definitions.flatMap((def) => {
+    const problem = typeof def.model === "string" ? unknownModelProblem(def.model) : undefined;
+    return problem ? [diagnostic(def, keyLine(def, "model"), "warning", "unknown-model", problem)] : [];
+  });
 }
 
 /** Where a frontmatter key is written (line 1 when the file cannot be read again). */

@@ -3,7 +3,7 @@ import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Runner } from "../invocation/runner.js";
 import { listSessions } from "../loop/session-list.js";
-import { readSession, sessionsDir } from "../loop/transcript.js";
+import { sessionsDir } from "../loop/transcript.js";
 import { modelNameProblem, resolveModel } from "../model/models.js";
 import { createApprovalPrompt, lineAnswerer } from "./approval-prompt.js";
 import { selectAnswerer } from "./approval-select.js";
@@ -17,14 +17,12 @@ import { askedOnTerminal } from "./project-trust.js";
 import { createTextRenderer, printable, summary, terminalRendering, terminalWidth } from "./render.js";
 import { latestSession, type RunIo } from "./run-command.js";
 import type { SessionOptions } from "./session-flags.js";
-import { recapSession } from "./session-recap.js";
+import { recapSaved } from "./session-recap.js";
 import { runTools } from "./tools-command.js";
 import { unknownSlash } from "./unknown-slash.js";
 
-export const CHAT_HELP = `Usage: agentmd [chat] [PROMPT] [options]
-
-A conversation with the main agent (agent.md). Type a message, or:
-  /name args      run a command or skill (Tab completes the names)
+/** What a user may type in the REPL besides a message: `/help` shows it, and so does `chat --help`. */
+const REPL_COMMANDS = `  /name args      run a command or skill (Tab completes the names)
   /help           this list             /tools     what the main agent may do
   /agents         the subagents         /skills    the skills and commands
   /model [NAME]   show or change the model (an id or alias: sonnet, opus, haiku)
@@ -32,7 +30,12 @@ A conversation with the main agent (agent.md). Type a message, or:
   /compact        summarise the conversation so far into one message, and go on
   /clear          start a new conversation
   /resume [ID]    list recent sessions, or continue one
-  /exit           leave (or Ctrl-D)
+  /exit           leave (or Ctrl-D)`;
+
+export const CHAT_HELP = `Usage: agentmd [chat] [PROMPT] [options]
+
+A conversation with the main agent (agent.md). Type a message, or:
+${REPL_COMMANDS}
 A call that needs approval is asked about: press y (once), a (calls like it, for the
 session) or n, then a reason (told to the model); or the arrows and Enter. Ctrl-C stops the
 current turn; a second Ctrl-C leaves.
@@ -128,6 +131,9 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   io.stdout.write(
     `${style.bold("agentmd")} ${style.dim(`— ${main?.name ?? "main"} in ${runner.projectDir}${chat.session ? `, continuing ${chat.session}` : ""}; /help for commands`)}\n`,
   );
+  // -c and -r ID show the conversation so far, as /resume ID does.
+  if (chat.session)
+    recapSaved(runner.projectDir, chat.session, io.stdout, style, terminalRendering(io.stdout, io.env));
   let lastInterrupt = 0;
   const onInterrupt = () => {
     if (chat.current) {
@@ -208,9 +214,9 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
   const arg = rest.join(" ");
   switch (word) {
     case "/help":
-      // The REPL's own commands, then what this project adds: its commands and skills.
+      // The REPL's own commands, then what this project adds (its commands and skills), then where the rest is.
       io.stdout.write(
-        `${CHAT_HELP}\n\n${listing(runner.definitions, "command", style, terminalWidth(io.stdout, io.env))}\n${listing(runner.definitions, "skill", style, terminalWidth(io.stdout, io.env))}\n`,
+        `${REPL_COMMANDS}\n\n${listing(runner.definitions, "command", style, terminalWidth(io.stdout, io.env))}\n${listing(runner.definitions, "skill", style, terminalWidth(io.stdout, io.env))}\n${style.dim("approvals, Ctrl-C and the options: agentmd chat --help")}\n`,
       );
       return;
     case "/tools":
@@ -328,12 +334,7 @@ function resumeSession(chat: Chat, runner: Runner, id: string): void {
   chat.session = id;
   chat.totals = newTotals();
   // The conversation so far, shortened, so that the next prompt follows what it continues.
-  try {
-    const events = readSession(sessionsDir(runner.projectDir), id).events;
-    recapSession(events, io.stdout, style, terminalRendering(io.stdout, io.env));
-  } catch {
-    // a transcript that cannot be read now is said by the run that resumes it
-  }
+  recapSaved(runner.projectDir, id, io.stdout, style, terminalRendering(io.stdout, io.env));
   io.stdout.write(`${style.dim(`continuing ${id}`)}\n`);
 }
 

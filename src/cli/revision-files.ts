@@ -5,9 +5,11 @@ import path from "node:path";
 
 /**
  * What `agentmd audit` reads of a project: its definitions, its settings, `.mcp.json`, and, read as
- * text to compare (never run), everything under `tools/` and `.claude/` (hook scripts live there).
+ * text to compare (never run), everything under `tools/` and `.claude/` (hook scripts live there),
+ * and a local marketplace's or plugin's manifest anywhere (`.claude-plugin/`).
  */
-const AUDITED = /^(?:agent\.md|\.mcp\.json|\.claude\/.+|tools\/.+|(?:agents|skills|commands)\/.+\.md)$/;
+const AUDITED =
+  /^(?:agent\.md|\.mcp\.json|\.claude\/.+|tools\/.+|(?:agents|skills|commands)\/.+\.md|(?:.+\/)?\.claude-plugin\/.+)$/;
 
 export type RevisionFiles =
   | {
@@ -23,13 +25,19 @@ export type RevisionFiles =
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * Copies the files `agentmd audit` reads of the project at `projectDir`, as they are at the git
- * revision `rev` (read from git's objects, never from the working tree), into a new temporary
+ * Copies the files `agentmd audit` reads of the project at `projectDir`, and the files of `code`
+ * (relative: the working tree's inventory of code), as they are at the git revision `rev` (read
+ * from git's objects, never from the working tree), into a new temporary
  * folder laid out as the project is; files git ignores (no revision has them) are copied from the
  * working tree. Contract: never throws; a folder outside a repository or a revision git does not
  * know is a sentence, not an exception.
  */
-export function revisionFiles(projectDir: string, rev: string, env: Env): RevisionFiles {
+export function revisionFiles(
+  projectDir: string,
+  rev: string,
+  env: Env,
+  code: readonly string[] = [],
+): RevisionFiles {
   const git = (args: string[], cwd = projectDir, input?: string) =>
     spawnSync("git", args, { cwd, env: { ...env, GIT_TERMINAL_PROMPT: "0" }, input, maxBuffer: 1 << 30 });
   const top = git(["rev-parse", "--show-toplevel", "--show-prefix"]);
@@ -47,7 +55,8 @@ export function revisionFiles(projectDir: string, rev: string, env: Env): Revisi
   const listing = git(["ls-tree", "-r", "-z", sha, "--", ...(prefix ? [prefix] : [])], root);
   if (listing.status !== 0)
     return { ok: false, message: `git could not list ${rev}: ${listing.stderr.toString().trim()}` };
-  const files = listedBlobs(listing.stdout.toString(), prefix);
+  const wanted = new Set(code.map((rel) => rel.split(path.sep).join("/")));
+  const files = listedBlobs(listing.stdout.toString(), prefix, (rel) => AUDITED.test(rel) || wanted.has(rel));
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "agentmd-audit-")));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   const blobs =
@@ -107,13 +116,17 @@ function isFile(p: string): boolean {
 }
 
 /** The regular files (no links, no submodules) below `prefix` that the audit reads, from `ls-tree -r -z`. */
-function listedBlobs(listing: string, prefix: string): { object: string; path: string }[] {
+function listedBlobs(
+  listing: string,
+  prefix: string,
+  read: (rel: string) => boolean,
+): { object: string; path: string }[] {
   const out: { object: string; path: string }[] = [];
   for (const line of listing.split("\0")) {
     const m = /^(\d+) blob ([0-9a-f]+)\t([\s\S]+)$/.exec(line);
     if (!m || m[1] === "120000" || !m[3]?.startsWith(prefix)) continue;
     const rel = m[3].slice(prefix.length);
-    if (AUDITED.test(rel)) out.push({ object: m[2] as string, path: rel });
+    if (read(rel)) out.push({ object: m[2] as string, path: rel });
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { restrictedWithNotice } from "./project-trust.js";
 import { createTextRenderer, printable, summary, terminalRendering } from "./render.js";
 import type { SessionOptions } from "./session-flags.js";
 import { forkSession } from "./stream-json/sdk-sessions.js";
-import { unknownSlash } from "./unknown-slash.js";
+import { unknownAgent, unknownSlash } from "./unknown-slash.js";
 import { type WrapperOptions, withWrapper } from "./wrapper-flags.js";
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
@@ -122,8 +122,8 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     restrictedWithNotice(io),
   );
   if (!runner) return 1;
-  // A typo of a command's name is bad usage: nothing is sent and no session is written.
-  const unknown = options.agent ? undefined : unknownSlash(runner, prompt);
+  // A typo of a command's or subagent's name is bad usage: nothing is sent and no session is written.
+  const unknown = options.agent ? unknownAgent(runner, options.agent) : unknownSlash(runner, prompt);
   if (unknown) {
     await runner.close();
     io.stderr.write(`agentmd: ${printable(unknown)}\nRun 'agentmd --help' for usage.\n`);

@@ -1,4 +1,5 @@
 import type { RunEvent } from "../loop/events.js";
+import { readSession, sessionsDir } from "../loop/transcript.js";
 import type { Style } from "./io.js";
 import { printable } from "./printable.js";
 import { createTextRenderer, type Out, type RenderOptions } from "./render.js";
@@ -10,6 +11,26 @@ export interface RecapLimits {
   readonly answerLines: number;
 }
 export const RECAP_LIMITS: RecapLimits = { exchanges: 10, answerLines: 12 };
+
+/**
+ * The recap of the saved session `id` of a project, as `/resume ID`, `chat -c` and `chat -r ID`
+ * show it; nothing when it cannot be read now (the run that resumes it says why).
+ */
+export function recapSaved(
+  projectDir: string,
+  id: string,
+  out: Out,
+  style: Style,
+  options: RenderOptions,
+): void {
+  let events: RunEvent[];
+  try {
+    events = readSession(sessionsDir(projectDir), id).events;
+  } catch {
+    return;
+  }
+  recapSession(events, out, style, options);
+}
 
 /**
  * A session's conversation so far, as `/resume ID` shows it before the next prompt: each thing the

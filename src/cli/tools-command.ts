@@ -3,7 +3,7 @@ import path from "node:path";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter } from "../definitions/settings.js";
-import { toolNames } from "../definitions/tool-names.js";
+import { isMcpToolName, toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import {
   createApprovals,
@@ -42,6 +42,7 @@ import { formatDiagnostic } from "./check-command.js";
 import { describeApproval } from "./describe-approval.js";
 import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
+import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
@@ -57,8 +58,9 @@ and the tools removed along the way with the hop that removed them.
                 --try Bash '{"command":"git status"}'
   --sandbox     show the sandbox a run with --sandbox would have
   --mcp         start the MCP servers the chain could reach to list their tools
-                (then stop them); without it no server is started and MCP tools
-                are known by the names the lists write
+                (then stop them; refused in a folder that is not trusted); without
+                it no server is started and MCP tools are known by the names the
+                lists write
   --json        machine-readable output
 
   --permission-mode, --allowedTools, --disallowedTools
@@ -137,13 +139,19 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
           chainDefs,
           chain.hops[0].effective,
           io.env,
+          { command: "tools --mcp", home: trustHome(io) },
           session.mcpJsonServers,
         )
       : { names: [], lines: [] };
-  const names = [...toolNamesOf(loaded.definitions, catalog.names), ...mcp.names];
+  if (mcp.refused !== undefined) {
+    io.stderr.write(`${printable(mcp.refused, false)}\n`);
+    return 1;
+  }
+  const listed = toolNamesOf(loaded.definitions, catalog.names, options.mcp === true ? mcp.names : undefined);
+  const names = [...listed.offerable, ...mcp.names];
   if (options.tryTool !== undefined) {
     const approval = createApprovals(session.policy, { ...ctx, projectDir: root }, undefined);
-    const known = [...new Set([...names, ...catalog.names])];
+    const known = [...new Set([...names, ...listed.unprovided, ...catalog.names])];
     // A run is also bound by the runner's own denies (its sessions, the protected paths).
     const own = runnerDenyList(main, session.claude, {}, { ...ctx, projectDir: root });
     const list = intersect(effective, own);
@@ -164,7 +172,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
   const unstarted = options.mcp ? [] : serverNames(root, loaded.definitions, session.mcpJsonServers);
   if (options.json)
     io.stdout.write(
-      `${JSON.stringify({ project, ...report, approval, mcpServers: mcp.lines, unstartedMcpServers: unstarted, unreadToolModules: unread, sandbox }, null, 2)}\n`,
+      `${JSON.stringify({ project, ...report, notProvided: listed.unprovided, approval, mcpServers: mcp.lines, unstartedMcpServers: unstarted, unreadToolModules: unread, sandbox }, null, 2)}\n`,
     );
   else {
     const used = main
@@ -178,7 +186,10 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     else if (unstarted.length > 0)
       lines.push(`MCP servers (not started; --mcp starts them to list their tools): ${unstarted.join(", ")}`);
     for (const rel of unread) lines.push(`custom tools: ${unknownNameMessage(rel)}`);
-    lines.push(...formatChainReport(report, root), ...approval.lines, ...formatSandboxReport(sandbox));
+    lines.push(...formatChainReport(report, root));
+    if (listed.unprovided.length > 0)
+      lines.push(`named in a list, but no tool of a run has the name: ${listed.unprovided.join(", ")}`);
+    lines.push(...approval.lines, ...formatSandboxReport(sandbox));
     io.stdout.write(`${lines.map((l) => printable(l, false)).join("\n")}\n`);
   }
   return report.allowsNothing ? 2 : 0;
@@ -337,15 +348,28 @@ function shownDecision(d: Decision) {
   return d.kind === "denied" ? { kind: d.kind, reason: d.reason, message: denialText(d) } : d;
 }
 
-/** agentmd's own tools, and any other names the project's lists mention (MCP tools, …). */
-function toolNamesOf(definitions: readonly Definition[], builtin: readonly string[]): string[] {
-  const names = new Set(builtin.filter((n) => canonicalToolName(n) === n));
+/**
+ * The names a run could offer: agentmd's own and the project's tools, and (when no MCP server is
+ * started to ask) the MCP tools the lists name. Any other name a list writes (a Claude Code tool
+ * agentmd lacks, such as NotebookRead) is offered by no run: it is reported apart.
+ */
+function toolNamesOf(
+  definitions: readonly Definition[],
+  builtin: readonly string[],
+  /** The MCP tools the started servers listed (undefined: none was started to ask). */
+  mcpListed: readonly string[] | undefined,
+): { offerable: string[]; unprovided: string[] } {
+  const offerable = new Set(builtin.filter((n) => canonicalToolName(n) === n));
+  const unprovided = new Set<string>();
   for (const d of definitions) {
     for (const e of [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]) {
-      if (!e.name.includes("*")) names.add(e.name);
+      const name = canonicalToolName(e.name);
+      if (e.name.includes("*") || offerable.has(name)) continue;
+      if (isMcpToolName(name) && mcpListed === undefined) offerable.add(name);
+      else if (!builtin.includes(name) && !mcpListed?.includes(name)) unprovided.add(name);
     }
   }
-  return [...names];
+  return { offerable: [...offerable], unprovided: [...unprovided] };
 }
 
 /**

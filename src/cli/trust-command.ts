@@ -2,19 +2,24 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { findProjectRoot } from "../definitions/discover.js";
+import { WriteError } from "../shared/errors.js";
 import { changeLines, codeLines } from "../trust/describe-trust.js";
-import { repositoryCode } from "../trust/repository-code.js";
+import { projectInventory } from "../trust/inventory/inventory.js";
 import { type TrustState, trustState } from "../trust/trust-state.js";
-import { readTrust, recordTrust, revokeTrust, trustFile } from "../trust/trust-store.js";
+import { readTrust, recordTrust, revokeTrust, trustFile, trustFolders } from "../trust/trust-store.js";
+import { pageLines } from "./page-lines.js";
 import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
 
-export const TRUST_HELP = `Usage: agentmd trust [DIR] [--yes | --list | --revoke]
+export const TRUST_HELP = `Usage: agentmd trust [DIR] [--yes | --list | --revoke] [--json]
 
-Lists the code the project's files would have agentmd run — each hook's command and the
-scripts it names, each MCP server's command line (or url) and env keys, each custom tool
-module, the settings' env keys, agent.md's baseUrl — and asks whether to trust it. Until a
+Lists the code the project's files would have agentmd run — each hook's command, each MCP
+server's command line (or url) and env keys, each custom tool module, and every file these
+run, source, import or require (package scripts and makefiles too), the project's plugin
+folders, git's hooks and the commands its config names, the settings' env keys, agent.md's
+baseUrl, and what could not be followed — and asks whether to trust it. Every item is
+listed, a page at a time on a terminal. Until a
 folder is trusted, run, -p, batch and worker run it restricted: none of that code runs, and
 every list, deny and ask still binds (chat asks at its start). Trust is kept for the code as
 it is now, in ~/.agentmd/trust.json: when it changes (a pull brings a new hook), the folder
@@ -25,6 +30,7 @@ Options:
   --yes      trust the code without asking (for CI, after reviewing it)
   --list     list the trusted folders, and those whose code changed since
   --revoke   remove the folder's trust
+  --json     the state and every item as JSON (nothing is asked; with --yes, trusts it)
   DIR        the folder the project is found from (default: the current folder)`;
 
 export interface TrustOptions {
@@ -32,10 +38,22 @@ export interface TrustOptions {
   readonly yes: boolean;
   readonly list: boolean;
   readonly revoke: boolean;
+  readonly json?: boolean;
 }
 
 /** Runs `agentmd trust`; returns the exit code (1: not trusted, or it could not be recorded). */
 export async function runTrust(options: TrustOptions, io: RunIo): Promise<number> {
+  try {
+    return await trustCommand(options, io);
+  } catch (e) {
+    // The trust file could not be read back or written (a hand edit, a full disk): it is unchanged.
+    if (!(e instanceof WriteError)) throw e;
+    io.stderr.write(`agentmd trust: ${printable(e.message)}\n`);
+    return 1;
+  }
+}
+
+async function trustCommand(options: TrustOptions, io: RunIo): Promise<number> {
   const home = trustHome(io);
   if (options.list) return listTrusted(home, io);
   const start = path.resolve(io.cwd, options.path ?? ".");
@@ -45,17 +63,18 @@ export async function runTrust(options: TrustOptions, io: RunIo): Promise<number
   }
   const root = findProjectRoot(start, io.env.HOME);
   if (options.revoke) {
-    const dir = repositoryCode(root, home).dir;
+    const dir = projectInventory(root, home).dir;
     const had = revokeTrust(home, dir);
     io.stdout.write(`${printable(dir)}: ${had ? "trust removed" : "was not trusted"}\n`);
     return 0;
   }
   const state = trustState(root, home);
-  io.stdout.write(`${describeState(state)}\n`);
+  const tty = io.stdin?.isTTY === true && io.stdout.isTTY === true;
+  if (options.json) io.stdout.write(`${JSON.stringify(stateJson(state), null, 2)}\n`);
+  else await pageLines(describeState(state).split("\n"), io.stdout, tty ? (q) => askLine(io, q) : undefined);
   if (state.kind !== "untrusted") return 0;
   if (!options.yes) {
-    const tty = io.stdin?.isTTY === true && io.stdout.isTTY === true;
-    if (!tty) {
+    if (!tty || options.json) {
       io.stderr.write("agentmd trust: not asked (no terminal); pass --yes to trust this code\n");
       return 1;
     }
@@ -66,8 +85,28 @@ export async function runTrust(options: TrustOptions, io: RunIo): Promise<number
     }
   }
   recordTrust(home, state.code);
-  io.stdout.write(`trusted: ${printable(state.code.dir)} (kept in ${printable(trustFile(home))})\n`);
+  const done = `trusted: ${printable(state.code.dir)} (kept in ${printable(trustFile(home))})\n`;
+  (options.json ? io.stderr : io.stdout).write(done);
   return 0;
+}
+
+/** `--json`: the folder's state, every item, what was not followed, and what changed since it was trusted. */
+function stateJson(state: TrustState) {
+  const changes = state.kind === "untrusted" ? state.changes : undefined;
+  return {
+    dir: state.code.dir,
+    state: state.kind === "untrusted" && changes ? "changed" : state.kind,
+    digest: state.code.digest,
+    items: state.code.items.map(({ kind, text, file }) => ({ kind, text, file })),
+    notFollowed: state.code.notFollowed,
+    ...(changes && {
+      changes: {
+        added: changes.added.map((i) => i.text),
+        changed: changes.changed.map((i) => i.text),
+        removed: changes.removed.map((i) => i.text),
+      },
+    }),
+  };
 }
 
 function describeState(state: TrustState): string {
@@ -81,10 +120,11 @@ function describeState(state: TrustState): string {
 }
 
 function listTrusted(home: string, io: RunIo): number {
+  trustFolders(trustFile(home));
   const folders = Object.entries(readTrust(home).folders);
   if (folders.length === 0) io.stdout.write("no folder is trusted\n");
   for (const [dir, entry] of folders.sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const now = isFolder(dir) ? repositoryCode(dir, home).digest : undefined;
+    const now = isFolder(dir) ? projectInventory(dir, home).digest : undefined;
     const note =
       now === undefined ? "; the folder is gone" : now !== entry.digest ? "; its code changed since" : "";
     io.stdout.write(`${printable(dir)}  (trusted ${entry.trustedAt.slice(0, 10)}${note})\n`);

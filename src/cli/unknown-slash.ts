@@ -1,4 +1,4 @@
-import { unknownInvocable } from "../invocation/find-invocable.js";
+import { loadedNames, unknownInvocable } from "../invocation/find-invocable.js";
 import { isMcpPromptName } from "../invocation/mcp-prompt.js";
 import { parseLine } from "../invocation/parse-line.js";
 import type { Runner } from "../invocation/runner.js";
@@ -13,4 +13,12 @@ export function unknownSlash(runner: Runner, line: string): string | undefined {
   if (request.kind !== "invocable" || isMcpPromptName(request.name)) return undefined;
   const names = runner.slashNames();
   return names.includes(request.name) ? undefined : unknownInvocable(request.name, names);
+}
+
+/** Why `--agent NAME` names no subagent the project defines (a typo), or undefined: asked before the run. */
+export function unknownAgent(runner: Runner, name: string): string | undefined {
+  const agents = runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name);
+  return agents.includes(name)
+    ? undefined
+    : `--agent: no subagent named '${name}'${loadedNames(name, agents)}`;
 }

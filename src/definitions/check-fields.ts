@@ -160,7 +160,7 @@ export function checkFields(
       if (err.keyword === "required" && unusable.has(String(err.params.missingProperty))) continue;
       if (err.instancePath === "/hooks" || err.instancePath.startsWith("/hooks/")) continue;
       // `thinking` is said in one sentence by readThinkingField, not as each branch of its schema.
-      if (err.instancePath === "/thinking") continue;
+      if (err.instancePath === "/thinking" || err.instancePath.startsWith("/thinking/")) continue;
       if (reportSchemaError(err, byKey, surface, sink)) ok = false;
     }
   }
@@ -325,7 +325,7 @@ function reportSchemaError(
       code = "missing-key";
       message = path.length
         ? `${where} is missing '${missing}'`
-        : `missing required key '${missing}' (${SURFACE_LABEL[surface]} need ${surface === "skill" ? "name and description" : "a name and a description"})`;
+        : `missing required key '${missing}' (${SURFACE_LABEL[surface]} need ${surface === "skill" ? "a description" : "a name and a description"})`;
       break;
     }
     case "type":

@@ -199,6 +199,11 @@ export function settingsEditorSchema(): JsonSchema {
         },
         additionalProperties: false,
       },
+      model: {
+        description:
+          "The model of the runs whose agent.md names none: an alias (sonnet, opus, haiku) or a model id. agent.md's model wins over it; --model and ANTHROPIC_MODEL win over both.",
+        type: "string",
+      },
       env: {
         description:
           "Environment variables for the run: its tools, hooks and MCP servers, and the model client (ANTHROPIC_MODEL, ANTHROPIC_BASE_URL, …). They win over the process's own.",

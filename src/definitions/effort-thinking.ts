@@ -23,10 +23,44 @@ export const isEffort = (value: unknown): value is Effort =>
 
 /** What is wrong with `value` as a `thinking` setting (a sentence after the key), or undefined. */
 export function thinkingProblem(value: unknown): string | undefined {
-  if (value === "adaptive" || value === "disabled") return undefined;
-  if (typeof value === "number" && Number.isInteger(value) && value >= MIN_THINKING_BUDGET) return undefined;
+  return readThinking(value).problem;
+}
+
+/**
+ * A `thinking` setting as written: a budget of tokens, `adaptive`, `disabled`, or the API's own
+ * objects for them (`{type: enabled, budget_tokens: N}`, `{type: adaptive}`, `{type: disabled}`);
+ * or what is wrong with it (a sentence after the key).
+ */
+export function readThinking(value: unknown): { thinking?: Thinking; problem?: string } {
+  if (value === "adaptive" || value === "disabled") return { thinking: value };
+  if (isBudget(value)) return { thinking: value };
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) return thinkingObject(value);
   const got = typeof value === "string" ? `'${value}'` : JSON.stringify(value);
-  return `must be a whole number of tokens (at least ${MIN_THINKING_BUDGET}), 'adaptive' or 'disabled', not ${got}`;
+  return {
+    problem: `must be a whole number of tokens (at least ${MIN_THINKING_BUDGET}), 'adaptive', 'disabled' or the API's object ({type: enabled, budget_tokens: N}, {type: adaptive}, {type: disabled}), not ${got}`,
+  };
+}
+
+const isBudget = (v: unknown): v is number =>
+  typeof v === "number" && Number.isInteger(v) && v >= MIN_THINKING_BUDGET;
+
+function thinkingObject(value: object): { thinking?: Thinking; problem?: string } {
+  const { type, budget_tokens: budget, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (type === "enabled") {
+    if (extra.length > 0)
+      return { problem: `{type: enabled} takes only budget_tokens, not ${extra.join(", ")}` };
+    if (isBudget(budget)) return { thinking: budget };
+    return {
+      problem: `{type: enabled} needs budget_tokens, a whole number of tokens (at least ${MIN_THINKING_BUDGET}), not ${budget === undefined ? "none" : JSON.stringify(budget)}`,
+    };
+  }
+  if (type === "adaptive" || type === "disabled") {
+    const more = [...(budget !== undefined ? ["budget_tokens"] : []), ...extra];
+    if (more.length > 0) return { problem: `{type: ${type}} takes no other key, not ${more.join(", ")}` };
+    return { thinking: type };
+  }
+  return { problem: `type must be enabled, adaptive or disabled, not ${JSON.stringify(type)}` };
 }
 
 /**

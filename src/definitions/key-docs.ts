@@ -46,7 +46,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
       },
       skill: {
         description:
-          "Required. Lowercase letters, digits and single hyphens, at most 64 characters (the Agent Skills rule), and the name of the skill's folder (a warning if not). A user types `/name`; `Skill(name)` and the Skill tool's `skill` refer to it.",
+          "Lowercase letters, digits and single hyphens, at most 64 characters (the Agent Skills rule), and the name of the skill's folder (a warning if not). A name that breaks the rule, or none, is a warning and the folder's name is used. A user types `/name`; `Skill(name)` and the Skill tool's `skill` refer to it.",
       },
       command: {
         description:

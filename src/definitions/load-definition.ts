@@ -24,6 +24,7 @@ import type {
   SkillDefinition,
   SubagentDefinition,
 } from "./types.js";
+import type { Field } from "./yaml-fields.js";
 
 export interface LoadedFile {
   readonly definition?: Definition;
@@ -157,16 +158,8 @@ export function loadDefinitionFile(
     case "skill": {
       const dir = path.dirname(file);
       // A plugin's skills are named by their folders, as its own text calls them (`hookify:writing-rules`).
-      const name = found.plugin ? path.basename(dir) : (v.name as string);
+      const name = found.plugin ? path.basename(dir) : skillName(v.name, dir, fm.fields, sink);
       const description = v.description as string;
-      if (name !== path.basename(dir)) {
-        sink.add(
-          "warning",
-          "skill-name-folder",
-          `skill name '${name}' differs from its folder name '${path.basename(dir)}'`,
-          ...keyPos(fm.fields, "name"),
-        );
-      }
       if (description.length > MAX_SKILL_DESCRIPTION) {
         sink.add(
           "warning",
@@ -250,6 +243,48 @@ const asList = (x: unknown) =>
       ? x.filter((m): m is string => typeof m === "string")
       : undefined;
 
+/** The Agent Skills naming rule: lowercase letters, digits and single hyphens, at most 64 characters. */
+const SKILL_NAME = /^(?=.{1,64}$)[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/**
+ * A skill's name, as the Agent Skills client guide has clients load it: the name written when it
+ * keeps the rule (a warning when it differs from the folder's); else the folder's name, with a
+ * warning (a name that breaks the rule, or none, never keeps a skill out).
+ */
+function skillName(written: unknown, dir: string, fields: readonly Field[], sink: DiagnosticSink): string {
+  const folder = path.basename(dir);
+  const at = valuePos(fields, "name");
+  if (typeof written !== "string") {
+    sink.add("warning", "skill-name", `a skill without a 'name' is named by its folder: '${folder}'`, ...at);
+    return folder;
+  }
+  if (!SKILL_NAME.test(written)) {
+    sink.add(
+      "warning",
+      "skill-name",
+      `skill name '${written}' breaks the Agent Skills rule (lowercase letters, digits and single hyphens, at most 64 characters), so it is named by its folder: '${folder}'`,
+      ...at,
+    );
+    return folder;
+  }
+  if (written !== folder)
+    sink.add(
+      "warning",
+      "skill-name-folder",
+      `skill name '${written}' differs from its folder name '${folder}'`,
+      ...keyPos(fields, "name"),
+    );
+  return written;
+}
+
+function valuePos(
+  fields: readonly { key: string; valuePos: { line: number; column: number } }[],
+  key: string,
+): [number, number] {
+  const f = fields.find((x) => x.key === key);
+  return f ? [f.valuePos.line, f.valuePos.column] : [1, 1];
+}
+
 function keyPos(
   fields: readonly { key: string; keyPos: { line: number; column: number } }[],
   key: string,
@@ -327,7 +362,8 @@ function firstLine(body: string): string | undefined {
 /** Body checks that catch mistakes before a run: `$0`, which is not an argument here (reported once). */
 function checkBody(body: string, bodyLine: number, sink: DiagnosticSink): void {
   if (!body.includes("$0")) return;
-  const m = /(?<!\\)\$0(?!\d)/.exec(body);
+  // Money is not a placeholder: `$0.5M`, `$0,50` (a digit after a point or comma).
+  const m = /(?<!\\)\$0(?![\d]|[.,]\d)/.exec(body);
   if (!m) return;
   const before = body.slice(0, m.index);
   const lineStart = before.lastIndexOf("\n") + 1;

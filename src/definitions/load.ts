@@ -36,6 +36,7 @@ function loadDiscovered(discovery: Discovery, names: ToolNames | undefined): Loa
   const diagnostics: Diagnostic[] = [...discovery.diagnostics];
   const files: FileReport[] = [];
   const userFile = new Set(discovery.found.filter((f) => f.user).map((f) => f.file));
+  const shadowedFiles = new Set<string>();
   for (const found of discovery.found) {
     const loaded = loadDefinitionFile(found, names ? { known: names } : {});
     diagnostics.push(...loaded.diagnostics);
@@ -48,6 +49,12 @@ function loadDiscovered(discovery: Discovery, names: ToolNames | undefined): Loa
         // A project's definition takes the place of the user's of the same name.
         diagnostics.push(shadowed(owner, def));
         definitions.set(key, def);
+        shadowedFiles.add(owner.file);
+      } else if (owner && def.surface !== "main") {
+        // Two folders with one name (a copy under agents/external/, say): the first in path order
+        // is the one used, and this one is said to be passed over.
+        outcome = "shadowed";
+        diagnostics.push(duplicate(def, owner, found.root));
       } else if (owner) {
         outcome = "failed";
         diagnostics.push(duplicate(def, owner, found.root));
@@ -57,6 +64,8 @@ function loadDiscovered(discovery: Discovery, names: ToolNames | undefined): Loa
     }
     files.push({ file: found.file, surface: found.surface, outcome });
   }
+  for (const [i, f] of files.entries())
+    if (shadowedFiles.has(f.file)) files[i] = { ...f, outcome: "shadowed" };
   const all = [...definitions.values()];
   diagnostics.push(...shadowedCommands(all));
   diagnostics.sort(compareDiagnostics);
@@ -76,14 +85,18 @@ function shadowed(user: Definition, project: Definition): Diagnostic {
 }
 
 function duplicate(def: Definition, owner: Definition, root: string): Diagnostic {
+  const where = path.relative(root, owner.file);
   return {
     file: def.file,
     line: 1,
     column: 1,
-    severity: "error",
+    severity: def.surface === "main" ? "error" : "warning",
     code: "duplicate-name",
     surface: def.surface,
-    message: `${def.surface === "main" ? "a second main agent" : `${SURFACE_NOUN[def.surface]} '${def.name}'`} is also defined in ${path.relative(root, owner.file)}; names must be unique on a surface, so this one is not loaded`,
+    message:
+      def.surface === "main"
+        ? `a second main agent: ${where} is the main agent, so this one is not loaded`
+        : `${SURFACE_NOUN[def.surface]} '${def.name}' is also defined in ${where}, which comes first and is the one used; this one is not (rename one to use both)`,
   };
 }
 

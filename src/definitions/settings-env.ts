@@ -1,4 +1,6 @@
 import path from "node:path";
+import { didYouMean } from "../shared/did-you-mean.js";
+import { MODEL_VARIABLES } from "../shared/model-variables.js";
 import { startUpVariable } from "../shared/start-up-variables.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import type { JsonFile } from "./json-file.js";
@@ -32,6 +34,13 @@ export function checkSettingsEnv(
       at(["env", k])("error", "settings-type", `'env.${k}' must be a string`);
       continue;
     }
+    const near = MODEL_VARIABLES.includes(k) ? undefined : didYouMean(k, MODEL_VARIABLES);
+    if (near !== undefined)
+      sink.at(json.locateKey(["env", k]))(
+        "warning",
+        "settings-env-name",
+        `'env.${k}' is not a variable agentmd reads; did you mean '${near}'?`,
+      );
     const why = from.base === "project" ? startUpVariable(k) : undefined;
     if (why === undefined) {
       env[k] = v;

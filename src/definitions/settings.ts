@@ -12,13 +12,15 @@ import { checkEntry } from "./parse-tool-list.js";
 import { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
 import { checkSettingsEnv } from "./settings-env.js";
+import { type HooksSwitch, joinedSwitch } from "./settings-hooks.js";
+import { readSettingsModel } from "./settings-model.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
 export { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 
-/** `.claude/settings.json` and its kin, merged as Claude Code merges them. */
-export interface ClaudeSettings {
+/** `.claude/settings.json` and its kin, merged; `disableAllHooks` says whose file turned hooks off. */
+export interface ClaudeSettings extends HooksSwitch {
   /** Calls pre-approved: they run without asking (never beyond agent.md's list). */
   readonly allow: readonly ToolEntry[];
   /** Calls denied at every hop. */
@@ -30,16 +32,32 @@ export interface ClaudeSettings {
   readonly additionalDirectories: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly hooks?: HooksSetting;
-  /** `disableAllHooks: true` in any file: the settings' hooks do not run (agent.md's still do). */
-  readonly disableAllHooks?: boolean;
   /** `.mcp.json` servers by name: only these start (`enabledMcpjsonServers`), never these (`disabled…`). */
   readonly enabledMcpjsonServers?: readonly string[];
   readonly disabledMcpjsonServers: readonly string[];
   /** `permissions.disableBypassPermissionsMode: "disable"`: bypassPermissions cannot be turned on. */
   readonly bypassDisabled?: boolean;
+  /** `model`: the runs' model where agent.md names none (the most specific file's wins). */
+  readonly model?: string;
+  /**
+   * The credential commands (Claude Code's keys), the most specific file's winning: a project's are
+   * the project's code, taken only when its folder is trusted.
+   */
+  readonly credentialCommands?: CredentialCommands;
   /** The files that were read, most general first. */
   readonly files: readonly string[];
 }
+
+/** The settings keys whose value is a command that yields or renews the model's credential. */
+export const CREDENTIAL_COMMANDS = ["apiKeyHelper", "awsAuthRefresh", "awsCredentialExport"] as const;
+
+/** Each credential command set, with the file that set it (`source`, as a user reads it). */
+export type CredentialCommands = {
+  readonly [K in (typeof CREDENTIAL_COMMANDS)[number]]?: {
+    readonly command: string;
+    readonly source: string;
+  };
+};
 
 export const NO_SETTINGS: ClaudeSettings = {
   allow: [],
@@ -64,13 +82,14 @@ export function mcpJsonFilter(s: ClaudeSettings): {
 
 /** Claude Code keys agentmd accepts and does not act on. */
 export const IGNORED_SETTINGS_KEYS: ReadonlySet<string> = new Set(
-  "$schema apiKeyHelper awsAuthRefresh awsCredentialExport cleanupPeriodDays includeCoAuthoredBy model outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
+  "$schema cleanupPeriodDays includeCoAuthoredBy outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
     " ",
   ),
 );
 /** The top-level keys agentmd reads. */
 export const SETTINGS_KEYS: readonly string[] = [
   "permissions",
+  "model",
   "env",
   "hooks",
   "disableAllHooks",
@@ -78,6 +97,7 @@ export const SETTINGS_KEYS: readonly string[] = [
   "disabledMcpjsonServers",
   "enabledPlugins",
   "extraKnownMarketplaces",
+  ...CREDENTIAL_COMMANDS,
 ];
 /** The keys of `permissions` agentmd reads. */
 export const PERMISSION_KEYS: readonly string[] = [
@@ -139,7 +159,11 @@ export function loadSettings(
       );
       const withheld =
         options.withhold && base === "project"
-          ? { env: {}, ...(one.hooks && { hooks: options.withhold(one.hooks) }) }
+          ? {
+              env: {},
+              credentialCommands: undefined,
+              ...(one.hooks && { hooks: options.withhold(one.hooks) }),
+            }
           : {};
       const origin = base === "home" ? "user" : file.endsWith(".local.json") ? "local" : "project";
       const own = one.hooks ? { ...one, hooks: withOrigin(one.hooks, origin) } : one;
@@ -173,9 +197,10 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
       ? Object.fromEntries(HOOK_EVENTS.map((e) => [e, [...(a.hooks?.[e] ?? []), ...(b.hooks?.[e] ?? [])]]))
       : undefined;
   const mode = b.defaultMode ?? a.defaultMode;
+  const model = b.model ?? a.model;
   const enabled = b.enabledMcpjsonServers ?? a.enabledMcpjsonServers;
   return {
-    ...((a.disableAllHooks || b.disableAllHooks) && { disableAllHooks: true }),
+    ...joinedSwitch(a, b),
     ...((a.bypassDisabled || b.bypassDisabled) && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
     disabledMcpjsonServers: [...a.disabledMcpjsonServers, ...b.disabledMcpjsonServers],
@@ -183,9 +208,13 @@ function merge(a: ClaudeSettings, b: ClaudeSettings): ClaudeSettings {
     deny: [...a.deny, ...b.deny],
     ask: [...a.ask, ...b.ask],
     ...(mode && { defaultMode: mode }),
+    ...(model && { model }),
     additionalDirectories: [...a.additionalDirectories, ...b.additionalDirectories],
     env: { ...a.env, ...b.env },
     ...(hooks && { hooks }),
+    ...((a.credentialCommands || b.credentialCommands) && {
+      credentialCommands: { ...a.credentialCommands, ...b.credentialCommands },
+    }),
     files: [...a.files, ...b.files],
   };
 }
@@ -280,11 +309,14 @@ function checkSettings(
       "settings-value",
       `'permissions.disableBypassPermissionsMode' can only be "disable", got ${JSON.stringify(bypass)}`,
     );
+  const credentialCommands = commandsOf(value, json, sink, base === "home" ? home : root);
   const mcpList = (key: "enabledMcpjsonServers" | "disabledMcpjsonServers") =>
     value[key] === undefined ? undefined : strings(value[key], [key], json, sink);
   const enabled = mcpList("enabledMcpjsonServers");
+  const model = readSettingsModel(value.model, at(["model"]));
   return {
-    ...(disableAllHooks === true && { disableAllHooks: true }),
+    ...(model && { model }),
+    ...(disableAllHooks === true && { disableAllHooks: base === "home" ? "user" : "project" }),
     ...(bypass === "disable" && { bypassDisabled: true }),
     ...(enabled && { enabledMcpjsonServers: enabled }),
     disabledMcpjsonServers: mcpList("disabledMcpjsonServers") ?? [],
@@ -296,7 +328,32 @@ function checkSettings(
     additionalDirectories: dirs,
     env,
     ...(hooks && { hooks }),
+    ...(credentialCommands && { credentialCommands }),
   };
+}
+
+/** A file's credential commands: each a non-empty string (else an error at its line). */
+function commandsOf(
+  value: Record<string, unknown>,
+  json: JsonFile,
+  sink: DiagnosticSink,
+  root: string,
+): CredentialCommands | undefined {
+  const out: Record<string, { command: string; source: string }> = {};
+  for (const key of CREDENTIAL_COMMANDS) {
+    const v = value[key];
+    if (v === undefined) continue;
+    if (typeof v !== "string" || v.trim() === "") {
+      sink.at(json.locate([key]))(
+        "error",
+        "settings-type",
+        `'${key}' must be a command (a non-empty string)`,
+      );
+      continue;
+    }
+    out[key] = { command: v, source: path.relative(root, sink.file) || sink.file };
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**
@@ -373,17 +430,7 @@ function entries(
 }
 
 /** The tools whose patterns are paths. */
-const PATH_TOOLS = new Set([
-  "Read",
-  "Write",
-  "Edit",
-  "MultiEdit",
-  "NotebookEdit",
-  "NotebookRead",
-  "Glob",
-  "Grep",
-  "LS",
-]);
+const PATH_TOOLS = new Set("Read Write Edit MultiEdit NotebookEdit NotebookRead Glob Grep LS".split(" "));
 
 /**
  * A settings rule's path pattern, from Claude Code's grammar to agentmd's: there `//x` is the

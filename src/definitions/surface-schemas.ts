@@ -94,9 +94,27 @@ const maxBudgetUsd: JsonSchema = { type: "number", exclusiveMinimum: 0 };
 const fallbackModel: JsonSchema = { type: ["string", "array"], items: { type: "string", minLength: 1 } };
 // How much effort the model puts into a response (the API's output_config.effort).
 const effort: JsonSchema = { enum: [...EFFORT_LEVELS] };
-// Extended thinking: a budget of tokens, adaptive or disabled (checked by readThinkingField, which says it in one sentence).
+// Extended thinking: a budget of tokens, adaptive or disabled, or the API's object for one (checked by readThinkingField, which says it in one sentence).
 const thinking: JsonSchema = {
-  anyOf: [{ type: "integer", minimum: MIN_THINKING_BUDGET }, { enum: ["adaptive", "disabled"] }],
+  anyOf: [
+    { type: "integer", minimum: MIN_THINKING_BUDGET },
+    { enum: ["adaptive", "disabled"] },
+    {
+      type: "object",
+      required: ["type", "budget_tokens"],
+      properties: {
+        type: { const: "enabled" },
+        budget_tokens: { type: "integer", minimum: MIN_THINKING_BUDGET },
+      },
+      additionalProperties: false,
+    },
+    {
+      type: "object",
+      required: ["type"],
+      properties: { type: { enum: ["adaptive", "disabled"] } },
+      additionalProperties: false,
+    },
+  ],
 };
 const reasoning: Record<string, JsonSchema> = { effort, thinking };
 
@@ -183,7 +201,9 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
   skill: {
     type: "object",
     properties: {
-      name: { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$", maxLength: 64 },
+      // The Agent Skills rule (lowercase letters, digits, single hyphens, at most 64) is checked
+      // where the skill is loaded: a name that breaks it is a warning, and the folder's name is used.
+      name: str,
       description: str,
       model: str,
       ...lists,
@@ -196,7 +216,7 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
       outputSchema,
       ...reasoning,
     },
-    required: ["name", "description"],
+    required: ["description"],
   },
   command: {
     type: "object",

@@ -1,5 +1,5 @@
 import type { DiagnosticSink } from "./diagnostics.js";
-import { budgetFitProblem, type Thinking, thinkingProblem } from "./effort-thinking.js";
+import { budgetFitProblem, readThinking, type Thinking } from "./effort-thinking.js";
 import type { Field } from "./yaml-fields.js";
 
 /**
@@ -13,13 +13,13 @@ export function readThinkingField(
   maxTokens?: unknown,
 ): Thinking | undefined {
   if (!field || value === undefined) return undefined;
-  const problem = thinkingProblem(value);
+  const { thinking, problem } = readThinking(value);
   const at = field.valuePos;
-  if (problem) {
+  if (problem !== undefined || thinking === undefined) {
     sink.add("error", "value-type", `'thinking' ${problem}`, at.line, at.column);
     return undefined;
   }
-  const fit = typeof value === "number" ? budgetFitProblem(value, maxTokens) : undefined;
+  const fit = typeof thinking === "number" ? budgetFitProblem(thinking, maxTokens) : undefined;
   if (fit) sink.add("warning", "thinking-budget", fit, at.line, at.column);
-  return value as Thinking;
+  return thinking;
 }

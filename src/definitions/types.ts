@@ -186,8 +186,8 @@ export interface CommandDefinition extends DefinitionBase, InvocableFields {
 
 export type Definition = MainAgentDefinition | SubagentDefinition | SkillDefinition | CommandDefinition;
 
-/** What happened to each file that was looked at. */
-export type FileOutcome = "loaded" | "documentation" | "failed";
+/** What happened to each file looked at; `shadowed`: loaded, but a same-named one is used instead. */
+export type FileOutcome = "loaded" | "documentation" | "failed" | "shadowed";
 
 export interface FileReport {
   readonly file: string;

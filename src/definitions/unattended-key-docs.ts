@@ -67,9 +67,9 @@ export const UNATTENDED_KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   },
   thinking: {
     title: "Extended thinking",
-    type: "tokens, adaptive or disabled",
+    type: "tokens, adaptive, disabled, or the API's object",
     description:
-      'Extended thinking: a budget of tokens (at least 1024) is sent as `thinking: {type: "enabled", budget_tokens: N}`, `adaptive` as `{type: "adaptive"}`, `disabled` as `{type: "disabled"}`, each only to a model that takes it (docs/formats.md, Effort and thinking; else a warning naming the model). `max_tokens` must be above the budget: when the budget does not fit under `maxTokens`, requests carry the budget plus `maxTokens`, and `agentmd check` warns. Thinking tokens are output tokens: they are priced and count toward a budget. `--thinking` and `--max-thinking-tokens` win over agent.md\'s.',
+      'Extended thinking: a budget of tokens (at least 1024), `adaptive` or `disabled`, or the API\'s own object for one (`{type: enabled, budget_tokens: 8000}`, `{type: adaptive}`, `{type: disabled}`). A budget is sent as `thinking: {type: "enabled", budget_tokens: N}`, `adaptive` as `{type: "adaptive"}`, `disabled` as `{type: "disabled"}`, each only to a model that takes it (docs/formats.md, Effort and thinking; else a warning naming the model). `max_tokens` must be above the budget: when the budget does not fit under `maxTokens`, requests carry the budget plus `maxTokens`, and `agentmd check` warns. Thinking tokens are output tokens: they are priced and count toward a budget. `--thinking` and `--max-thinking-tokens` win over agent.md\'s.',
     on: {
       agent: {
         description:

@@ -182,6 +182,8 @@ async function runChild(
   const opened = await openWorktree(prepared.spec, {
     cwd: parent.cwd ?? core.cwd,
     specs: core.catalog.specs,
+    hooksCwd: core.cwd,
+    ...(parent.spec.workdir && { parent: parent.spec.workdir }),
   });
   if (!opened.ok) return fail(sentence(opened.message));
   const result = await parent.startChild(opened.tree.spec, call);

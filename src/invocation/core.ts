@@ -6,6 +6,7 @@ import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
+import { hooksAreOff, settingsHooks } from "../definitions/settings-hooks.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type {
   Definition,
@@ -28,13 +29,15 @@ import { isInside } from "../shared/is-inside.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { realPathOf } from "../tools/real-path.js";
+import { projectInventory } from "../trust/inventory/inventory.js";
+import { protectedPaths } from "../trust/inventory/protected.js";
 import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
 import { createApprovals, listApproves, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { defaultSystemPrompt } from "./default-prompt.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import { modelOf } from "./model-of.js";
-import { protectedPaths, protectedWriteDenies } from "./protected-paths.js";
+import { protectedWriteDenies } from "./protected-paths.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { resolveSettings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
@@ -99,8 +102,11 @@ export function createCore(options: RunnerOptions): Core {
     CLAUDE_PROJECT_DIR: projectDir,
   };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
-  const settings = resolveSettings(options, main, env);
-  const model = modelOf(options, main, settings, env);
+  const settings = resolveSettings(options, main, env, claude.settings.model);
+  const model = modelOf(options, main, settings, env, {
+    helpers: claude.settings.credentialCommands ?? {},
+    cwd: projectDir,
+  });
   const home = given.HOME ?? homedir();
   const cwd = path.resolve(
     options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
@@ -133,13 +139,13 @@ export function createCore(options: RunnerOptions): Core {
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: sessionHooks(main, claude.settings, options, pluginHooks(definitions.plugins, options)),
+    hooks: sessionHooks(main, claude.settings, options, definitions.plugins),
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
-  const memory =
-    main?.memory === false || options.projectDir === false
-      ? undefined
-      : memoryOf(hop.ceiling, { projectDir, cwd, home, ...user }, catalog);
+  const approval = createApprovals(permissions.policy, ctx, options.permissions?.approve);
+  const tier = { approval, workingDirs: permissions.policy.workingDirs };
+  const off = main?.memory === false || options.projectDir === false;
+  const memory = off ? undefined : memoryOf(hop, { projectDir, cwd, home, ...user }, tier);
   return {
     ...hop,
     external,
@@ -151,7 +157,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(options.model?.prices && { prices: options.model.prices }),
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory, hop.ceiling),
-    approval: createApprovals(permissions.policy, ctx, options.permissions?.approve),
+    approval,
     ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
     notices: coreNotices(permissions.notices, memory?.skipped ?? [], definitions.diagnostics),
     claude: claude.settings,
@@ -171,7 +177,11 @@ export function runnerDenyList(
 ): PermissionList {
   if (options.projectDir === false) return compileList(undefined, RUNNER_DENY, ctx);
   const explicit = [...(main?.allowedTools?.entries ?? []), ...claude.allow];
-  const paths = protectedPaths(ctx.projectDir, sessionHooks(main, claude, options));
+  const commands = Object.values(sessionHooks(main, claude, options) ?? {})
+    .flat()
+    .flatMap((h) => ("command" in h && typeof h.command === "string" ? [h.command] : []));
+  const inventory = options.inventory ?? projectInventory(ctx.projectDir, ctx.home);
+  const paths = protectedPaths(inventory, ctx.projectDir, commands);
   return compileList(undefined, [...RUNNER_DENY, ...protectedWriteDenies(paths, explicit, ctx)], ctx);
 }
 
@@ -183,18 +193,26 @@ function sessionHooks(
   main: MainAgentDefinition | undefined,
   claude: ClaudeSettings,
   options: RunnerOptions,
-  plugins?: HooksSetting,
+  plugins?: readonly Plugin[],
 ) {
-  const off = claude.disableAllHooks === true;
-  return mergeHooks(main?.hooks, off ? undefined : claude.hooks, off ? undefined : plugins, options.hooks);
+  const fromPlugins = plugins && pluginHooks(plugins, options, claude);
+  return mergeHooks(main?.hooks, settingsHooks(claude), fromPlugins, options.hooks);
 }
 
-/** The plugins' hooks in the order they were enabled; a project's plugin's withheld when restricted. */
-function pluginHooks(plugins: readonly Plugin[], options: RunnerOptions): HooksSetting {
+/**
+ * The plugins' hooks in the order they were enabled: a project's plugin's withheld when restricted;
+ * none whose owner the settings' `disableAllHooks` turns off (a project's file: the project's only).
+ */
+function pluginHooks(
+  plugins: readonly Plugin[],
+  options: RunnerOptions,
+  claude: ClaudeSettings,
+): HooksSetting {
   return mergeHooks(
-    ...plugins.map((p) =>
-      p.hooks && options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks,
-    ),
+    ...plugins.map((p) => {
+      if (!p.hooks || hooksAreOff(claude, p.owner)) return undefined;
+      return options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks;
+    }),
   ) as HooksSetting;
 }
 
@@ -324,14 +342,17 @@ function definitionsFromCode(
 
 /** The memory files the session's Read rules allow, read once for the runner's life. */
 function memoryOf(
-  ceiling: PermissionList,
+  hop: { readonly ceiling: PermissionList; readonly catalog: ToolCatalog },
   at: { projectDir: string; cwd: string; home: string; userDir?: string },
-  catalog: ToolCatalog,
+  tier: { approval: CallApproval; workingDirs: readonly string[] },
 ): Memory {
-  const judged = { specs: catalog.specs, cwd: at.cwd, realPath: realPathOf };
+  const judged = { specs: hop.catalog.specs, cwd: at.cwd, realPath: realPathOf };
+  const read = (file: string) => ({ tool: "Read", input: { file_path: file } });
+  const inside = (file: string) => tier.workingDirs.some((d) => isInside(realPathOf(file), d));
   return loadMemory({
     ...at,
-    mayRead: (file) =>
-      decide(ceiling, { tool: "Read", input: { file_path: file } }, judged).kind === "allowed",
+    mayRead: (file) => decide(hop.ceiling, read(file), judged).kind === "allowed",
+    // An import outside the working folders is given as the run's own Read of it would be: unasked.
+    mayImport: (file) => inside(file) || tier.approval.check(read(file), judged).kind === "allowed",
   });
 }

@@ -16,6 +16,14 @@ export interface MemoryInput {
   readonly home: string;
   /** Whether the session may read a file: the Read rules of the lists, judged on its real path. */
   readonly mayRead: (file: string) => boolean;
+  /**
+   * Whether the run could read a file that an `@import` names without asking anyone: the approval
+   * tier's word, asked only of imports outside the working folders (a project's CLAUDE.md must not
+   * hand the model a file its own Read of would be refused). Imports made by the user's own
+   * `~/.claude/CLAUDE.md`, and what they import, are the user's and not asked about. Absent: every
+   * import the Read rules allow is given.
+   */
+  readonly mayImport?: (file: string) => boolean;
   readonly now?: Date;
 }
 
@@ -40,12 +48,16 @@ export function loadMemory(input: MemoryInput): Memory {
   const skipped: string[] = [];
   const seen = new Set<string>();
   let total = 0;
-  const add = (file: string, label: string, depth: number): void => {
+  const add = (file: string, label: string, depth: number, users = false): void => {
     const real = realOrSelf(file);
     if (seen.has(real)) return;
     seen.add(real);
     if (!input.mayRead(file)) {
       skipped.push(`${file}: the Read rules of this session do not allow it`);
+      return;
+    }
+    if (depth > 0 && !users && input.mayImport && !input.mayImport(file)) {
+      skipped.push(`${file}: ${label}, outside the working folders, and this run may not read it`);
       return;
     }
     const text = readText(file);
@@ -70,11 +82,11 @@ export function loadMemory(input: MemoryInput): Memory {
         skipped.push(`${target}: imported more than ${MAX_IMPORT_DEPTH} levels deep`);
         continue;
       }
-      if (existsSync(target)) add(target, `imported by ${file}`, depth + 1);
+      if (existsSync(target)) add(target, `imported by ${file}`, depth + 1, users);
     }
   };
   const user = input.userDir && path.join(input.userDir, USER_MEMORY);
-  if (user && isFile(user)) add(user, "the user's instructions for every project", 0);
+  if (user && isFile(user)) add(user, "the user's instructions for every project", 0, true);
   for (const dir of memoryFolders(input.projectDir, input.cwd)) {
     const claude = [path.join(dir, "CLAUDE.md"), path.join(dir, ".claude", "CLAUDE.md")].filter(isFile);
     const local = path.join(dir, "CLAUDE.local.md");

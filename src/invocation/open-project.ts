@@ -29,7 +29,7 @@ export interface OpenProject {
    * Throws `ConfigError` for a configuration a user must fix (no API key, a broken agent.md).
    * Whatever its runs start stops with its `close()`.
    */
-  runner(options?: Omit<RunnerOptions, "projectDir" | "restricted">): Runner;
+  runner(options?: Omit<RunnerOptions, "projectDir" | "restricted" | "inventory">): Runner;
 }
 
 /** How a project's folder is trusted (docs/trust.md). */
@@ -76,6 +76,7 @@ export async function openProject(projectDir: string, trust: ProjectTrust): Prom
       return createRunner({
         ...options,
         projectDir: root,
+        inventory: state.code,
         ...(restricted && { restricted: true }),
         ...(extra.length > 0 && { tools: { ...options.tools, extra } }),
       });

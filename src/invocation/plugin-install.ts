@@ -8,7 +8,6 @@ import {
   realpathSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from "node:fs";
 import path from "node:path";
 import {
@@ -22,6 +21,7 @@ import { segmentProblem } from "../definitions/plugin-segment.js";
 import { type MarketplaceSource, marketplaceSources, scopedSettings } from "../definitions/plugins.js";
 import { ConfigError } from "../shared/errors.js";
 import { isInside } from "../shared/is-inside.js";
+import { writeFileWhole } from "../shared/write-whole.js";
 
 /**
  * `agentmd plugin …`: Claude Code's plugin bookkeeping under `~/.claude/plugins/`, written as Claude
@@ -222,8 +222,7 @@ export function readObject(file: string): Record<string, unknown> {
 }
 
 export function writeJson(file: string, value: unknown): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileWhole(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** The copy can be replaced by the next install, whatever the source's modes were. */

@@ -1,74 +1,13 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ToolEntry } from "../definitions/types.js";
-import type { Hooks } from "../loop/hooks.js";
 import { PROTECTED_PATHS } from "../permissions/denial-text.js";
 import { isInside } from "../shared/is-inside.js";
-import { splitArgs } from "../shared/shell-words.js";
+import type { ProtectedPath } from "../trust/inventory/inventory-of.js";
 
-/**
- * The files that define a run, which no run may rewrite unless a list names them: otherwise a Write
- * (or a sandboxed command) could change agent.md, a settings file, a custom tool or a hook script,
- * and the next call's hook or the next run would run the new code outside every guard. Relative
- * to the project folder; a trailing `/` marks a folder.
- */
-const DEFINING = [
-  "agent.md",
-  "agents/",
-  "skills/",
-  "commands/",
-  "tools/",
-  ".claude/",
-  ".mcp.json",
-  "CLAUDE.md",
-  "CLAUDE.local.md",
-  ".git/hooks/",
-  ".git/config",
-];
+export type { ProtectedPath } from "../trust/inventory/inventory-of.js";
 
 /** The tools that write a path: the protection binds each of them (and Bash's redirections, judged as Writes). */
 const WRITERS = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
-
-/** A protected path, absolute; `folder` when everything below it is protected too. */
-export interface ProtectedPath {
-  readonly path: string;
-  readonly folder: boolean;
-  readonly why: string;
-}
-
-/** The protected paths of a project: the defining files and every script inside it a hook command names. */
-export function protectedPaths(projectDir: string, hooks: Hooks | undefined): ProtectedPath[] {
-  const root = path.resolve(projectDir);
-  const out: ProtectedPath[] = DEFINING.map((p) => ({
-    path: path.join(root, p.replace(/\/$/, "")),
-    folder: p.endsWith("/"),
-    why: "it defines the project's runs",
-  }));
-  for (const script of hookScripts(root, hooks))
-    if (!out.some((p) => p.path === script || (p.folder && isInside(script, p.path))))
-      out.push({ path: script, folder: false, why: "a hook runs it" });
-  return out;
-}
-
-/** Files inside the project that a command hook's words name (`bash .claude/hooks/g.sh`, `$CLAUDE_PROJECT_DIR/x.sh`). */
-export function hookScripts(projectDir: string, hooks: Hooks | undefined): string[] {
-  const found = new Set<string>();
-  for (const hook of Object.values(hooks ?? {}).flat()) {
-    if (!("command" in hook) || typeof hook.command !== "string") continue;
-    let words: string[];
-    try {
-      words = splitArgs(hook.command.replace(/\$\{?CLAUDE_PROJECT_DIR\}?/g, projectDir));
-    } catch {
-      continue;
-    }
-    for (const w of words) {
-      if (w.startsWith("-") || !/[/.]/.test(w)) continue;
-      const abs = path.resolve(projectDir, w);
-      if (abs !== projectDir && isInside(abs, projectDir) && existsSync(abs)) found.add(abs);
-    }
-  }
-  return [...found];
-}
 
 /**
  * Deny entries that keep the writing tools off the protected paths no allow entry names

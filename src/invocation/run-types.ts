@@ -13,7 +13,7 @@ import type { MessageParam } from "../model/messages.js";
 import type { PermissionMode } from "../permissions/approval.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
-import type { ToolContext } from "../tools/types.js";
+import type { ReadRecord, ToolContext } from "../tools/types.js";
 import type { RunTrace } from "../tracing/tracing.js";
 
 export type Content = MessageParam["content"];
@@ -143,6 +143,10 @@ export interface Workdir {
   readonly root: string;
   readonly cwd: string;
   readonly branch: string;
+  /** The git folder git made for it (inside `commonDir/worktrees/`): agentmd's git uses this one. */
+  readonly gitDir: string;
+  /** The repository's git folder. */
+  readonly commonDir: string;
 }
 
 /** The run a request starts, or why it cannot start. */
@@ -200,6 +204,8 @@ export interface RunIo {
   readonly budget?: Budget;
   /** The run's trace, when tracing is on: it sees the events, and names the span of each call. */
   readonly trace?: RunTrace;
+  /** The files the session read before this run (a resumed session's): its main run starts from them. */
+  readonly reads?: ReadRecord;
 }
 
 /** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */

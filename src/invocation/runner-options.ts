@@ -14,6 +14,7 @@ import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import type { BuiltinToolDeps } from "../tools/builtin/index.js";
 import type { SchemaValidationMode, Tool } from "../tools/types.js";
+import type { Inventory } from "../trust/inventory/inventory.js";
 import type { PermissionOptions } from "./approvals.js";
 
 /** Which model id runs ask for and what it costs, whoever serves it. */
@@ -65,6 +66,11 @@ export interface RunnerOptions {
    * passed in `tools.extra`).
    */
   readonly restricted?: boolean;
+  /**
+   * The project's code as found when it was opened (`openProject` passes the one its trust was
+   * judged on): its files are protected from every write of the run. Default: read from the files.
+   */
+  readonly inventory?: Inventory;
   /** Claude Code plugin folders to run with (`--plugin-dir`); one wins over an enabled plugin of its name. */
   readonly pluginDirs?: readonly string[];
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -154,6 +160,12 @@ export interface RunnerOptions {
     readonly enabled?: boolean;
     readonly dir?: string;
     readonly store?: TranscriptStore;
+    /**
+     * A run whose transcript cannot be written stops (outcome `error`, the message saying why)
+     * before its next model request or tool call, rather than going on unrecorded: a batch's item
+     * is resumed from its transcript, and one with a hole would run again what it had done.
+     */
+    readonly required?: boolean;
   };
   readonly promptCaching?: boolean;
   /**

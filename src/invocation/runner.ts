@@ -17,6 +17,7 @@ import { isModel } from "../model/model.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { ReadRecord } from "../tools/types.js";
 import { openTracing, type RunTrace } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Compacted, type CompactOptions, compactSession } from "./compact-session.js";
@@ -28,6 +29,7 @@ import { prepareRun } from "./prepare-run.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { sessionHooks } from "./session-hooks.js";
+import { sessionReads } from "./session-reads.js";
 
 export type { Compacted, CompactOptions } from "./compact-session.js";
 
@@ -160,6 +162,27 @@ function closeRunner(
     .catch(() => {});
 }
 
+/**
+ * The run's signal, which also aborts when its transcript cannot be written and `required` (see
+ * `RunnerOptions.transcript.required`); such a run's result is an error that says why.
+ */
+function unrecordedStop(required: boolean, given: AbortSignal | undefined) {
+  const stop = new AbortController();
+  let why: string | undefined;
+  return {
+    signal: given ? AbortSignal.any([given, stop.signal]) : stop.signal,
+    stop: (message: string) => {
+      if (!required || why !== undefined) return;
+      why = message;
+      stop.abort();
+    },
+    result: (r: RunResult): RunResult =>
+      why === undefined || r.outcome === "done"
+        ? r
+        : { ...r, outcome: "error", message: `the run stopped: ${why}`, unrecorded: true },
+  };
+}
+
 export function createRunner(options: RunnerOptions = {}): Runner {
   const core = createCore(options);
   const store =
@@ -180,11 +203,13 @@ export function createRunner(options: RunnerOptions = {}): Runner {
         // One run at a time writes a session (from its first event on, so that `run -c` during
         // a first run is refused too): a second is refused before it writes anything.
         const release = keep ? store.lock?.(sessionId) : undefined;
+        const unrecorded = unrecordedStop(options.transcript?.required === true, runOptions.signal);
         try {
           const transcript = keep
-            ? store.open(sessionId, (message) =>
-                events.push({ runId: "", depth: 0, type: "warning", message }),
-              )
+            ? store.open(sessionId, (message) => {
+                events.push({ runId: "", depth: 0, type: "warning", message });
+                unrecorded.stop(message);
+              })
             : undefined;
           const opened = await tracing;
           const trace = opened.tracing?.forRun(runOptions.traceparent);
@@ -198,14 +223,14 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           const at = {
             sessionId,
             emit,
-            signal: runOptions.signal ?? new AbortController().signal,
+            signal: unrecorded.signal,
             ...(transcript?.file !== undefined && { transcriptPath: transcript.file }),
             ...(trace && { traceparent: (id: string) => trace.traceparent("", id) }),
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
           const budget = budgetOf(sessionId, runOptions.budget);
           const out = { ...at, started, budget, ...(trace && { trace }) };
-          const result = await runLine(core, store, options, input, runOptions, out);
+          const result = unrecorded.result(await runLine(core, store, options, input, runOptions, out));
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
           release?.();
@@ -246,6 +271,8 @@ async function runLine(
   runOptions: RunOptions,
   out: {
     sessionId: string;
+    /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
+    signal: AbortSignal;
     emit: EventSink;
     transcriptPath?: string;
     started: Fired | undefined;
@@ -266,7 +293,8 @@ async function runLine(
         type: "warning",
         message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
       });
-  const history = runOptions.resume ? await resumed(store, runOptions.resume, out.emit) : [];
+  const before = runOptions.resume ? await resumed(store, runOptions.resume, out.emit, core.cwd) : undefined;
+  const history = before?.messages ?? [];
   const refusal = sessionRefusal(out.started);
   if (refusal)
     return endBeforeStart(
@@ -278,11 +306,12 @@ async function runLine(
   const initial = history.length === 0 ? core.main?.initialPrompt : undefined; // a new session's
   let request: RunRequest = parseLine(input, runOptions.agent, initial);
   const io: RunIo = {
-    signal: runOptions.signal ?? new AbortController().signal,
+    signal: out.signal,
     sessionId: out.sessionId,
     emit: out.emit,
     budget: out.budget,
     history,
+    ...(before && { reads: before.reads }),
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
     ...(out.trace && { trace: out.trace }),
@@ -326,9 +355,17 @@ function sessionRefusal(started: Fired | undefined): { code: RunErrorCode; messa
   return undefined;
 }
 
-/** A session's conversation, to continue it; damaged lines of its transcript are skipped, and said. */
-async function resumed(store: TranscriptStore, id: string, emit: EventSink): Promise<MessageParam[]> {
-  const { events, skipped } = await store.read(id);
+/**
+ * A session's conversation and the files it read, to continue it; damaged lines of its transcript
+ * are skipped, and said. A store that does not say when it was written: every file is read again.
+ */
+async function resumed(
+  store: TranscriptStore,
+  id: string,
+  emit: EventSink,
+  cwd: string,
+): Promise<{ messages: MessageParam[]; reads: ReadRecord }> {
+  const { events, skipped, modifiedMs } = await store.read(id);
   if (skipped > 0)
     emit({
       runId: "",
@@ -336,5 +373,5 @@ async function resumed(store: TranscriptStore, id: string, emit: EventSink): Pro
       type: "warning",
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
-  return conversationOf(events);
+  return { messages: conversationOf(events), reads: sessionReads(events, cwd, modifiedMs ?? 0) };
 }

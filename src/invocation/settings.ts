@@ -84,6 +84,8 @@ export function resolveSettings(
   options: SettingOptions,
   main: MainAgentDefinition | undefined,
   env: Readonly<Record<string, string | undefined>> = {},
+  /** The settings files' `model`: below agent.md's. */
+  settingsModel?: string,
 ): Settings {
   const envTimeout = Number(env.ANTHROPIC_TIMEOUT_MS);
   const idleTimeoutMs =
@@ -100,7 +102,9 @@ export function resolveSettings(
   const effort = checkedEffort(options.model?.effort) ?? main?.effort;
   const thinking = checkedThinking(options.model?.thinking) ?? main?.thinking;
   return {
-    model: resolveModel(options.model?.id ?? (env.ANTHROPIC_MODEL || undefined) ?? main?.model),
+    model: resolveModel(
+      options.model?.id ?? (env.ANTHROPIC_MODEL || undefined) ?? main?.model ?? settingsModel,
+    ),
     maxIterations: options.limits?.maxIterations ?? main?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     maxTokens: options.limits?.maxTokens ?? main?.maxTokens ?? DEFAULT_MAX_TOKENS,
     maxDepth: options.limits?.maxDepth ?? main?.maxDepth ?? DEFAULT_MAX_DEPTH,

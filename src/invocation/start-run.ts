@@ -278,7 +278,8 @@ function callContext(
     // A subagent with isolation: worktree works in its worktree.
     cwd: spec.workdir?.cwd ?? core.cwd,
     signal: io.signal,
-    readRecord: createReadRecord(),
+    // Read-before-edit belongs to the session: its main run goes on from what it read before.
+    readRecord: (spec.depth === 0 && io.reads) || createReadRecord(),
     gateMode: core.settings.gateMode,
     env: core.env,
     sessionId: io.sessionId,

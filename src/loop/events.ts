@@ -215,6 +215,8 @@ export interface RunResult {
   readonly message?: string;
   /** The transcript file, when every event of the run was written to it (a resume can rely on it). */
   readonly transcript?: string;
+  /** The run stopped because its transcript could not be written (a runner's `transcript.required`). */
+  readonly unrecorded?: true;
   /** For `limit`: which one. */
   readonly limit?: LimitKind;
   /** The answer given through StructuredOutput (a run with an output schema); `text` is its JSON. */

@@ -111,6 +111,9 @@ async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Sett
   const updated = "updatedInput" in pre ? pre.updatedInput : undefined;
   const rewritten = updated ? await rewrite(use, updated, cx) : admitted;
   if ("decision" in rewritten) return rewritten;
+  // A call that would fail (an Edit of a file not read) fails before anyone is asked to approve it.
+  const unmet = await tool.precheck?.(rewritten.input, { cwd: cx.cwd, readRecord: cx.readRecord });
+  if (unmet !== undefined) return refuse("allowed", unmet);
   const consent = await consentTo(tool, rewritten.input, cx, pre, { callId: use.id, trail });
   if (consent && "decision" in consent) return consent;
   const again = consent ? await rejudge(use, consent.changed, cx, trail) : rewritten;

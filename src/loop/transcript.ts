@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import { AgentmdError } from "../shared/errors.js";
+import { identityText, isAlive, ownIdentity, parseIdentity } from "../shared/process-identity.js";
 import { summaryMessage } from "./compaction.js";
 import type { RunEvent } from "./events.js";
 
@@ -118,6 +119,8 @@ export interface SessionRead {
   readonly events: RunEvent[];
   /** Lines that were not an event (cut off by a crash, or damaged): skipped. */
   readonly skipped: number;
+  /** When the session was last written (ms since the epoch), where the store knows it. */
+  readonly modifiedMs?: number;
 }
 
 /**
@@ -127,8 +130,10 @@ export interface SessionRead {
 export function readSession(dir: string, id: string): SessionRead {
   const file = sessionFile(dir, id);
   let text: string;
+  let modifiedMs: number | undefined;
   try {
     text = readFileSync(file, "utf8");
+    modifiedMs = statSync(file).mtimeMs;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new SessionError(
@@ -145,7 +150,7 @@ export function readSession(dir: string, id: string): SessionRead {
     if (e) events.push(e);
     else skipped++;
   }
-  return { events, skipped };
+  return { events, skipped, ...(modifiedMs !== undefined && { modifiedMs }) };
 }
 
 /** The events of a session (lines that are not events skipped). */
@@ -230,15 +235,16 @@ export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
 /**
  * Holds a session for one run at a time: a second run writing it (`run -c` while the first still
  * runs, the same batch started twice) is refused with `SessionBusyError`, not interleaved. The lock
- * is a file made exclusively, holding the process id; one left by a process that is gone is taken
- * over; a folder that cannot be written is not locked. Returns the release. Throws SessionError.
+ * is a file made exclusively, naming the process (its id, start time and boot: an id alone is
+ * reused, and a container's process 1 is process 1 again after a restart); one left by a process
+ * that is gone is taken over; a folder that cannot be written is not locked. Returns the release. Throws SessionError.
  */
 export function lockSession(dir: string, id: string): () => void {
   const lock = `${sessionFile(dir, id)}.lock`;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       makeSessionsDir(dir);
-      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      writeFileSync(lock, identityText(ownIdentity()), { flag: "wx" });
       return () => rmSync(lock, { force: true });
     } catch (e) {
       // A folder that cannot be written holds no transcript either (that is a warning of the
@@ -257,8 +263,8 @@ export function lockSession(dir: string, id: string): () => void {
 
 /** The live process whose run holds the session now (it is being written), or undefined. */
 export function sessionHolder(dir: string, id: string): number | undefined {
-  const holder = Number(readFileSafe(`${sessionFile(dir, id)}.lock`));
-  return Number.isInteger(holder) && holder > 0 && alive(holder) ? holder : undefined;
+  const holder = parseIdentity(readFileSafe(`${sessionFile(dir, id)}.lock`));
+  return holder && isAlive(holder) ? holder.pid : undefined;
 }
 
 function readFileSafe(file: string): string {
@@ -266,14 +272,5 @@ function readFileSafe(file: string): string {
     return readFileSync(file, "utf8");
   } catch {
     return "";
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }

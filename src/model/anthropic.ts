@@ -11,9 +11,22 @@ import {
   type TurnOutcome,
 } from "./model.js";
 import { EFFORT_BETA } from "./model-features.js";
+import type { CredentialHelpers } from "./providers/credential-helpers.js";
+import { chooseProvider, type ProviderChoice } from "./providers/provider-choice.js";
+import { type ProviderSession, providerSession } from "./providers/provider-session.js";
 import { readSse } from "./read-sse.js";
-import { REPLAY_NOTICE_HEADER } from "./record-replay.js";
+import { REPLAY_NOTICE_HEADER, recordingFetch } from "./record-replay.js";
 import { modelTransport, type TransportOptions } from "./transport.js";
+import {
+  type Attempt,
+  classify,
+  type FailurePolicy,
+  failure,
+  malformed,
+  notAStream,
+  parseEvent,
+  streamError,
+} from "./turn-failures.js";
 
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 30_000;
@@ -21,7 +34,6 @@ export const DEFAULT_MAX_RETRIES = 2;
 /** Default for how long a response may stay silent (no headers, no event, no ping). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
-const MAX_MESSAGE = 600;
 
 /** Sends one streamed Messages request; resolves with the raw response (or rejects as the SDK does). */
 type Send = (params: ModelRequest, signal: AbortSignal) => Promise<Response>;
@@ -32,16 +44,26 @@ type Send = (params: ModelRequest, signal: AbortSignal) => Promise<Response>;
  * for each model id goes through it, so each warning is printed once; the later ones are the same
  * request sent by `client.post`, which makes no such check. Nothing of the process is patched.
  */
-function sender(client: Anthropic): Send {
+function sender(session: ProviderSession): Send {
   const checked = new Set<string>();
-  return (params, signal) => {
-    const body = { ...params, stream: true as const };
+  return async (params, signal) => {
+    const client = await session.client();
+    const body = { ...params, model: session.modelId(params.model), stream: true as const };
     const options = { signal, maxRetries: 0, timeout: 2 ** 31 - 1, ...betaHeaders(params) };
     if (checked.has(params.model))
       return client.post("/v1/messages", { body, ...options, stream: true }).asResponse();
     checked.add(params.model);
     return client.messages.create(body, options).asResponse();
   };
+}
+
+/** Every exchange of `send` kept in `file`, as a recording of the Messages API is kept. */
+function recordedSend(file: string, send: Send): Send {
+  const keep = recordingFetch(file, (_url, init) =>
+    send(JSON.parse(String(init?.body)) as ModelRequest, init?.signal ?? new AbortController().signal),
+  );
+  return (params, signal) =>
+    keep("provider:/v1/messages", { body: JSON.stringify({ ...params, stream: true }), signal });
 }
 
 /**
@@ -66,12 +88,24 @@ export interface AnthropicModelOptions extends TransportOptions {
   readonly idleTimeoutMs?: number;
   /** Milliseconds before retry `attempt` (1-based) when the server says nothing; exponential with jitter unless set. */
   readonly backoff?: (attempt: number) => number;
+  /**
+   * Where requests go: the Anthropic API, Amazon Bedrock, Google Vertex AI or Microsoft Foundry.
+   * Chosen from `env` as Claude Code chooses (`CLAUDE_CODE_USE_BEDROCK=1`, …) unless given.
+   */
+  readonly provider?: ProviderChoice;
+  /** The settings' credential commands (`apiKeyHelper`, `awsAuthRefresh`, `awsCredentialExport`). */
+  readonly helpers?: CredentialHelpers;
+  /** Where credential commands run; default the process's folder. */
+  readonly cwd?: string;
 }
 
-interface Policy {
+interface Policy extends FailurePolicy {
   readonly maxRetries: number;
   readonly idleMs: number;
   readonly baseURL: string;
+  readonly session: ProviderSession;
+  /** The id this turn is sent, for a refusal's hint. */
+  readonly sent: string;
   readonly backoff: (attempt: number) => number;
 }
 
@@ -82,31 +116,48 @@ interface Policy {
  * needed (anything but a replay).
  */
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
-  const transport = modelTransport(options);
-  // The credential comes from the options or the environment given (never from process.env behind
-  // their back: the CLI hands the key over without putting it in its own environment).
-  const apiKey = options.apiKey ?? (options.env.ANTHROPIC_API_KEY || undefined);
-  const authToken = apiKey ? undefined : options.env.ANTHROPIC_AUTH_TOKEN || undefined;
-  if (!apiKey && !authToken && !transport.keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
-  const baseURL = options.baseURL ?? (options.env.ANTHROPIC_BASE_URL || undefined);
-  if (baseURL) checkBaseURL(baseURL, options.baseURL ? "the model's baseURL" : "ANTHROPIC_BASE_URL");
-  const client = new Anthropic({
-    ...(authToken ? { authToken } : { apiKey: apiKey ?? "replay" }),
-    ...(baseURL && { baseURL }),
-    ...(transport.fetch && { fetch: transport.fetch }),
-    // Retries are this module's, so that every one is seen and said.
-    maxRetries: 0,
-    // Errors reach the run as events; the SDK's own console logging would only repeat them.
-    logLevel: "off",
+  // A replay answers from its recording, whatever provider recorded it.
+  const choice = options.replay
+    ? { kind: "anthropic" as const }
+    : (options.provider ?? chooseProvider(options.env));
+  // A cloud's wire format is its SDK's: what is recorded is the exchange above it, as the API's.
+  const recordAbove = choice.kind === "anthropic" ? undefined : options.record;
+  const transport = modelTransport(recordAbove ? { ...options, record: undefined } : options);
+  const helpers = options.helpers ?? {};
+  const basics = choice.kind === "anthropic" ? anthropicBasics(options, helpers, transport.keyless) : {};
+  const session = providerSession(choice, {
+    env: options.env,
+    cwd: options.cwd ?? process.cwd(),
+    helpers,
+    basics: { ...basics, ...(transport.fetch && { fetch: transport.fetch }) },
+    anthropicURL: basics.baseURL ?? DEFAULT_BASE_URL,
   });
-  const policy: Policy = {
+  const policy = {
     maxRetries: options.replay ? 0 : (options.maxRetries ?? DEFAULT_MAX_RETRIES),
     idleMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    baseURL: baseURL ?? DEFAULT_BASE_URL,
+    baseURL: basics.baseURL ?? DEFAULT_BASE_URL,
     backoff: options.backoff ?? defaultBackoff,
+    session,
   };
-  const send = sender(client);
-  return { turn: (request, cx) => streamTurn(send, request, cx, policy) };
+  const send = recordAbove ? recordedSend(recordAbove, sender(session)) : sender(session);
+  return {
+    turn: (request, cx) => streamTurn(send, request, cx, { ...policy, sent: session.modelId(request.model) }),
+  };
+}
+
+/**
+ * The Anthropic API's credential and base URL: from the options (agent.md), then the environment
+ * given (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL), else the settings'
+ * apiKeyHelper. Never from process.env behind their back: the CLI hands the key over without
+ * putting it in its own environment. Throws `ConfigError` when none is set and one is needed.
+ */
+function anthropicBasics(options: AnthropicModelOptions, helpers: CredentialHelpers, keyless: boolean) {
+  const apiKey = options.apiKey ?? (options.env.ANTHROPIC_API_KEY || undefined);
+  const authToken = apiKey ? undefined : options.env.ANTHROPIC_AUTH_TOKEN || undefined;
+  if (!apiKey && !authToken && !helpers.apiKeyHelper && !keyless) throw new ConfigError(MISSING_KEY_MESSAGE);
+  const baseURL = options.baseURL ?? (options.env.ANTHROPIC_BASE_URL || undefined);
+  if (baseURL) checkBaseURL(baseURL, options.baseURL ? "the model's baseURL" : "ANTHROPIC_BASE_URL");
+  return { ...(apiKey && { apiKey }), ...(authToken && { authToken }), ...(baseURL && { baseURL }) };
 }
 
 /**
@@ -131,17 +182,6 @@ function checkBaseURL(baseURL: string, where: string): void {
     );
 }
 
-/** One try's end: a message, the run aborted, an error, or a failure worth trying again. */
-type Attempt =
-  | TurnOutcome
-  | {
-      readonly kind: "retry";
-      readonly reason: string;
-      readonly code: ModelErrorCode;
-      readonly message: string;
-      readonly delayMs?: number;
-    };
-
 /**
  * One model request, streamed: text deltas are reported as they arrive. A failure before any output
  * (HTTP 408/409/429/5xx, a reset, a response silent for the idle timeout, an overloaded or api_error
@@ -151,18 +191,44 @@ type Attempt =
  */
 async function streamTurn(
   send: Send,
-  params: ModelRequest,
+  request: ModelRequest,
   cx: TurnContext,
   policy: Policy,
 ): Promise<TurnOutcome> {
+  const { params, notice } = policy.session.adapt(request);
+  if (notice) cx.onNotice?.(notice);
+  let renewed = false;
   for (let attempt = 0; ; attempt++) {
     const r = await attemptTurn(send, params, cx, policy);
+    if (r.kind === "error" && !renewed && CREDENTIAL_REFUSALS.has(r.code)) {
+      renewed = true;
+      const again = await renewCredentials(policy);
+      if (again === true) continue;
+      if (again !== false) return { kind: "error", code: r.code, message: again };
+    }
     if (r.kind !== "retry") return r;
     if (attempt >= policy.maxRetries) return { kind: "error", code: r.code, message: r.message };
     const delayMs = Math.min(MAX_DELAY_MS * 4, r.delayMs ?? policy.backoff(attempt + 1));
     cx.onRetry(attempt + 1, r.reason, delayMs);
     await sleep(delayMs, cx.signal);
     if (cx.signal.aborted) return { kind: "aborted" };
+  }
+}
+
+/** Codes of a refused or missing credential, which a credential command may renew once a turn. */
+const CREDENTIAL_REFUSALS: ReadonlySet<string> = new Set([
+  "authentication_error",
+  "permission_error",
+  "http_401",
+  "http_403",
+]);
+
+/** True: renewed, try again; false: nothing to renew with; a string: the renewal itself failed. */
+async function renewCredentials(policy: Policy): Promise<boolean | string> {
+  try {
+    return await policy.session.renew();
+  } catch (e) {
+    return `${policy.session.where}: ${e instanceof Error ? e.message : String(e)}`;
   }
 }
 
@@ -217,7 +283,7 @@ async function attemptTurn(
       return failure(
         output,
         "timeout",
-        `no data for ${seconds(policy.idleMs)} s from ${policy.baseURL}`,
+        `no data for ${seconds(policy.idleMs)} s from ${policy.session.choice.kind === "anthropic" ? policy.baseURL : policy.session.where}`,
         policy,
       );
     return classify(e, output, policy);
@@ -225,120 +291,6 @@ async function attemptTurn(
     clearTimeout(timer);
     aborted.dispose();
   }
-}
-
-/** A failure of one try: retried when nothing was output yet, else the end of the turn. */
-function failure(
-  output: boolean,
-  code: ModelErrorCode,
-  what: string,
-  policy: Policy,
-  delayMs?: number,
-): Attempt {
-  if (output)
-    return {
-      kind: "error",
-      code,
-      message: `${what}, after the response had started; it cannot be retried without repeating output`,
-    };
-  return {
-    kind: "retry",
-    reason: what.startsWith("no data") ? what : `${code}: ${what}`,
-    code,
-    message: `${what} (${policy.maxRetries} retries made)`,
-    ...(delayMs !== undefined && { delayMs }),
-  };
-}
-
-function classify(e: unknown, output: boolean, policy: Policy): Attempt {
-  if (e instanceof Anthropic.APIError && e.status !== undefined) {
-    const code = errorCode(e);
-    if (code === "replay_departure") return { kind: "error", code, message: e.apiMessage ?? e.message };
-    const what = `the model API at ${policy.baseURL} answered HTTP ${e.status} (${code}): ${cut(e.apiMessage ?? e.message)}`;
-    const retryable = [408, 409, 429].includes(e.status) || e.status >= 500;
-    const headers = e.headers instanceof Headers ? e.headers : undefined;
-    if (!retryable || headers?.get("x-should-retry") === "false")
-      return { kind: "error", code, message: what };
-    if (output) return { kind: "error", code, message: what };
-    return {
-      kind: "retry",
-      reason: `HTTP ${e.status}`,
-      code,
-      message: what,
-      ...(headers && retryAfter(headers)),
-    };
-  }
-  const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
-  const text = e instanceof Error ? e.message : String(e);
-  return failure(
-    output,
-    "connection_error",
-    `the connection to the model API at ${policy.baseURL} failed: ${cut(text)}${cause}`,
-    policy,
-  );
-}
-
-/** An `error` event inside the stream: overloaded and api_error are retried like an HTTP 529 or 500. */
-function streamError(data: string, output: boolean, policy: Policy): Attempt {
-  const body = parseEvent(data) as { error?: { type?: unknown; message?: unknown } } | undefined;
-  const given = body?.error?.type;
-  const type = typeof given === "string" ? given : "api_error";
-  const what = `the model API at ${policy.baseURL} sent ${type} in the response stream: ${cut(String(body?.error?.message ?? data))}`;
-  if (type === "overloaded_error" || type === "api_error") {
-    const r = failure(output, type, what, policy);
-    return r.kind === "retry" ? { ...r, reason: `${type} in the response stream` } : r;
-  }
-  // A type the API has not named before is told as it came, and coded as the API's generic error.
-  return { kind: "error", code: isApiErrorType(given) ? given : "api_error", message: what };
-}
-
-async function notAStream(response: Response, type: string, policy: Policy): Promise<Attempt> {
-  let body = "";
-  try {
-    body = (await response.text()).slice(0, 4096);
-  } catch {
-    // the body is not needed to say what went wrong
-  }
-  const size = response.headers.get("content-length");
-  if (type.includes("json")) {
-    const parsed = parseEvent(body) as { error?: { type?: unknown; message?: unknown } } | undefined;
-    if (parsed?.error?.type === "replay_departure")
-      return { kind: "error", code: "replay_departure", message: String(parsed.error.message) };
-  }
-  return {
-    kind: "error",
-    code: "not_a_stream",
-    message: `the model API at ${policy.baseURL} answered ${response.status} with ${type || "no content type"}${size ? ` (${size} bytes)` : ""}, not an event stream: ${cut(body.replace(/\s+/g, " ").trim()) || "(empty)"}`,
-  };
-}
-
-const malformed = (output: boolean) =>
-  `the model API sent a response stream that could not be read${output ? " after the response had started" : ""}`;
-
-function parseEvent(data: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(data);
-    return typeof v === "object" && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** retry-after-ms or retry-after (seconds), when the server says when to come back. */
-function retryAfter(h: Headers): { delayMs?: number } {
-  const ms = Number(h.get("retry-after-ms"));
-  if (Number.isFinite(ms) && ms > 0) return { delayMs: ms };
-  const s = Number(h.get("retry-after"));
-  return Number.isFinite(s) && s > 0 ? { delayMs: s * 1000 } : {};
-}
-
-/** Text from a server, at a length a line can show: `… (N characters in all)`. */
-function cut(text: string): string {
-  return text.length > MAX_MESSAGE
-    ? `${text.slice(0, MAX_MESSAGE)}… (${text.length} characters in all)`
-    : text;
 }
 
 const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000)));
@@ -350,14 +302,4 @@ function defaultBackoff(attempt: number): number {
   );
 }
 
-/** `overloaded_error`, `rate_limit_error`, `http_500`, …: what an API error was, for events. */
-export function errorCode(e: unknown): ModelErrorCode {
-  if (e instanceof Anthropic.APIError) {
-    const body = e.error as { error?: { type?: unknown }; type?: unknown } | undefined;
-    const t = e.type ?? body?.error?.type ?? body?.type;
-    if (t === "replay_departure") return t;
-    if (isApiErrorType(t)) return t;
-    return e.status ? `http_${e.status}` : "api_error";
-  }
-  return "connection_error";
-}
+export { errorCode } from "./turn-failures.js";

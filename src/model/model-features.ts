@@ -4,6 +4,7 @@ import {
   raisedMaxTokens,
   type Thinking,
 } from "../definitions/effort-thinking.js";
+import { canonicalModelId } from "./providers/provider-models.js";
 
 /**
  * Which models take `effort` and `thinking`, and how, from the API's model and migration pages as
@@ -56,8 +57,9 @@ export const MODEL_FEATURES: Readonly<Record<string, ModelFeatures>> = {
 /** The beta header value a request carrying `output_config.effort` is sent with. */
 export const EFFORT_BETA = "effort-2025-11-24";
 
-/** What a model takes; undefined when agentmd does not know the model. */
-export function featuresOf(model: string): ModelFeatures | undefined {
+/** What a model takes (by its id in any provider's spelling); undefined when agentmd does not know it. */
+export function featuresOf(given: string): ModelFeatures | undefined {
+  const model = canonicalModelId(given);
   if (Object.hasOwn(MODEL_FEATURES, model)) return MODEL_FEATURES[model];
   const dated = /^(.*)-\d{8}$/.exec(model)?.[1];
   return dated !== undefined && Object.hasOwn(MODEL_FEATURES, dated) ? MODEL_FEATURES[dated] : undefined;

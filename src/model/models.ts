@@ -1,5 +1,6 @@
 import { DEFAULT_MODEL, MODEL_ALIASES } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import { canonicalModelId } from "./providers/provider-models.js";
 
 /**
  * Model ids and prices. Aliases resolve through the one table of shared/defaults.ts. Prices are US
@@ -93,9 +94,15 @@ export function addUsage(a: Usage, b: ReportedUsage | null | undefined): Usage {
   };
 }
 
-/** The price of a model: the longest prefix in `table`, then in PRICES; undefined when unknown. */
-export function priceOf(model: string, table: Readonly<Record<string, Price>> = {}): Price | undefined {
-  for (const t of [table, PRICES]) {
+/**
+ * The price of a model: the longest prefix in `table`, then in PRICES (a provider's spelling, such as
+ * `us.anthropic.claude-sonnet-…-v1:0`, priced as the model it names); undefined when unknown.
+ */
+export function priceOf(given: string, table: Readonly<Record<string, Price>> = {}): Price | undefined {
+  for (const [t, model] of [
+    [table, given],
+    [PRICES, canonicalModelId(given)],
+  ] as const) {
     const key = Object.keys(t)
       .filter((k) => model.startsWith(k))
       .sort((x, y) => y.length - x.length)[0];

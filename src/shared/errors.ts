@@ -15,3 +15,10 @@ export class ConfigError extends AgentmdError {}
 
 /** Redis cannot be reached (or the URL is not one): a user must fix the URL or start Redis. */
 export class RedisUnavailableError extends AgentmdError {}
+
+/**
+ * A file agentmd keeps (settings, the trust file) cannot be written or is not one it can read
+ * back: the disk is full, the folder is a file, it was hand-edited into something else. The
+ * message names the file and why in one line; the file is left as it was.
+ */
+export class WriteError extends ConfigError {}

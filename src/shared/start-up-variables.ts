@@ -184,7 +184,29 @@ const BY_NAME: Readonly<Record<string, string>> = {
     "ANTHROPIC_BASE_URL",
     "ANTHROPIC_CUSTOM_HEADERS",
     "CLAUDE_PROJECT_DIR",
+    "ANTHROPIC_BEDROCK_BASE_URL",
+    "ANTHROPIC_VERTEX_BASE_URL",
+    "ANTHROPIC_FOUNDRY_BASE_URL",
+    "ANTHROPIC_FOUNDRY_API_KEY",
+    "AWS_BEARER_TOKEN_BEDROCK",
   ]),
+  ...each(
+    "it chooses the cloud credentials, or the server they are sent to (a credentials file can name a program to run)",
+    [
+      "AWS_CONFIG_FILE",
+      "AWS_SHARED_CREDENTIALS_FILE",
+      "AWS_ACCESS_KEY_ID",
+      "AWS_SECRET_ACCESS_KEY",
+      "AWS_SESSION_TOKEN",
+      "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+      "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+      "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+      "AWS_WEB_IDENTITY_TOKEN_FILE",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "CLOUDSDK_CONFIG",
+      "AZURE_CONFIG_DIR",
+    ],
+  ),
 };
 
 /** Families by name prefix: every variable of the program that reads them. */
@@ -203,6 +225,7 @@ const BY_PREFIX: readonly (readonly [string, string])[] = [
   ["PIP_", "pip reads its configuration from it"],
   ["CARGO_", "cargo reads its configuration from it (programs it runs among them)"],
   ["AGENTMD_", "agentmd itself reads it"],
+  ["AWS_ENDPOINT_URL", "it sends the AWS credentials to the server it names"],
 ];
 
 /** Python's variables that change nothing a command runs or reads. */

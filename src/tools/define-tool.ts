@@ -7,6 +7,7 @@ import type {
   Concurrency,
   InterruptBehavior,
   JsonSchemaObject,
+  PrecheckContext,
   ServerTool,
   Tool,
   ToolContext,
@@ -30,6 +31,8 @@ export interface ToolDefinition<S extends JSONSchema> {
   readonly server?: ServerTool;
   /** How long a call of a custom tool may take (see `Tool.timeoutMs`). */
   readonly timeoutMs?: number;
+  /** Why a call cannot be made now, checked before a user is asked (see `Tool.precheck`). */
+  readonly precheck?: (input: NoInfer<FromSchema<S>>, ctx: PrecheckContext) => Promise<string | undefined>;
   execute(input: NoInfer<FromSchema<S>>, ctx: ToolContext): Promise<ToolResult>;
 }
 
@@ -60,6 +63,9 @@ export function defineTool<const S extends JSONSchema>(def: ToolDefinition<S>): 
     interrupt: def.interrupt ?? "cooperative",
     ...(def.server && { server: def.server }),
     ...(def.timeoutMs !== undefined && { timeoutMs: def.timeoutMs }),
+    ...(def.precheck && {
+      precheck: (def as { precheck: unknown }).precheck as NonNullable<Tool["precheck"]>,
+    }),
     ownsSchema: true,
     execute: (input, ctx) => runSafely(def.name, () => execute(input, ctx)),
   };

@@ -166,8 +166,19 @@ export interface Tool {
    * a call still running then is answered without it, its signal aborted. Other tools keep their own.
    */
   readonly timeoutMs?: number;
+  /**
+   * Why a call cannot be made now (an Edit of a file the session has not read), checked before a
+   * user is asked to approve it: a call that would fail is not put to anyone. Undefined: it may.
+   */
+  readonly precheck?: (
+    input: Readonly<Record<string, unknown>>,
+    ctx: PrecheckContext,
+  ) => Promise<string | undefined>;
   execute(input: Readonly<Record<string, unknown>>, ctx: ToolContext): Promise<ToolResult>;
 }
+
+/** What a tool's precheck sees of its call. */
+export type PrecheckContext = Pick<ToolContext, "cwd" | "readRecord">;
 
 /** A server tool's definition as a request carries it (`{ type: "web_search_20250305", name: "web_search", … }`). */
 export type ServerToolDefinition = Readonly<Record<string, unknown>> & {

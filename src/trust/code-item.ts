@@ -1,5 +1,14 @@
 /** What of a project's files agentmd would run: each piece of repository code, as listed and digested. */
-export type CodeKind = "hook" | "script" | "mcp" | "tool" | "env" | "baseUrl";
+export type CodeKind =
+  | "hook"
+  | "file"
+  | "mcp"
+  | "tool"
+  | "env"
+  | "baseUrl"
+  | "git"
+  | "unfollowed"
+  | "credential";
 
 export interface CodeItem {
   readonly kind: CodeKind;

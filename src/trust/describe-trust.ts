@@ -1,16 +1,13 @@
 import type { CodeItem, RepositoryCode } from "./code-item.js";
 import type { CodeChanges } from "./trust-state.js";
 
-const MAX_LINES = 30;
-
 /**
- * One line per item, indented, at most 30 (then how many more). The text is the files' own: whoever
- * writes it to a terminal makes its control characters printable.
+ * One line per item, indented, every one (a listing that left some out would ask the user to trust
+ * what they were not shown). The text is the files' own: whoever writes it to a terminal makes its
+ * control characters printable.
  */
 export function codeLines(items: readonly CodeItem[], indent = "  "): string[] {
-  const shown = items.slice(0, MAX_LINES).map((i) => `${indent}${i.text}`);
-  const more = items.length - shown.length;
-  return more > 0 ? [...shown, `${indent}… and ${more} more`] : shown;
+  return items.map((i) => `${indent}${i.text}`);
 }
 
 /** `+` added, `-` removed, `~` changed content: what differs from the code that was trusted. */

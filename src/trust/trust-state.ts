@@ -1,5 +1,5 @@
-import type { CodeItem, RepositoryCode } from "./code-item.js";
-import { repositoryCode } from "./repository-code.js";
+import type { CodeItem } from "./code-item.js";
+import { type Inventory, projectInventory } from "./inventory/inventory.js";
 import { readTrust } from "./trust-store.js";
 
 /** What changed in a folder's code since it was trusted. */
@@ -16,16 +16,16 @@ export interface CodeChanges {
  * code (`changes` then names what differs).
  */
 export type TrustState =
-  | { readonly kind: "none"; readonly code: RepositoryCode }
-  | { readonly kind: "trusted"; readonly code: RepositoryCode }
-  | { readonly kind: "untrusted"; readonly code: RepositoryCode; readonly changes?: CodeChanges };
+  | { readonly kind: "none"; readonly code: Inventory }
+  | { readonly kind: "trusted"; readonly code: Inventory }
+  | { readonly kind: "untrusted"; readonly code: Inventory; readonly changes?: CodeChanges };
 
 /**
  * The trust of the project at `projectDir`, from the trust file of `home` (the home folder of the
  * environment agentmd was started with). Reads files; runs nothing. Contract: never throws.
  */
 export function trustState(projectDir: string, home: string): TrustState {
-  const code = repositoryCode(projectDir, home);
+  const code = projectInventory(projectDir, home);
   if (code.items.length === 0) return { kind: "none", code };
   const entry = readTrust(home).folders[code.dir];
   if (entry?.digest === code.digest) return { kind: "trusted", code };

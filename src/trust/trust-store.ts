@@ -1,5 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { WriteError } from "../shared/errors.js";
+import { withFileLock } from "../shared/file-lock.js";
+import { makeFolderOf, writeFileWhole } from "../shared/write-whole.js";
 import type { CodeItem, RepositoryCode } from "./code-item.js";
 
 /** One trusted folder: the digest of its code as it was reviewed, and the listing (to name what changed). */
@@ -44,37 +47,73 @@ export function readTrust(home: string): TrustFile {
   return { version: 1, folders: out };
 }
 
-/** Records `code` as trusted for its folder, over any earlier entry. Throws when the file cannot be written. */
+/**
+ * Records `code` as trusted for its folder, over any earlier entry, keeping every other entry as
+ * the file holds it. Throws `WriteError` when the file cannot be written, or cannot be read back
+ * as a trust file (a hand edit that broke it): such a file is never overwritten.
+ */
 export function recordTrust(home: string, code: RepositoryCode, now = new Date()): void {
-  const file = readTrust(home);
   const entry: TrustEntry = { digest: code.digest, trustedAt: now.toISOString(), items: code.items };
-  writeTrust(home, { version: 1, folders: { ...file.folders, [code.dir]: entry } });
+  changeTrust(home, (folders) => {
+    folders[code.dir] = entry;
+    return true;
+  });
 }
 
-/** Removes the folder's trust; false when it had none. Throws when the file cannot be written. */
+/** Removes the folder's trust; false when it had none. Throws `WriteError` as `recordTrust`. */
 export function revokeTrust(home: string, dir: string): boolean {
-  const file = readTrust(home);
-  if (!Object.hasOwn(file.folders, dir)) return false;
-  const folders = Object.fromEntries(Object.entries(file.folders).filter(([d]) => d !== dir));
-  writeTrust(home, { version: 1, folders });
-  return true;
+  return changeTrust(home, (folders) => {
+    if (!Object.hasOwn(folders, dir)) return false;
+    delete folders[dir];
+    return true;
+  });
 }
 
 /**
- * Written whole to a file beside it, then renamed over it: a reader sees the old file or the new
- * one, never half of one, and two writers lose at most one entry, never the file.
+ * The one read-modify-write of the trust file, under its lock (two agentmd trusting at once both
+ * keep their folder), written whole (see `writeFileWhole`). `change` edits the folders as the file
+ * holds them (entries it does not understand are kept as they are) and says whether to write.
  */
-function writeTrust(home: string, value: TrustFile): void {
+function changeTrust(home: string, change: (folders: Record<string, unknown>) => boolean): boolean {
   const file = trustFile(home);
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  makeFolderOf(file, 0o700);
+  return withFileLock(file, () => {
+    const folders = trustFolders(file);
+    if (!change(folders)) return false;
+    writeFileWhole(file, `${JSON.stringify({ version: 1, folders }, null, 2)}\n`, { mode: 0o600 });
+    return true;
+  });
+}
+
+/**
+ * The file's folders as it holds them, strictly: a file that is there but cannot be read as a
+ * trust file throws `WriteError` (what `trust --list` and every change say).
+ */
+export function trustFolders(file: string): Record<string, unknown> {
+  let text: string;
   try {
-    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, file);
+    text = readFileSync(file, "utf8");
   } catch (e) {
-    rmSync(temp, { force: true });
-    throw e;
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new WriteError(`cannot read ${file} (${(e as Error).message}); agentmd leaves it as it is`);
   }
+  const broken = (why: string) =>
+    new WriteError(
+      `${file} is not a trust file agentmd can read (${why}); agentmd leaves it as it is: fix it by hand, or move it away to start again (every folder is then untrusted)`,
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw broken(`not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw broken("not a JSON object");
+  const { version, folders } = value as { version?: unknown; folders?: unknown };
+  if (version !== undefined && version !== 1) throw broken(`version ${JSON.stringify(version)}, not 1`);
+  if (folders === undefined) return {};
+  if (typeof folders !== "object" || folders === null || Array.isArray(folders))
+    throw broken('"folders" is not an object');
+  return { ...(folders as Record<string, unknown>) };
 }
 
 function isEntry(x: unknown): x is TrustEntry {

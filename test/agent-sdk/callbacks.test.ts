@@ -173,3 +173,35 @@ describe("in-process MCP servers", () => {
     expect(resultText(resultsSent(fake, 1)[0])).not.toContain("4242");
   });
 });
+
+describe("an in-process MCP tool that never answers", () => {
+  const stuck = (timeout?: number) =>
+    createSdkMcpServer({
+      name: "slow",
+      version: "1.0.0",
+      ...(timeout !== undefined && { timeout }),
+      tools: [tool("wait", "Never answers", {}, () => new Promise<never>(() => {}))],
+    });
+
+  it.for<[string, Record<string, string>, number | undefined]>([
+    ["agent.md's mcpTimeout", { "agent.md": "---\nmcpTimeout: 1\n---\nBe brief.\n" }, undefined],
+    ["the server's own timeout", {}, 1000],
+  ])(
+    "is cancelled after %s: the model gets an error saying so, and the run goes on",
+    async ([, files, timeout], { dir, env, fake, project }) => {
+      project(files);
+      fake.push(call("mcp__slow__wait", {}), text("WENT-ON"));
+      const run = await sdkQuery("wait", {
+        cwd: dir,
+        env,
+        mcpServers: { slow: stuck(timeout) },
+        allowedTools: ["mcp__slow"],
+      });
+      expect(run.error, run.stderr).toBeUndefined();
+      const sent = resultsSent(fake, 1)[0];
+      expect(sent?.is_error).toBe(true);
+      expect(resultText(sent)).toMatch(/did not answer within 1 s, so the call was cancelled/);
+      expect(ofType(run, "result")[0]).toMatchObject({ subtype: "success", result: "WENT-ON" });
+    },
+  );
+});

@@ -43,6 +43,12 @@ describe("the progress line", () => {
     expect(progressLine({ ...p, limit: 8 }, 95_000)).not.toMatch(/rate limited|concurrency/);
   });
 
+  it("does not say 'paused 0s': a wait under half a second is no pause", () => {
+    const p = { ...emptyProgress(4, 0), pausedUntil: 90_300 };
+    expect(progressLine(p, 90_000)).not.toContain("rate limited");
+    expect(progressLine({ ...p, pausedUntil: 90_600 }, 90_000)).toContain("rate limited: paused 1s");
+  });
+
   it("off a terminal, is due at the start, at each 5% more finished, and after a quiet spell", () => {
     const due = progressTicker(10_000);
     const at = (finished: number) => ({ ...emptyProgress(100, 0), done: finished });

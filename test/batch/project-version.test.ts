@@ -64,6 +64,39 @@ describe("projectVersion", () => {
     expect(projectVersion(dir)).not.toBe(v);
   });
 
+  it.each([
+    ["a hook's script outside .claude/", "scripts/guard.sh", "exit 1\n"],
+    ["a file the hook's script sources", "hooks/lib.sh", "touch x\n"],
+    ["the MCP server's program", "server.mjs", "process.exit(1);\n"],
+    ["a module the MCP server's program imports", "lib/db.mjs", "export const db = 2;\n"],
+    ["the package script a hook runs", "package.json", '{"scripts":{"check":"sh other.sh"}}'],
+  ])("changes when %s changes (the inventory's files count)", (_, file, content) => {
+    writeFiles(dir, {
+      ".claude/settings.json": JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: ["sh scripts/guard.sh", "npm run check"].map((command) => ({
+                type: "command",
+                command,
+              })),
+            },
+          ],
+        },
+      }),
+      "scripts/guard.sh": ". hooks/lib.sh\n",
+      "hooks/lib.sh": "true\n",
+      ".mcp.json": JSON.stringify({ mcpServers: { s: { command: "node", args: ["server.mjs"] } } }),
+      "server.mjs": 'import "./lib/db.mjs";\n',
+      "lib/db.mjs": "export const db = 1;\n",
+      "package.json": JSON.stringify({ scripts: { check: "true" } }),
+    });
+    const v = projectVersion(dir);
+    writeFiles(dir, { [file]: content });
+    expect(projectVersion(dir)).not.toBe(v);
+  });
+
   it("changes when a file moves or goes", () => {
     const v = projectVersion(dir);
     rmSync(path.join(dir, "commands/git/commit.md"));

@@ -1,8 +1,8 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { answers, batchLines, itemOf, resultLines } from "../support/batch-script.js";
+import { type answerItem, answers, batchLines, itemOf, resultLines } from "../support/batch-script.js";
 import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
@@ -28,6 +28,7 @@ beforeEach(async () => {
   if (hasRedis) await redis.client.flushall();
 });
 afterEach(async () => {
+  redis?.resume();
   for (const c of children.splice(0)) {
     c.child?.kill("SIGTERM");
     await c.done;
@@ -36,7 +37,12 @@ afterEach(async () => {
   cleanup();
 });
 
-const env = () => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: fake.url });
+// Redis's answers are bounded at 2 s here (5 s by default): the tests that stop it wait less.
+const env = () => ({
+  ANTHROPIC_API_KEY: "k",
+  ANTHROPIC_BASE_URL: fake.url,
+  AGENTMD_REDIS_TIMEOUT_MS: "2000",
+});
 const lines = resultLines;
 
 /** The CLI in the background, stopped after the test if it is still running; `stderr` as it comes. */
@@ -168,4 +174,90 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
       done();
     }
   }, 60_000);
+
+  it("Redis accepts connections and never answers (SIGSTOP): worker, batch --wait, enqueue and view --redis each say so in one line and exit 1", async () => {
+    fake = await startFakeAnthropic([]);
+    writeFiles(dir, { "one.jsonl": batchLines(["x"]) });
+    redis.pause();
+    const runs = await Promise.all([
+      worker().done,
+      wait("one.jsonl").done,
+      background(["enqueue", "one.jsonl", "--redis", redis.url]).done,
+      background(["view", "--redis", redis.url, "--port", "0"]).done,
+    ]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+\/?: no answer within 2 s\n$/,
+      );
+      noStackTrace(r.stderr);
+    }
+  }, 60_000);
+
+  it("Redis stops answering mid-run: batch --wait exits 1 saying so; a worker says each failed try, then, answered again, runs what is queued", async () => {
+    fake = await startFakeAnthropic(answers(2));
+    writeFiles(dir, { "one.jsonl": batchLines(["x"]), "two.jsonl": batchLines(["y"]) });
+    const waiting = wait("one.jsonl");
+    await until(() => waiting.stderr.includes("waiting for the workers"), { what: "the batch waiting" });
+    redis.pause();
+    const stopped = await waiting.done;
+    expect(stopped.code, stopped.stderr).toBe(1);
+    expect(stopped.stderr).toMatch(/agentmd batch: Redis at \S+ did not answer within 2 s\n$/);
+    noStackTrace(stopped.stderr);
+
+    redis.resume();
+    const w = worker();
+    await until(() => w.stderr.includes("at version"), { what: "the worker started" });
+    redis.pause();
+    const failures = () =>
+      w.stderr.split("\n").filter((l) => /did not answer within 2 s \(retrying\)$/.test(l));
+    await until(() => failures().length >= 2, { what: "two lines of failed tries", timeoutMs: 30_000 });
+    redis.resume();
+    await until(() => w.stderr.includes("answers again"), { what: "the worker seeing Redis again" });
+    const r = await wait("two.jsonl").done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout).map((l) => [l.id, l.outcome])).toEqual([["y", "done"]]);
+    noStackTrace(w.stderr);
+  }, 90_000);
+
+  it("Redis refuses writes (maxmemory, noeviction) mid-run: the run stops before its tool call, says why; once Redis takes writes, it goes on and the call runs once", async () => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash\n---\nBe brief.\n",
+      "one.jsonl": batchLines(["x"]),
+    });
+    let n = 0;
+    fake = await startFakeAnthropic(
+      Array.from({ length: 8 }, () => (req: Parameters<ReturnType<typeof answerItem>>[0]) => {
+        n++;
+        const last = (req.body.messages as { content: unknown }[]).at(-1)?.content;
+        const answered = Array.isArray(last) && last.some((b) => b.type === "tool_result");
+        // The first answer is sent once Redis refuses writes: its tool call cannot be recorded.
+        if (n === 1) void redis.client.config("SET", "maxmemory", "1");
+        return answered
+          ? { kind: "message" as const, content: [{ type: "text" as const, text: "answer to x" }] }
+          : {
+              kind: "message" as const,
+              delayMs: 200,
+              content: [
+                { type: "tool_use" as const, name: "Bash", input: { command: "echo ran >> side.txt" } },
+              ],
+            };
+      }),
+    );
+    await redis.client.config("SET", "maxmemory-policy", "noeviction");
+    const w = worker();
+    await until(() => w.stderr.includes("at version"), { what: "the worker started" });
+    const enqueued = background(["enqueue", "one.jsonl", "--redis", redis.url]);
+    expect((await enqueued.done).code).toBe(0);
+    await until(() => /job \S+ \(x\): the run stopped: cannot write the transcript .*OOM/.test(w.stderr), {
+      what: "the worker saying the run stopped, unrecorded",
+    });
+    expect(existsSync(path.join(dir, "side.txt"))).toBe(false);
+    await redis.client.config("SET", "maxmemory", "0");
+    const r = await wait("one.jsonl").done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done" });
+    expect(readFileSync(path.join(dir, "side.txt"), "utf8")).toBe("ran\n");
+    noStackTrace(w.stderr);
+  }, 90_000);
 });

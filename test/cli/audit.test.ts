@@ -6,6 +6,7 @@ import { runBin, runCli } from "../support/cli.js";
 import { REPO_ROOT, tempDir } from "../support/fixtures.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 
 /**
  * `agentmd audit` through the CLI, on a project with three-hop chains (planner → coder → tester),
@@ -265,7 +266,12 @@ describe("agentmd audit: every entry point and every chain", () => {
     expect(section(byName.stdout, "--agent triager")).toContain("  can do: Read");
 
     writeFiles(dir, { "agent.md": "---\nallowed-tools: Read, Task(triager), mcp__github\n---\nx\n" });
-    const listed = await runCli(["audit", "--mcp"], { cwd: dir, env: { PATH: process.env.PATH ?? "" } });
+    const home = path.join(dir, "home");
+    trustProject(dir, home);
+    const listed = await runCli(["audit", "--mcp"], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", HOME: home },
+    });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(
       "MCP servers (started to list their tools, then stopped): github: 4 tools\n",

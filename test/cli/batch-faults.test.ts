@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../../src/loop/events.js";
@@ -10,6 +11,7 @@ import {
   freshStarts,
   ids,
   itemOf,
+  restartedAfterProgress,
   resultLines,
 } from "../support/batch-script.js";
 import { runBinAsync } from "../support/cli.js";
@@ -138,6 +140,99 @@ describe("agentmd batch: a result belongs to its item, one writer per session (b
     // Read back as finished (skipped), it counts the same.
     const again = await batch("one.jsonl");
     expect(lines(again.stdout)[0]).toMatchObject({ skipped: true, turns: 2, usage: { input_tokens: paid } });
+  });
+});
+
+describe("agentmd batch: a session lock names one process, not only its id (built CLI, fake server)", () => {
+  const ownStart = () => readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ")[19];
+  const lockOf = () => {
+    const name = readdirSync(sessionsFolder()).find((n) => n.endsWith(".lock"));
+    if (!name) throw new Error("no lock was left");
+    return path.join(sessionsFolder(), name);
+  };
+
+  it("a lock left by a killed batch that names a live process id with another start time (process 1 restarted, an id reused) is taken over; one naming this very process is held", async () => {
+    let n = 0;
+    const quick = answerItem();
+    fake = await startFakeAnthropic(
+      Array.from({ length: 8 }, () => (req: Parameters<typeof quick>[0]) => {
+        n++;
+        return n === 2 ? { kind: "no-answer" as const } : quick(req);
+      }),
+    );
+    writeFiles(dir, { "one.jsonl": batchLines(["x"]) });
+    const killed = await batch("one.jsonl", [], (child) => {
+      void until(() => fake.requests.length >= 2, { what: "the second request" }).then(() =>
+        child.kill("SIGKILL"),
+      );
+    });
+    expect(killed.code).not.toBe(0);
+    const lock = lockOf();
+    const left = JSON.parse(readFileSync(lock, "utf8")) as { pid: number; started: string };
+    expect(left.started).toMatch(/^\d+$/);
+
+    // This process, as the lock names it: it lives, so the session is held.
+    writeFileSync(lock, JSON.stringify({ ...left, pid: process.pid, started: ownStart() }));
+    const held = await batch("one.jsonl");
+    expect(held.code, held.stderr).toBe(75);
+    expect(held.stderr).toContain(`in use by another agentmd (process ${process.pid})`);
+
+    // This process's id with the killed batch's start time (as process 1 restarted in a container
+    // finds its own id in the lock): not the holder.
+    writeFileSync(lock, JSON.stringify({ ...left, pid: process.pid }));
+    const resumed = await batch("one.jsonl");
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(lines(resumed.stdout)[0]).toMatchObject({ id: "x", outcome: "done", resumed: true });
+    expect(readdirSync(sessionsFolder()).filter((n) => n.endsWith(".lock"))).toEqual([]);
+  });
+});
+
+describe("agentmd batch > results.jsonl on a full disk (built CLI, fake server, a small tmpfs)", () => {
+  let mounted: string | undefined;
+  afterEach(() => {
+    if (mounted) spawnSync("umount", [mounted]);
+    mounted = undefined;
+  });
+
+  /** A 64 KiB tmpfs filled but for `room` bytes; /dev/full where mounting is not allowed. */
+  function fullDisk(room: number): string {
+    const where = path.join(dir, "disk");
+    mkdirSync(where);
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", where]).status !== 0)
+      return "/dev/full";
+    mounted = where;
+    try {
+      writeFileSync(path.join(where, "filler"), Buffer.alloc(64 * 1024));
+    } catch {
+      // full: what is left is freed below
+    }
+    const filled = statSync(path.join(where, "filler")).size;
+    truncateSync(path.join(where, "filler"), Math.max(0, filled - room));
+    return path.join(where, "results.jsonl");
+  }
+
+  it("stops with one clear error, exit 1, no stack trace, every session released; the same command then finishes the rest", async () => {
+    fake = await startFakeAnthropic(answers(12, 30));
+    writeFiles(dir, { "twelve.jsonl": batchLines(ids(12)) });
+    const out = fullDisk(1024);
+    const r = await runBinAsync(["batch", "twelve.jsonl", "--concurrency", "4"], {
+      cwd: dir,
+      env: env(),
+      stdoutFile: out,
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(
+      /agentmd batch: cannot write the results to standard output: .*(ENOSPC|no space left)/i,
+    );
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(r.stderr).not.toContain("internal error");
+    expect(readdirSync(sessionsFolder()).filter((n) => n.endsWith(".lock"))).toEqual([]);
+
+    const again = await batch("twelve.jsonl", ["--concurrency", "4"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(lines(again.stdout).map((l) => l.outcome)).toEqual(Array(12).fill("done"));
+    // No item started over once it had an answer (a request cut off before its answer goes again).
+    expect(restartedAfterProgress(fake.requests)).toEqual([]);
   });
 });
 

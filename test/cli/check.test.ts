@@ -31,34 +31,36 @@ describe("agentmd check", () => {
     );
   });
 
-  it("prints a stable JSON report with --json", async () => {
+  it("prints a stable JSON report with --json; of two same-named subagents the second is shadowed", async () => {
     const r = await runCli(["check", ".", "--json"], { cwd: fixture("duplicate-names") });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report).toEqual({
       version: 1,
       summary: {
         files: 2,
-        surfaces: { agent: { loaded: 1, failed: 1, documentation: 0 } },
-        severities: { error: 1, warning: 0, info: 0 },
+        surfaces: { agent: { loaded: 1, failed: 0, documentation: 0, shadowed: 1 } },
+        severities: { error: 0, warning: 1, info: 0 },
       },
       files: [
         { file: "agents/a.md", surface: "agent", outcome: "loaded", name: "twin" },
-        { file: "agents/nested/b.md", surface: "agent", outcome: "failed" },
+        { file: "agents/nested/b.md", surface: "agent", outcome: "shadowed" },
       ],
       diagnostics: [
         {
           file: "agents/nested/b.md",
           line: 1,
           column: 1,
-          severity: "error",
+          severity: "warning",
           code: "duplicate-name",
           surface: "agent",
           message:
-            "subagent 'twin' is also defined in agents/a.md; names must be unique on a surface, so this one is not loaded",
+            "subagent 'twin' is also defined in agents/a.md, which comes first and is the one used; this one is not (rename one to use both)",
         },
       ],
     });
+    const text = await runCli(["check", "."], { cwd: fixture("duplicate-names") });
+    expect(text.stdout).toContain("checked 2 files: 1 subagent (1 shadowed); 0 errors, 1 warning, 0 info");
   });
 
   it("colours only on a terminal without NO_COLOR", async () => {

@@ -167,6 +167,53 @@ describe("thinking", () => {
     ]);
   });
 
+  it("takes the API's own objects: {type: enabled, budget_tokens: N}, {type: adaptive}, {type: disabled}", async ({
+    dir,
+    fake,
+    run,
+  }) => {
+    writeFiles(dir, {
+      "agent.md":
+        "---\nallowed-tools: Read, Task\nmodel: claude-sonnet-4-6\nthinking: {type: enabled, budget_tokens: 8000}\n---\nMAIN agent.\n",
+      "agents/quick.md":
+        "---\nname: quick\ndescription: Quick.\ntools: Read\nthinking:\n  type: adaptive\n---\nQUICK agent.\n",
+      "agents/plain.md":
+        "---\nname: plain\ndescription: Plain.\ntools: Read\nthinking: {type: disabled}\n---\nPLAIN agent.\n",
+    });
+    expect((await run(["check"])).code).toBe(0);
+    fake.push(
+      thinkThenCall("ask quick", "Task", { subagent_type: "quick", description: "q", prompt: "go" }),
+      text("quick done"),
+      thinkThenCall("ask plain", "Task", { subagent_type: "plain", description: "p", prompt: "go" }),
+      text("plain done"),
+      text("all done"),
+    );
+    const r = await run(["-p", "go"]);
+    expect(r.stderr).toBe("");
+    expect(bodyOf(bySystem(fake.requests, "MAIN agent")[0]).thinking).toEqual({
+      type: "enabled",
+      budget_tokens: 8000,
+    });
+    expect(bodyOf(bySystem(fake.requests, "QUICK agent")[0]).thinking).toEqual({ type: "adaptive" });
+    expect(bodyOf(bySystem(fake.requests, "PLAIN agent")[0]).thinking).toEqual({ type: "disabled" });
+  });
+
+  it("an object that is not one of the API's is an error that says what it takes", async ({ dir, run }) => {
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Read\nthinking: {type: enabled}\n---\nx\n",
+      "agents/odd.md": "---\nname: odd\ndescription: Odd.\ntools: Read\nthinking: {type: on}\n---\nx\n",
+    });
+    const r = await run(["check"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /agent\.md:3:11: error: 'thinking' \{type: enabled\} needs budget_tokens, a whole number of tokens \(at least 1024\), not none \[value-type\]/,
+    );
+    expect(r.stdout).toMatch(
+      /agents\/odd\.md:5:11: error: 'thinking' type must be enabled, adaptive or disabled, not "on" \[value-type\]/,
+    );
+    expect(r.stdout.match(/: error:/g)).toHaveLength(2);
+  });
+
   it("redacted thinking goes back as it came", async ({ dir, fake, run }) => {
     writeFiles(dir, project);
     fake.push(
@@ -291,7 +338,7 @@ describe("agentmd check", () => {
       /agents\/typo\.md:5:9: error: 'effort' must be one of 'low', 'medium', 'high', 'xhigh', 'max', got 'hihg' \[value-type\]/,
     );
     expect(r.stdout).toMatch(
-      /agents\/small\.md:5:11: error: 'thinking' must be a whole number of tokens \(at least 1024\), 'adaptive' or 'disabled', not 500 \[value-type\]/,
+      /agents\/small\.md:5:11: error: 'thinking' must be a whole number of tokens \(at least 1024\), 'adaptive', 'disabled' or the API's object .*, not 500 \[value-type\]/,
     );
   });
 });

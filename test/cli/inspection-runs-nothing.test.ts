@@ -91,4 +91,22 @@ describe("inspection imports no tool module", () => {
     expect(check.stdout).not.toContain("Deploy");
     expect(existsSync(marker)).toBe(false);
   });
+
+  it.each([
+    ["tools --mcp", ["tools", "--mcp"]],
+    ["audit --mcp", ["audit", "--mcp"]],
+  ])("%s starts no MCP server of an untrusted folder, and names agentmd trust", (command, argv) => {
+    const { dir, env, marker } = project();
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Read, mcp__probe\n---\nMain.\n",
+      ".mcp.json": JSON.stringify({ mcpServers: { probe: { command: "node", args: ["probe-server.mjs"] } } }),
+      "probe-server.mjs": hostile(marker),
+    });
+    const r = runBin([...argv], { cwd: dir, env });
+    expect(existsSync(marker)).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `agentmd ${command}: ${dir} is not trusted, so its servers were not started (probe); review them with 'agentmd trust'\n`,
+    );
+  });
 });

@@ -1,7 +1,9 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { openChannel, type SdkRequest } from "../../src/cli/stream-json/sdk-channel.js";
+import { openChannel, type SdkRequest, userContent } from "../../src/cli/stream-json/sdk-channel.js";
 import { answerOf } from "../../src/loop/hook-run.js";
+import { test } from "../support/fixture.js";
+import { text } from "../support/script.js";
 
 function pipe() {
   const stdin = new PassThrough();
@@ -40,7 +42,8 @@ describe("the SDK's pipe", () => {
     );
     p.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: "hi" } })}\n`);
     expect(await asked).toEqual({ behavior: "allow" });
-    expect((await p.channel.nextUser())?.message.content).toBe("hi");
+    const user = await p.channel.nextUser();
+    expect(user && userContent(user)).toBe("hi");
     expect(p.requests.map((r) => r.request.subtype)).toEqual(["interrupt"]);
   });
 
@@ -111,4 +114,56 @@ describe("a hook callback's answer is read as a command hook's JSON", () => {
       /not an object/,
     );
   });
+});
+
+/** stream-json input as Claude Code's docs show it: user messages alone, one a line, no initialize. */
+describe("agentmd -p --input-format stream-json, through the built CLI", () => {
+  const FLAGS = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"];
+  const user = (content: unknown) => JSON.stringify({ type: "user", message: { role: "user", content } });
+  const out = (stdout: string) =>
+    stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  test("user messages without initialize are answered: init, the run's messages and a result each", async ({
+    cli,
+    fake,
+  }) => {
+    fake.push(text("FIRST-ANSWER"), text("SECOND-ANSWER"));
+    const r = await cli(FLAGS, {
+      input: `${user("first?")}\n${user([{ type: "text", text: "second?" }])}\n`,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = out(r.stdout);
+    expect(lines[0]).toMatchObject({ type: "system", subtype: "init" });
+    const results = lines.filter((l) => l.type === "result");
+    expect(results.map((l) => l.result)).toEqual(["FIRST-ANSWER", "SECOND-ANSWER"]);
+    expect(lines.filter((l) => l.type === "system" && l.subtype === "init")).toHaveLength(2);
+    expect(fake.requests).toHaveLength(2);
+    expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain("first?");
+  });
+
+  test.for<[string, unknown]>([
+    ["one block object", { type: "text", text: "hi" }],
+    ["a number", 42],
+    ["null", null],
+    ["an empty list", []],
+    ["a list of strings", ["hi"]],
+  ])(
+    "content that is %s is a JSON error result, and the next message is answered",
+    async ([, content], { cli, fake }) => {
+      fake.push(text("ANSWERED"));
+      const r = await cli(FLAGS, { input: `${user(content)}\n${user("next")}\n` });
+      expect(r.stderr).not.toMatch(/internal error|^\s+at /m);
+      const results = out(r.stdout).filter((l) => l.type === "result");
+      expect(results[0]).toMatchObject({ is_error: true, subtype: "error_during_execution" });
+      expect(String(results[0]?.errors)).toMatch(
+        /a user message must be .*a string or a list of content blocks/,
+      );
+      expect(results[1]).toMatchObject({ is_error: false, result: "ANSWERED" });
+      expect(r.code).toBe(0);
+      expect(fake.requests).toHaveLength(1);
+    },
+  );
 });

@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { describe, expect } from "vitest";
 import { runCli } from "../support/cli.js";
 import type { FakeAnthropic, RecordedRequest } from "../support/fake-anthropic.js";
 import { test } from "../support/fixture.js";
 import { runSandboxTests } from "../support/sandbox.js";
 import { call, calls, resultsSent, resultText, text, use } from "../support/script.js";
+import { trustProject } from "../support/trust.js";
 
 /**
  * `isolation: worktree`: a subagent's run works in a temporary git worktree (a new branch), the only
@@ -152,4 +154,158 @@ describe("isolation: worktree", () => {
       gitIn(dir, "worktree", "remove", "--force", root as string);
     },
   );
+});
+
+/**
+ * The worktree is the model's to write: agentmd's own git commands take nothing from it (not its
+ * `.git` file, not a config it points at), and the run's hooks run the project's scripts, never
+ * the worktree's copies.
+ */
+describe("isolation: worktree takes no code from the worktree", () => {
+  test("a subagent with Read and Write repoints its .git at a git folder whose fsmonitor runs a program: agentmd's git runs nothing", async ({
+    dir,
+    env,
+    fake,
+    project,
+    cli,
+  }) => {
+    const marker = path.join(env.HOME as string, "pwned");
+    project({
+      ...FILES,
+      "agents/writer.md":
+        "---\nname: writer\ndescription: Writes.\ntools: Read, Write\nisolation: worktree\n---\nWork.\n",
+    });
+    repo(dir);
+    mkdirSync(env.HOME as string, { recursive: true });
+    const write = (file_path: string, content: string, id: string) =>
+      use("Write", { file_path, content }, id);
+    fake.push(
+      calls(task("writer", "toolu_t")),
+      call("Read", { file_path: ".git" }, "toolu_r"),
+      calls(
+        write("evil/HEAD", "ref: refs/heads/main\n", "toolu_1"),
+        write("evil/objects/keep", "", "toolu_2"),
+        write("evil/refs/keep", "", "toolu_3"),
+        write(
+          "evil/config",
+          `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch ${marker}\n`,
+          "toolu_4",
+        ),
+        write(".git", "gitdir: evil\n", "toolu_5"),
+      ),
+      text("rewired"),
+      text("done"),
+    );
+    expect((await cli(["-p", "go"])).code).toBe(0);
+    expect(resultsSent(fake, 3).map((b) => b.is_error ?? false)).toEqual([false, false, false, false, false]);
+    expect(existsSync(marker)).toBe(false);
+    const said = taskResult(fake, 4, "toolu_t");
+    expect(said).toContain("is kept unchecked: its .git file was changed");
+    // Its .git no longer points back: the test removes the folder and lets git forget it.
+    rmSync(/worktree (\S+) \(branch/.exec(said)?.[1] as string, { recursive: true, force: true });
+    gitIn(dir, "worktree", "prune");
+  });
+
+  test("a project hook run as `sh .claude/hooks/guard.sh` runs the project's script, not the worktree's copy the subagent rewrote", async ({
+    dir,
+    env,
+    fake,
+    project,
+    cli,
+  }) => {
+    const marker = path.join(env.HOME as string, "pwned");
+    const hook = { type: "command", command: "sh .claude/hooks/guard.sh" };
+    project({
+      ...FILES,
+      ".claude/settings.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [hook] }] },
+      }),
+      ".claude/hooks/guard.sh": "cat >/dev/null\nexit 0\n",
+    });
+    repo(dir);
+    trustProject(dir, env.HOME);
+    fake.push(
+      calls(task("iso", "toolu_t")),
+      call("Read", { file_path: ".claude/hooks/guard.sh" }, "toolu_r"),
+      call("Write", { file_path: ".claude/hooks/guard.sh", content: `touch ${marker}\nexit 0\n` }, "toolu_w"),
+      call("Bash", { command: "echo hi" }, "toolu_b"),
+      text("tried"),
+      text("done"),
+    );
+    expect((await cli(["-p", "go"])).code).toBe(0);
+    expect(resultsSent(fake, 3)[0]?.is_error ?? false).toBe(false);
+    expect(resultText(resultsSent(fake, 4)[0])).toBe("hi\n[exit code 0]");
+    expect(existsSync(marker)).toBe(false);
+    const root = keptIn(taskResult(fake, 5, "toolu_t"))?.[1] as string;
+    gitIn(dir, "worktree", "remove", "--force", root);
+  });
+});
+
+describe("isolation: worktree of a project folder HEAD lacks", () => {
+  const newProject = (dir: string, project: (f: Record<string, string>) => string, ignored: boolean) => {
+    project({ "README.md": "top\n", ...(ignored && { ".gitignore": "proj/\n" }) });
+    repo(dir);
+    project(Object.fromEntries(Object.entries(FILES).map(([f, c]) => [`proj/${f}`, c])));
+    return path.join(dir, "proj");
+  };
+
+  test("the subagent gets the folder as it is on disk, and a run that changed nothing leaves nothing behind", async ({
+    dir,
+    fake,
+    project,
+    cli,
+  }) => {
+    const proj = newProject(dir, project, false);
+    fake.push(
+      calls(task("iso", "toolu_t")),
+      call("Bash", { command: "cat a.txt" }),
+      text("read"),
+      text("done"),
+    );
+    expect((await cli(["-p", "go"], { cwd: proj })).code).toBe(0);
+    expect(resultText(resultsSent(fake, 2)[0])).toBe("main\n[exit code 0]");
+    expect(taskResult(fake, 3, "toolu_t")).toBe("read");
+    expect(gitIn(dir, "worktree", "list").split("\n")).toHaveLength(1);
+    expect(gitIn(dir, "branch", "--list", "agentmd/*")).toBe("");
+    expect(gitIn(dir, "status", "--porcelain")).toBe("?? proj/");
+  });
+
+  test("what the subagent changes is kept on its branch, on top of the folder as it was", async ({
+    dir,
+    fake,
+    project,
+    cli,
+  }) => {
+    const proj = newProject(dir, project, false);
+    fake.push(
+      calls(task("iso", "toolu_t")),
+      call("Bash", { command: "echo changed > a.txt" }),
+      text("wrote"),
+      text("done"),
+    );
+    expect((await cli(["-p", "go"], { cwd: proj })).code).toBe(0);
+    const [, root, branch] = keptIn(taskResult(fake, 3, "toolu_t")) as RegExpExecArray;
+    expect(readFileSync(`${root}/proj/a.txt`, "utf8")).toBe("changed\n");
+    expect(readFileSync(path.join(proj, "a.txt"), "utf8")).toBe("main\n");
+    expect(gitIn(dir, "show", `${branch}:proj/a.txt`)).toBe("main");
+    gitIn(dir, "worktree", "remove", "--force", root as string);
+  });
+
+  test("a folder git ignores: the Task fails saying why, and nothing runs in a broken folder", async ({
+    dir,
+    fake,
+    project,
+    cli,
+  }) => {
+    const proj = newProject(dir, project, true);
+    fake.push(calls(task("iso", "toolu_t")), text("done"));
+    expect((await cli(["-p", "go"], { cwd: proj })).code).toBe(0);
+    expect(fake.requests).toHaveLength(2);
+    const [t] = resultsSent(fake, 1);
+    expect(t?.is_error).toBe(true);
+    expect(resultText(t)).toContain(
+      "iso asks for isolation: worktree, and its working folder proj is not in the repository's HEAD, and git ignores it",
+    );
+    expect(gitIn(dir, "worktree", "list").split("\n")).toHaveLength(1);
+  });
 });

@@ -124,7 +124,7 @@ describe("a folder whose code is not trusted", () => {
     expect(again.code).toBe(0);
     expect(marks(code)).toEqual([]);
     expect(again.stderr).toContain("changed since it was trusted");
-    expect(again.stderr).toContain("~ script .claude/hooks/guard.sh");
+    expect(again.stderr).toContain("~ file .claude/hooks/guard.sh");
     expect(again.stderr).not.toContain("custom tool module tools/mark.mjs");
     expect(resultText(resultsSent(fake, 5)[0])).toContain("agentmd trust");
   });
@@ -151,7 +151,7 @@ describe("agentmd trust", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("is not trusted");
     expect(r.stdout).toContain("settings env");
-    expect(r.stdout).toContain("script .claude/hooks/guard.sh (run by a hook)");
+    expect(r.stdout).toContain("file .claude/hooks/guard.sh (run by hook PreToolUse (Bash)");
     expect(r.stderr).toContain("pass --yes");
     expect(existsSync(path.join(code, "home", ".agentmd", "trust.json"))).toBe(false);
     expect(marks(code)).toEqual([]);

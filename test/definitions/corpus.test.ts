@@ -38,7 +38,12 @@ function tally(result: LoadResult) {
   const severity = (s: string) => result.diagnostics.filter((d) => d.severity === s).length;
   return {
     files: result.files.length,
-    agents: [outcome("agent", "loaded"), outcome("agent", "failed"), outcome("agent", "documentation")],
+    agents: [
+      outcome("agent", "loaded"),
+      outcome("agent", "failed"),
+      outcome("agent", "documentation"),
+      outcome("agent", "shadowed"),
+    ],
     skills: [outcome("skill", "loaded"), outcome("skill", "failed")],
     commands: [
       outcome("command", "loaded"),
@@ -56,11 +61,19 @@ describe("the public corpus", () => {
     expectHonestOutcomes(result);
     expect(tally(result)).toEqual({
       files: 1130,
-      agents: [471, 37, 23],
-      skills: [231, 2],
+      agents: [471, 0, 23, 37],
+      skills: [233, 0],
       commands: [350, 3, 13],
-      severities: [43, 179, 118],
+      severities: [4, 215, 118],
     });
+    // The bar: no skill refused for its name, ≥ 99% of the skills and ≥ 98.5% of all definitions
+    // (files that are not documentation) load. Of two same-named definitions in different folders
+    // the first in path order is used and the other passed over with a warning, not refused.
+    const definitions = result.files.filter((f) => f.outcome !== "documentation");
+    const refused = (fs: typeof definitions) => fs.filter((f) => f.outcome === "failed").length / fs.length;
+    expect(refused(definitions)).toBeLessThanOrEqual(0.015);
+    expect(refused(definitions.filter((f) => f.surface === "skill"))).toBeLessThanOrEqual(0.01);
+    expect(result.diagnostics.filter((d) => d.code === "skill-name" && d.severity === "error")).toEqual([]);
     const codes = new Map<string, number>();
     for (const d of result.diagnostics) codes.set(d.code, (codes.get(d.code) ?? 0) + 1);
     expect(Object.fromEntries([...codes].sort())).toMatchInlineSnapshot(`
@@ -70,7 +83,6 @@ describe("the public corpus", () => {
         "command-name-ignored": 5,
         "command-shadowed-by-skill": 1,
         "documentation": 36,
-        "dollar-zero": 3,
         "duplicate-name": 37,
         "empty-tool-list": 1,
         "foreign-key": 77,
@@ -109,11 +121,10 @@ describe("real files copied into the fixtures", () => {
         "qdhenry__Claude-Command-Suite/.claude/commands/boundary/boundary-bbcr-fallback.md:4:5 warning tool-name-case",
         "qdhenry__Claude-Command-Suite/.claude/commands/boundary/boundary-bbcr-fallback.md:5:5 warning tool-name-case",
         "qdhenry__Claude-Command-Suite/.claude/commands/boundary/boundary-bbcr-fallback.md:6:5 warning tool-name-case",
-        "qdhenry__Claude-Command-Suite/.claude/commands/simulation/decision-tree-explorer.md:198:59 warning dollar-zero",
         "qdhenry__Claude-Command-Suite/.claude/commands/skills/templates/tool-restricted-skill-template.md:3:14 error template-placeholder",
         "qdhenry__Claude-Command-Suite/.claude/commands/skills/templates/tool-restricted-skill-template.md:4:16 error tool-list-type",
         "qdhenry__Claude-Command-Suite/.claude/commands/svelte/svelte:test.md:1:1 warning colon-in-file-name",
-        "qdhenry__Claude-Command-Suite/.claude/skills/cloudflare-manager/SKILL.md:2:7 error skill-name",
+        "qdhenry__Claude-Command-Suite/.claude/skills/cloudflare-manager/SKILL.md:2:7 warning skill-name",
         "wshobson__agents/plugins/database-migrations/commands/migration-observability.md:5:1 warning unknown-key",
       ]
     `);
@@ -128,6 +139,7 @@ describe("real files copied into the fixtures", () => {
         "command:simulation:decision-tree-explorer",
         "command:svelte:test",
         "skill:access",
+        "skill:cloudflare-manager",
         "skill:template-skill",
       ]
     `);

@@ -75,7 +75,6 @@ const FLAGGED = new Set([
   "value-type",
   "value-format",
   "missing-key",
-  "skill-name",
   "unknown-hook-event",
   "hook-shape",
   "hook-key",
@@ -133,7 +132,9 @@ describe("the editor schemas agree with the loader", () => {
     ["main", "baseUrl: localhost:8080", true],
     ["main", "allowed-tools: []\ndisallowed-tools:", false],
     ["skill", "name: pdf-tools\ndescription: d\ncontext: fork\nagent: reviewer\nlicense: MIT", false],
-    ["skill", "name: PDF\ndescription: d", true],
+    // A name that breaks the Agent Skills rule is a warning (the folder's name is used), not flagged.
+    ["skill", "name: PDF\ndescription: d", false],
+    ["skill", "name: pdf-tools", true],
     ["command", "description: d\nargument-hint: <file>\nmodel: haiku", false],
     ["command", "description: d\nmaxIterations: 3", true],
     ["command", "description: d\ndisallowed_tools: Bash", true],

@@ -25,7 +25,7 @@ const CASES: [name: string, diagnostics: string[]][] = [
     ],
   ],
   ["name-folder-mismatch", ["skills/pdf-tools/SKILL.md:2:1 warning skill-name-folder"]],
-  ["duplicate-names", ["agents/nested/b.md:1:1 error duplicate-name"]],
+  ["duplicate-names", ["agents/nested/b.md:1:1 warning duplicate-name"]],
   ["nested-command-names", []],
   ["colon-in-command-file-name", ["commands/svelte/svelte:test.md:1:1 warning colon-in-file-name"]],
   [
@@ -62,7 +62,7 @@ const CASES: [name: string, diagnostics: string[]][] = [
     "scalar-coercion",
     ["agents/numbers.md:2:7 warning coerced-to-string", "agents/numbers.md:3:14 warning coerced-to-string"],
   ],
-  ["skill-name-rule", ["skills/Bad_Name/SKILL.md:2:7 error skill-name"]],
+  ["skill-name-rule", ["skills/Bad_Name/SKILL.md:2:7 warning skill-name"]],
   [
     "missing-required",
     ["agents/nameless.md:1:1 error missing-key", "skills/empty-skill/SKILL.md:1:1 error missing-frontmatter"],
@@ -164,10 +164,19 @@ describe("what the fixtures load to", () => {
     expect(defs.map((d) => [d.surface, d.name, d.description])).toEqual([["command", "hello", "Say hello"]]);
   });
 
-  it("keeps the first of two same-named definitions and names it in the error", () => {
+  it("keeps the first of two same-named definitions and names it in the warning", () => {
     const r = loadProject(fixture("duplicate-names"));
     expect(r.definitions.map((d) => d.file.endsWith("agents/a.md"))).toEqual([true]);
     expect(r.diagnostics[0]?.message).toContain("agents/a.md");
+    expect(r.files.map((f) => f.outcome)).toEqual(["loaded", "shadowed"]);
+  });
+
+  it("loads a skill whose name breaks the Agent Skills rule, or has none, under its folder's name", () => {
+    const r = loadProject(fixture("skill-name-rule"));
+    expect(r.definitions.map((d) => [d.surface, d.name])).toEqual([["skill", "Bad_Name"]]);
+    expect(r.diagnostics[0]?.message).toBe(
+      "skill name 'Bad_Name' breaks the Agent Skills rule (lowercase letters, digits and single hyphens, at most 64 characters), so it is named by its folder: 'Bad_Name'",
+    );
   });
 
   it("reads the main agent's runner settings", () => {

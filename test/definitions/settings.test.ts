@@ -1,6 +1,8 @@
 import path from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../../src/definitions/settings.js";
+import { settingsHooks } from "../../src/definitions/settings-hooks.js";
 import { toolNames } from "../../src/definitions/tool-names.js";
 import { builtinCatalog } from "../../src/invocation/tool-catalog.js";
 import { brief, tempDir } from "../support/fixtures.js";
@@ -126,7 +128,8 @@ describe("settings files, as Claude Code merges them", () => {
     });
     const { settings: s, diagnostics } = load();
     expect(diagnostics).toEqual([]);
-    expect(s.disableAllHooks).toBe(true);
+    // The local file is the project folder's: it turns off the project's hooks, not the user's.
+    expect(s.disableAllHooks).toBe("project");
     expect(s.bypassDisabled).toBe(true);
     expect(s.enabledMcpjsonServers).toEqual(["a", "b"]);
     expect(s.disabledMcpjsonServers).toEqual(["a", "c"]);
@@ -367,5 +370,54 @@ describe("malformed settings: a diagnostic at file:line, never silently unrestri
       "warning unknown key 'statusLineX' is ignored",
     ]);
     expect(rules(s.deny)).toEqual(["Bash(rm:*)"]);
+  });
+});
+
+describe("disableAllHooks: a project's file switches off the project's hooks, never the user's", () => {
+  const FILES = {
+    user: "home/.claude/settings.json",
+    project: "p/.claude/settings.json",
+    local: "p/.claude/settings.local.json",
+  } as const;
+  type File = keyof typeof FILES;
+  const hook = (command: string) => ({
+    hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command }] }] },
+  });
+  /** The commands of the settings' PreToolUse hooks that run, with every file holding a hook. */
+  const running = (off: readonly File[]) => {
+    settings(
+      Object.fromEntries(
+        (Object.keys(FILES) as File[]).map((f) => [
+          FILES[f],
+          { ...hook(`${f}-guard`), ...(off.includes(f) && { disableAllHooks: true }) },
+        ]),
+      ),
+    );
+    const { settings: s, diagnostics } = load();
+    expect(diagnostics).toEqual([]);
+    return (settingsHooks(s)?.PreToolUse ?? []).map((h) => h.command);
+  };
+
+  it.each<[string, File[], string[]]>([
+    ["none", [], ["user-guard", "project-guard", "local-guard"]],
+    ["the project's file", ["project"], ["user-guard"]],
+    ["the local file (a cloned repository can carry it)", ["local"], ["user-guard"]],
+    ["both project files", ["project", "local"], ["user-guard"]],
+    ["the user's own file", ["user"], []],
+    ["the user's and the project's", ["user", "project"], []],
+  ])("set in %s", (_, off, kept) => {
+    expect(running(off)).toEqual(kept);
+  });
+
+  it("property: the user's hooks run unless the user's own file turns hooks off", () => {
+    const file = fc.constantFrom<File>("user", "project", "local");
+    fc.assert(
+      fc.property(fc.uniqueArray(file, { maxLength: 3 }), (off) => {
+        const kept = running(off);
+        expect(kept.includes("user-guard")).toBe(!off.includes("user"));
+        expect(kept.includes("project-guard")).toBe(off.length === 0);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

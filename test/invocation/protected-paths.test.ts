@@ -2,9 +2,11 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { hookScripts, protectedPaths, protectedWriteDenies } from "../../src/invocation/protected-paths.js";
+import { protectedWriteDenies } from "../../src/invocation/protected-paths.js";
 import { compileList, decide, loadShellParser, type ShellParser } from "../../src/permissions/index.js";
 import { realPathOf } from "../../src/tools/real-path.js";
+import { projectInventory } from "../../src/trust/inventory/inventory.js";
+import { protectedPaths } from "../../src/trust/inventory/protected.js";
 import { tempDir } from "../support/fixtures.js";
 import { entries, SPECS } from "../support/permissions.js";
 
@@ -29,15 +31,18 @@ function project(): string {
   return t.dir;
 }
 
-const HOOKS = {
-  PreToolUse: [{ command: 'bash "$CLAUDE_PROJECT_DIR"/scripts/check.sh' }, { command: "echo no-file-here" }],
-};
+/** The run's hooks that are not the project's (the user's own, given in code): their scripts are protected too. */
+const HOOKS = ['bash "$CLAUDE_PROJECT_DIR"/scripts/check.sh', "echo no-file-here"];
+const HOME = "/home/u";
+
+const protectedOf = (dir: string, hooks: readonly string[] = HOOKS) =>
+  protectedPaths(projectInventory(dir, HOME), dir, hooks);
 
 /** `allowed` or `denied: <reason>` for one call under an allow list with the protection of `dir`. */
 function judge(dir: string, allow: string, tool: string, input: Record<string, unknown>): string {
-  const ctx = { specs: SPECS, projectDir: dir, home: "/home/u" };
+  const ctx = { specs: SPECS, projectDir: dir, home: HOME };
   const allowEntries = entries(allow);
-  const denies = protectedWriteDenies(protectedPaths(dir, HOOKS), allowEntries, ctx);
+  const denies = protectedWriteDenies(protectedOf(dir), allowEntries, ctx);
   const list = compileList(allowEntries, denies, ctx);
   const d = decide(list, { tool, input }, { specs: SPECS, cwd: dir, realPath: realPathOf, shell });
   return d.kind === "allowed" ? "allowed" : `denied: ${d.reason}`;
@@ -90,8 +95,13 @@ describe("protected paths: the files that define a run", () => {
 
   it("names the scripts a hook command names, inside the project only", () => {
     const dir = project();
-    expect(hookScripts(dir, HOOKS)).toEqual([path.join(dir, "scripts/check.sh")]);
-    expect(hookScripts(dir, { PreToolUse: [{ command: "bash /etc/profile" }] })).toEqual([]);
+    const real = projectInventory(dir, HOME).dir;
+    const named = (hooks: string[]) =>
+      protectedOf(dir, hooks)
+        .map((p) => p.path)
+        .filter((p) => p.startsWith(`${real}${path.sep}scripts`));
+    expect(named(HOOKS)).toEqual([path.join(real, "scripts/check.sh")]);
+    expect(named(["bash /etc/profile"])).toEqual([]);
   });
 
   it("no allow list without an entry naming a protected path lets a writer reach it", () => {

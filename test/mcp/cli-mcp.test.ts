@@ -31,19 +31,20 @@ afterEach(async () => {
 
 describe("agentmd tools shows the MCP tools of allowed servers", () => {
   it("main offers every tool of the server; the subagent only mcp__github__get_issue", async () => {
-    const unstarted = await runCli(["tools"], { cwd: dir });
+    const env = { HOME: trustProject(dir) && path.join(dir, "home") };
+    const unstarted = await runCli(["tools"], { cwd: dir, env });
     expect(unstarted.stdout).toContain(
       "MCP servers (not started; --mcp starts them to list their tools): github",
     );
     expect(startsOf(path.join(dir, "github.starts"))).toBe(0);
-    const main = await runCli(["tools", "--mcp"], { cwd: dir });
+    const main = await runCli(["tools", "--mcp"], { cwd: dir, env });
     expect(main.code).toBe(0);
     expect(main.stdout).toContain(
       "started MCP servers to list their tools (then stopped them): github: 4 tools",
     );
     for (const t of ["get_issue", "list_issues", "create_issue", "whoami"])
       expect(main.stdout).toMatch(new RegExp(`^  mcp__github__${t} +every call$`, "m"));
-    const sub = await runCli(["tools", "--mcp", "--chain", "main,agent:triage"], { cwd: dir });
+    const sub = await runCli(["tools", "--mcp", "--chain", "main,agent:triage"], { cwd: dir, env });
     expect(sub.code).toBe(0);
     const offered = sub.stdout.split("removed along the way:")[0] ?? "";
     expect(offered.match(/mcp__github__\w+/g)).toEqual(["mcp__github__get_issue"]);
@@ -63,9 +64,34 @@ describe("agentmd tools shows the MCP tools of allowed servers", () => {
 
   it("starts no server the list could not reach", async () => {
     writeFiles(dir, { "agent.md": "---\nallowed-tools: Read\n---\nMain.\n" });
-    const r = await runCli(["tools", "--mcp"], { cwd: dir });
+    const r = await runCli(["tools", "--mcp"], {
+      cwd: trustProject(dir),
+      env: { HOME: path.join(dir, "home") },
+    });
+    expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("started MCP servers");
     expect(startsOf(path.join(dir, "github.starts"))).toBe(0);
+  });
+});
+
+describe("--mcp on tools and audit runs nothing of an untrusted folder", () => {
+  it.each([
+    ["tools --mcp", ["tools", "--mcp"]],
+    ["audit --mcp", ["audit", "--mcp"]],
+  ])("%s refuses, naming agentmd trust; once trusted it starts the server", async (command, argv) => {
+    const env = { HOME: path.join(dir, "home") };
+    const r = await runCli(argv, { cwd: dir, env });
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      `agentmd ${command}: ${dir} is not trusted, so its servers were not started (github); review them with 'agentmd trust'\n`,
+    ]);
+    expect(r.stdout).toBe("");
+    expect(startsOf(path.join(dir, "github.starts"))).toBe(0);
+    trustProject(dir);
+    const trusted = await runCli(argv, { cwd: dir, env });
+    expect(trusted.code).toBe(0);
+    expect(trusted.stdout).toContain("github: 4 tools");
+    expect(startsOf(path.join(dir, "github.starts"))).toBe(1);
   });
 });
 

@@ -30,7 +30,7 @@ describe("reasoningParams: effort and thinking as each model takes them", () => 
       { effort: "high" },
       /effort not sent: agentmd does not know whether the model claude-fable-5-2 takes it/,
     ],
-    ["us.anthropic.claude-opus-4-6-v1:0", { thinking: 4096 }, /thinking not sent: agentmd does not know/],
+    ["us.anthropic.claude-fable-5-2-v1:0", { thinking: 4096 }, /thinking not sent: agentmd does not know/],
   ] as const)("%s %j is not sent, with a notice", (model, wants, notice) => {
     const p = reasoningParams(model, wants, 8192);
     expect(p.output_config).toBeUndefined();
@@ -42,6 +42,13 @@ describe("reasoningParams: effort and thinking as each model takes them", () => 
     expect(featuresOf("claude-opus-5")).toBeDefined();
     expect(featuresOf("claude-opus-5-20260601")).toEqual(featuresOf("claude-opus-5"));
     expect(featuresOf("claude-opus-5-9")).toBeUndefined();
+  });
+
+  it("a provider's spelling of a model is the model it names (Bedrock, Vertex)", () => {
+    expect(featuresOf("us.anthropic.claude-opus-4-6-v1:0")).toEqual(featuresOf("claude-opus-4-6"));
+    expect(featuresOf("anthropic.claude-opus-5-20260601-v1:0")).toEqual(featuresOf("claude-opus-5"));
+    expect(featuresOf("claude-opus-4-6@20260101")).toEqual(featuresOf("claude-opus-4-6"));
+    expect(featuresOf("us.anthropic.claude-opus-5-9-v1:0")).toBeUndefined();
   });
 
   it("a budget not under max_tokens raises it to the budget plus max_tokens", () => {

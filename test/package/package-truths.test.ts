@@ -114,6 +114,50 @@ describe("the package as a consumer gets it", () => {
   }, 60_000);
 });
 
+describe("the package carries what its help names", () => {
+  const packed = () =>
+    new Set(
+      (
+        JSON.parse(
+          execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+            cwd: REPO_ROOT,
+            encoding: "utf8",
+          }),
+        ) as { files: { path: string }[] }[]
+      )[0]?.files.map((f) => f.path),
+    );
+
+  it("every docs/*.md a help text or the README names is in the package", () => {
+    const files = packed();
+    const commands = ["", "run", "chat", "check", "tools", "audit", "mcp", "init", "sessions", "plugin"];
+    const more = ["trust", "batch", "worker", "enqueue", "view"];
+    const helps = [...commands, ...more].map(
+      (c) => runBin(c ? [c, "--help"] : ["--help"], { cwd: temp() }).stdout,
+    );
+    const named = new Set([...helps.join("\n"), README].join("\n").match(/docs\/[\w-]+\.md/g));
+    expect(named.size).toBeGreaterThan(3);
+    for (const doc of named) expect(files.has(doc), doc).toBe(true);
+  }, 120_000);
+
+  it("has a bin named like the package beside agentmd: npx agentmd-cli runs it", () => {
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+      name: string;
+      version: string;
+      bin: Record<string, string>;
+    };
+    expect(pkg.bin).toEqual({ agentmd: "bin/agentmd", [pkg.name]: "bin/agentmd" });
+    expect(packed().has("bin/agentmd")).toBe(true);
+    // A project with the package installed, linked as npm links a dependency's bins.
+    const dir = temp();
+    mkdirSync(path.join(dir, "node_modules", ".bin"), { recursive: true });
+    symlinkSync(REPO_ROOT, path.join(dir, "node_modules", pkg.name));
+    symlinkSync(`../${pkg.name}/bin/agentmd`, path.join(dir, "node_modules", ".bin", pkg.name));
+    writeFiles(dir, { "package.json": JSON.stringify({ name: "x", devDependencies: { [pkg.name]: "*" } }) });
+    const r = spawnSync("npx", ["--offline", pkg.name, "--version"], { cwd: dir, encoding: "utf8" });
+    expect(r.stdout).toBe(`${pkg.version} (agentmd-cli)\n`);
+  }, 60_000);
+});
+
 describe("what a run leaves in the repository it touched", () => {
   it("a .agentmd/ it creates ignores itself: git status stays clean", async () => {
     const dir = temp();

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import path from "node:path";
 import { main } from "../../src/cli/main.js";
 import { REPO_ROOT } from "./fixtures.js";
@@ -49,24 +50,28 @@ export function runBinAsync(
     onStart?: (child: import("node:child_process").ChildProcess) => void;
     /** Start it as the installed command does: through the `bin/agentmd` launcher. */
     launcher?: boolean;
+    /** Standard output goes to this file (`> FILE`) instead of a pipe; `stdout` is then "". */
+    stdoutFile?: string;
   },
 ): Promise<CliRun> {
   return new Promise((resolve) => {
     const [command, args] = opts.launcher
       ? [path.join(REPO_ROOT, "bin/agentmd"), argv]
       : [process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), ...argv]];
+    const out = opts.stdoutFile === undefined ? "pipe" : openSync(opts.stdoutFile, "w");
     const child = spawn(command, args, {
       cwd: opts.cwd,
       env: { PATH: process.env.PATH ?? "", ...opts.env },
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: ["pipe", out, "pipe"],
     });
+    if (typeof out === "number") closeSync(out);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }));
-    if (opts.input !== undefined) child.stdin.end(opts.input);
-    else child.stdin.end();
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    else child.stdin?.end();
     opts.onStart?.(child);
   });
 }

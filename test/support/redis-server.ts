@@ -26,6 +26,10 @@ export interface RedisServer {
   readonly client: Redis;
   /** Kills the server (SIGKILL) and starts a new, empty one on the same port. */
   restart(): Promise<void>;
+  /** Stops the server (SIGSTOP): it still accepts connections, and answers nothing. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT); nothing when it is not paused. */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -60,7 +64,14 @@ export async function startRedis(): Promise<RedisServer> {
       await kill(child, "SIGKILL");
       child = await spawnServer();
     },
+    pause: () => {
+      child.kill("SIGSTOP");
+    },
+    resume: () => {
+      child.kill("SIGCONT");
+    },
     stop: async () => {
+      child.kill("SIGCONT");
       client.disconnect();
       await kill(child, "SIGTERM");
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { ProjectTrust } from "../../src/invocation/open-project.js";
-import { repositoryCode } from "../../src/trust/repository-code.js";
+import { projectInventory } from "../../src/trust/inventory/inventory.js";
 import { recordTrust } from "../../src/trust/trust-store.js";
 
 /**
@@ -10,7 +10,7 @@ import { recordTrust } from "../../src/trust/trust-store.js";
  * Returns `dir`.
  */
 export function trustProject(dir: string, home: string = path.join(dir, "home")): string {
-  recordTrust(home, repositoryCode(dir, home));
+  recordTrust(home, projectInventory(dir, home));
   return dir;
 }
 

@@ -2,7 +2,7 @@ import { readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect } from "vitest";
 import type { CodeItem } from "../../src/trust/code-item.js";
-import { repositoryCode } from "../../src/trust/repository-code.js";
+import { projectInventory as repositoryCode } from "../../src/trust/inventory/inventory.js";
 import { codeChanges, trustState } from "../../src/trust/trust-state.js";
 import { readTrust, recordTrust, revokeTrust, trustFile } from "../../src/trust/trust-store.js";
 import { test } from "../support/fixture.js";

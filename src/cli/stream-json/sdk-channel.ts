@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
+import type { Content } from "../../invocation/run-types.js";
 import { printable } from "../render.js";
 
 /**
@@ -26,9 +27,45 @@ export interface SdkChannel {
 
 export interface SdkUserMessage {
   readonly type: "user";
-  readonly message: { readonly role: "user"; readonly content: unknown };
+  /** As the SDK's types say: `{ role: "user", content }`; anything else is answered with an error. */
+  readonly message: unknown;
   readonly session_id?: string;
   readonly parent_tool_use_id?: string | null;
+}
+
+/**
+ * A user message's content as the SDK's types allow it (`MessageParam`: a string, or a list of
+ * content blocks, each an object with a `type`; a text block with its `text`), or why it is not
+ * one: a single block object, a number, a missing `message` are errors the session answers, never
+ * a crash.
+ */
+export function userContent(m: SdkUserMessage): Content | { error: string } {
+  const bad = (why: string) => ({
+    error: `a user message must be {"role":"user","content": a string or a list of content blocks}; ${why}`,
+  });
+  const message = m.message;
+  if (typeof message !== "object" || message === null || Array.isArray(message))
+    return bad(`its "message" is ${kindOf(message)}`);
+  const { role, content } = message as { role?: unknown; content?: unknown };
+  if (role !== undefined && role !== "user") return bad(`its role is ${JSON.stringify(role)}`);
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return bad(`its content is ${kindOf(content)}`);
+  if (content.length === 0) return bad("its content is an empty list");
+  for (const [i, block] of content.entries()) {
+    if (typeof block !== "object" || block === null || typeof (block as { type?: unknown }).type !== "string")
+      return bad(`block ${i} of its content is not an object with a "type"`);
+    const b = block as { type: string; text?: unknown };
+    if (b.type === "text" && typeof b.text !== "string") return bad(`text block ${i} has no "text" string`);
+  }
+  return content as Content;
+}
+
+function kindOf(x: unknown): string {
+  if (x === undefined) return "missing";
+  if (x === null) return "null";
+  if (Array.isArray(x)) return "a list";
+  if (typeof x === "object") return "one object (put a block in a list: [{...}])";
+  return `a ${typeof x}`;
 }
 
 export interface SdkRequest {
@@ -76,7 +113,8 @@ export function openChannel(io: ChannelIo, onRequest: (r: SdkRequest) => void): 
       const r = m as unknown as SdkRequest;
       if (typeof r.request?.subtype === "string") return onRequest(r);
     }
-    if (m.type === "user" && typeof m.message === "object" && m.message !== null) {
+    // Every user message is queued, well-formed or not: each gets its answer (`userContent`).
+    if (m.type === "user") {
       const w = waiting.shift();
       if (w) w(m as unknown as SdkUserMessage);
       else users.push(m as unknown as SdkUserMessage);

@@ -13,6 +13,8 @@ export interface SdkInitialize {
   readonly hooks?: Readonly<Record<string, readonly SdkHookMatcher[]>>;
   readonly sdkMcpServers?: readonly string[];
   readonly sdkMcpServerManifests?: Readonly<Record<string, { toolsListResult?: { tools?: McpTool[] } }>>;
+  /** The program's settings per server: `timeout` (milliseconds a call may take). */
+  readonly sdkMcpServerConfigs?: Readonly<Record<string, { readonly timeout?: unknown } | undefined>>;
 }
 
 /** An agent defined in code (`options.agents`). */

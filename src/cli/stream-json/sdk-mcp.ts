@@ -1,6 +1,8 @@
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_START_TIMEOUT_MS } from "../../mcp/mcp-connection.js";
 import { toToolResult } from "../../mcp/mcp-tools.js";
 import { mcpToolName } from "../../mcp/server-spec.js";
+import { DEFAULT_MCP_TIMEOUT_MS } from "../../shared/defaults.js";
 import { defineForeignTool } from "../../tools/registry.js";
 import type { Tool } from "../../tools/types.js";
 import type { SdkChannel } from "./sdk-channel.js";
@@ -18,18 +20,35 @@ export interface SdkMcpServer {
   readonly error?: string;
 }
 
+/**
+ * How long the program's servers may take, in milliseconds. A call: the server's own `timeout`
+ * (`createSdkMcpServer({ timeout })`, sent in `sdkMcpServerConfigs`; under 1,000 is ignored, as
+ * Claude Code does), else `MCP_TOOL_TIMEOUT`; agent.md's `mcpTimeout` bounds it too (the smaller
+ * wins); with none of these, agentmd's 60 s. The handshake, when `initialize` brings no manifest:
+ * `MCP_TIMEOUT`, else 30 s.
+ */
+export interface SdkMcpBounds {
+  readonly configs?: Readonly<Record<string, { readonly timeout?: unknown } | undefined>>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** agent.md's `mcpTimeout` in milliseconds, known once the project is open. */
+  readonly agentMs: () => number | undefined;
+}
+
 export async function sdkMcpTools(
   names: readonly string[],
   manifests: Readonly<Record<string, { toolsListResult?: { tools?: McpTool[] } }>> | undefined,
   channel: SdkChannel,
+  bounds: SdkMcpBounds,
 ): Promise<{ tools: Tool[]; servers: SdkMcpServer[] }> {
   const tools: Tool[] = [];
   const servers: SdkMcpServer[] = [];
   for (const server of names) {
     const relay = relayTo(server, channel);
+    const callMs = () => callTimeoutMs(server, bounds);
     try {
-      const listed = manifests?.[server]?.toolsListResult?.tools ?? (await listTools(relay));
-      tools.push(...listed.map((t) => relayedTool(server, t, relay)));
+      const listed =
+        manifests?.[server]?.toolsListResult?.tools ?? (await listTools(relay, startTimeoutMs(bounds.env)));
+      tools.push(...listed.map((t) => relayedTool(server, t, relay, callMs)));
       servers.push({ name: server, status: "connected", source: "sdk" });
     } catch (e) {
       servers.push({ name: server, status: "failed", source: "sdk", error: (e as Error).message });
@@ -38,12 +57,22 @@ export async function sdkMcpTools(
   return { tools, servers };
 }
 
-type Relay = (method: string, params: object, signal?: AbortSignal) => Promise<unknown>;
+/** One JSON-RPC message to the server; `sent.id` gets the request's id (to cancel it by). */
+type Relay = (
+  method: string,
+  params: object,
+  signal?: AbortSignal,
+  sent?: { id?: number },
+) => Promise<unknown>;
 
 function relayTo(server: string, channel: SdkChannel): Relay {
   let id = 0;
-  return async (method, params, signal) => {
-    const message = { jsonrpc: "2.0", id: id++, method, params };
+  return async (method, params, signal, sent) => {
+    // A notification (`notifications/cancelled`) has no id; the SDK answers it all the same.
+    const message = method.startsWith("notifications/")
+      ? { jsonrpc: "2.0", method, params }
+      : { jsonrpc: "2.0", id: id++, method, params };
+    if (sent && "id" in message) sent.id = message.id;
     const r = await channel.request({ subtype: "mcp_message", server_name: server, message }, signal);
     const reply = r.mcp_response as { result?: unknown; error?: { message?: string } } | undefined;
     if (!reply) throw new Error(`the SDK's server '${server}' sent no answer`);
@@ -52,17 +81,49 @@ function relayTo(server: string, channel: SdkChannel): Relay {
   };
 }
 
-async function listTools(relay: Relay): Promise<McpTool[]> {
-  await relay("initialize", {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "agentmd", version: "1" },
-  });
-  const listed = (await relay("tools/list", {})) as { tools?: McpTool[] } | undefined;
+export function callTimeoutMs(server: string, bounds: SdkMcpBounds): number {
+  const own = positive(bounds.configs?.[server]?.timeout);
+  const sdk = own !== undefined && own >= 1000 ? own : positive(bounds.env.MCP_TOOL_TIMEOUT);
+  const given = [sdk, bounds.agentMs()].filter((ms): ms is number => ms !== undefined);
+  return given.length > 0 ? Math.min(...given) : DEFAULT_MCP_TIMEOUT_MS;
+}
+
+function startTimeoutMs(env: SdkMcpBounds["env"]): number {
+  return positive(env.MCP_TIMEOUT) ?? DEFAULT_START_TIMEOUT_MS;
+}
+
+function positive(x: unknown): number | undefined {
+  const n = typeof x === "string" && x.trim() !== "" ? Number(x) : x;
+  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+async function listTools(relay: Relay, ms: number): Promise<McpTool[]> {
+  const signal = AbortSignal.timeout(ms);
+  const within = async <T>(p: Promise<T>): Promise<T> => {
+    try {
+      return await p;
+    } catch (e) {
+      if (signal.aborted) throw new Error(`it did not answer within ${ms / 1000} s`);
+      throw e;
+    }
+  };
+  await within(
+    relay(
+      "initialize",
+      { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "agentmd", version: "1" } },
+      signal,
+    ),
+  );
+  const listed = (await within(relay("tools/list", {}, signal))) as { tools?: McpTool[] } | undefined;
   return listed?.tools ?? [];
 }
 
-function relayedTool(server: string, t: McpTool, relay: Relay): Tool {
+/**
+ * A tool of the program's server; each call bounded by `callMs`: past it the call is cancelled on
+ * the pipe (and the server told, `notifications/cancelled`), and the model gets an error result
+ * saying so; the run goes on.
+ */
+function relayedTool(server: string, t: McpTool, relay: Relay, callMs: () => number): Tool {
   return defineForeignTool({
     name: mcpToolName(server, t.name),
     description: (t.description ?? "").trim() || `${t.name} (a tool of the SDK's MCP server '${server}')`,
@@ -70,6 +131,9 @@ function relayedTool(server: string, t: McpTool, relay: Relay): Tool {
     concurrency: t.annotations?.readOnlyHint === true ? "concurrent-safe" : "sequential",
     interrupt: "cooperative",
     execute: async (input, ctx) => {
+      const ms = callMs();
+      const timeout = AbortSignal.timeout(ms);
+      const call: { id?: number } = {};
       try {
         const result = await relay(
           "tools/call",
@@ -78,11 +142,19 @@ function relayedTool(server: string, t: McpTool, relay: Relay): Tool {
             arguments: { ...input },
             ...(ctx.callId && { _meta: { "claudecode/toolUseId": ctx.callId } }),
           },
-          ctx.signal,
+          AbortSignal.any([ctx.signal, timeout]),
+          call,
         );
         return toToolResult((result ?? {}) as CallToolResult);
       } catch (e) {
-        return { content: `The SDK's MCP tool ${t.name} failed: ${(e as Error).message}`, isError: true };
+        if (!timeout.aborted || ctx.signal.aborted)
+          return { content: `The SDK's MCP tool ${t.name} failed: ${(e as Error).message}`, isError: true };
+        const reason = `no answer within ${ms / 1000} s`;
+        relay("notifications/cancelled", { requestId: call.id, reason }).catch(() => {});
+        return {
+          content: `The SDK's MCP tool ${t.name} (server '${server}') did not answer within ${ms / 1000} s, so the call was cancelled`,
+          isError: true,
+        };
       }
     },
   });

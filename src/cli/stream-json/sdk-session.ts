@@ -1,5 +1,6 @@
 import path from "node:path";
 import { PERMISSION_MODES, type PermissionMode } from "../../definitions/settings.js";
+import type { MainAgentDefinition } from "../../definitions/types.js";
 import type { Runner } from "../../invocation/runner.js";
 import type { RunResult } from "../../loop/events.js";
 import { SessionError, type TranscriptStore } from "../../loop/transcript.js";
@@ -10,7 +11,14 @@ import { printable } from "../render.js";
 import { exitCode, latestSession, type RunIo } from "../run-command.js";
 import type { SessionOptions } from "../session-flags.js";
 import { type WrapperOptions, withWrapper } from "../wrapper-flags.js";
-import { answer, openChannel, type SdkChannel, type SdkRequest } from "./sdk-channel.js";
+import {
+  answer,
+  openChannel,
+  type SdkChannel,
+  type SdkRequest,
+  type SdkUserMessage,
+  userContent,
+} from "./sdk-channel.js";
 import { sdkHooks } from "./sdk-hooks.js";
 import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
 import { type SdkMcpServer, sdkMcpTools } from "./sdk-mcp.js";
@@ -44,21 +52,30 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
     mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default"),
   };
   if (options.wrapper.dontAsk) live.mode = "dontAsk";
-  let onInit: (r: SdkRequest | undefined) => void = () => {};
-  const initialized = new Promise<SdkRequest | undefined>((resolve) => (onInit = resolve));
+  let onInit: (r: SdkRequest) => void = () => {};
+  const initialized = new Promise<SdkRequest>((resolve) => (onInit = resolve));
+  let begun = false;
   const channel = openChannel({ stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }, (r) => {
-    if (r.request.subtype === "initialize") onInit(r);
-    else control(r, channel, live);
+    if (r.request.subtype !== "initialize") control(r, channel, live);
+    else if (begun)
+      answer(channel, r.request_id, new Error("initialize must come before the first user message"));
+    else onInit(r);
   });
   try {
-    // The SDK writes initialize first; without one (stdin ended), the session has nothing to do.
-    const init = await Promise.race([initialized, channel.closed.then(() => undefined)]);
-    if (!init) return 0;
+    // The SDK writes initialize first. A program that writes user messages alone (Claude Code's
+    // streaming input) gets the session as the flags make it; stdin ending first leaves nothing to do.
+    const first = channel.nextUser();
+    const start = await Promise.race([
+      initialized.then((init) => ({ init })),
+      first.then((message) => ({ init: undefined, message })),
+    ]);
+    begun = true;
+    if (!start.init && !start.message) return 0;
     const store = options.wrapper.persist ? undefined : memoryTranscripts();
-    const opened = await openSession(options, io, init, channel, live, store);
+    const opened = await openSession(options, io, start.init, channel, live, store);
     if (!opened) return 1;
     try {
-      return await turns(options, io, opened, channel, live, store);
+      return await turns(options, io, opened, first, channel, live, store);
     } finally {
       await opened.runner.close();
     }
@@ -76,14 +93,19 @@ interface Opened {
 async function openSession(
   options: SdkSessionOptions,
   io: RunIo,
-  request: SdkRequest,
+  request: SdkRequest | undefined,
   channel: SdkChannel,
   live: Live,
   store: TranscriptStore | undefined,
 ): Promise<Opened | undefined> {
-  const init = request.request as SdkInitialize;
+  const init = (request?.request ?? {}) as SdkInitialize;
   const warn = (m: string) => io.stderr.write(`agentmd: ${printable(m)}\n`);
-  const mcp = await sdkMcpTools(init.sdkMcpServers ?? [], init.sdkMcpServerManifests, channel);
+  let agentMs: number | undefined;
+  const mcp = await sdkMcpTools(init.sdkMcpServers ?? [], init.sdkMcpServerManifests, channel, {
+    ...(init.sdkMcpServerConfigs && { configs: init.sdkMcpServerConfigs }),
+    env: io.env,
+    agentMs: () => agentMs,
+  });
   const prompt = systemPromptOf(init);
   const permissions = withWrapper(options.permissions, options.wrapper) ?? {};
   const approve = options.wrapper.promptOverStdio
@@ -111,24 +133,28 @@ async function openSession(
     restrictedWithNotice(io),
   );
   if (!runner) {
-    answer(channel, request.request_id, new Error("agentmd could not open the project (see stderr)"));
+    if (request)
+      answer(channel, request.request_id, new Error("agentmd could not open the project (see stderr)"));
     return undefined;
   }
   live.runner = runner;
-  answer(channel, request.request_id, {
-    commands: runner.slashNames().map((name) => ({ name, description: "", argumentHint: "" })),
-    agents: runner.definitions
-      .filter((d) => d.surface === "agent")
-      .map((d) => ({ name: d.name, description: d.description ?? "" })),
-    output_style: "default",
-    available_output_styles: ["default"],
-    models: [],
-    account: {},
-    pid: process.pid,
-    current_permission_mode: live.mode,
-    hook_on_failure_supported: true,
-    ...(init.hooks && { hooks_applied: true }),
-  });
+  const main = runner.definitions.find((d): d is MainAgentDefinition => d.surface === "main");
+  if (main?.mcpTimeout !== undefined) agentMs = main.mcpTimeout * 1000;
+  if (request)
+    answer(channel, request.request_id, {
+      commands: runner.slashNames().map((name) => ({ name, description: "", argumentHint: "" })),
+      agents: runner.definitions
+        .filter((d) => d.surface === "agent")
+        .map((d) => ({ name: d.name, description: d.description ?? "" })),
+      output_style: "default",
+      available_output_styles: ["default"],
+      models: [],
+      account: {},
+      pid: process.pid,
+      current_permission_mode: live.mode,
+      hook_on_failure_supported: true,
+      ...(init.hooks && { hooks_applied: true }),
+    });
   return { runner, mcpServers: mcp.servers };
 }
 
@@ -166,6 +192,7 @@ async function turns(
   options: SdkSessionOptions,
   io: RunIo,
   opened: Opened,
+  first: Promise<SdkUserMessage | undefined>,
   channel: SdkChannel,
   live: Live,
   store: TranscriptStore | undefined,
@@ -182,7 +209,14 @@ async function turns(
     io.stderr.write(`agentmd: ${printable(e.message)}\n`);
     return 1;
   }
-  for (let message = await channel.nextUser(); message; message = await channel.nextUser()) {
+  for (let message = await first; message; message = await channel.nextUser()) {
+    const content = userContent(message);
+    if (typeof content === "object" && "error" in content) {
+      // Not a message the SDK's types allow: said as this message's result; the session goes on.
+      channel.send(failedTurn(content.error, session ?? ""));
+      code = 1;
+      continue;
+    }
     const controller = new AbortController();
     live.turn = controller;
     // A signal stops the running turn; between turns it ends the process at once.
@@ -199,7 +233,7 @@ async function turns(
     const started = performance.now();
     let result: RunResult;
     try {
-      const handle = runner.run(message.message.content as string, {
+      const handle = runner.run(content, {
         signal: controller.signal,
         ...(session ? { resume: session } : fresh ? { sessionId: fresh } : {}),
         ...(options.agent && { agent: options.agent }),

@@ -25,7 +25,11 @@ function countOccurrences(text: string, needle: string): number {
  * Why a file may not be changed by an edit now: this run has not read it, or it changed on disk
  * since. Undefined when it may. Shared by Edit, MultiEdit and NotebookEdit.
  */
-export async function checkEditable(fs: ToolFs, file: string, ctx: ToolContext): Promise<string | undefined> {
+export async function checkEditable(
+  fs: ToolFs,
+  file: string,
+  ctx: Pick<ToolContext, "readRecord">,
+): Promise<string | undefined> {
   if (ctx.readRecord.readAt(file) === undefined)
     return `${file} has not been read in this run. Read it first, then edit.`;
   return staleness(fs, file, ctx);

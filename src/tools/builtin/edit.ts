@@ -1,7 +1,7 @@
 import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool } from "../define-tool.js";
 import type { Tool } from "../types.js";
-import { editFile } from "./edit-file.js";
+import { checkEditable, editFile } from "./edit-file.js";
 import { NODE_FS, resolveInput, type ToolFs } from "./fs.js";
 
 const schema = {
@@ -32,6 +32,7 @@ export function createEditTool(deps: { fs?: ToolFs } = {}): Tool {
     permission: judgesPath("file_path"),
     concurrency: "sequential",
     interrupt: "not-interruptible",
+    precheck: (input, ctx) => checkEditable(fs, resolveInput(ctx.cwd, input.file_path), ctx),
     execute(input, ctx) {
       const file = resolveInput(ctx.cwd, input.file_path);
       return editFile(

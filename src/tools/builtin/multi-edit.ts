@@ -1,7 +1,7 @@
 import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail } from "../define-tool.js";
 import type { Tool } from "../types.js";
-import { editFile } from "./edit-file.js";
+import { checkEditable, editFile } from "./edit-file.js";
 import { NODE_FS, resolveInput, type ToolFs } from "./fs.js";
 
 const schema = {
@@ -42,6 +42,7 @@ export function createMultiEditTool(deps: { fs?: ToolFs } = {}): Tool {
     permission: judgesPath("file_path", { family: "Edit" }),
     concurrency: "sequential",
     interrupt: "not-interruptible",
+    precheck: (input, ctx) => checkEditable(fs, resolveInput(ctx.cwd, input.file_path), ctx),
     async execute(input, ctx) {
       if (input.edits.length === 0) return fail("edits is empty; give at least one replacement.");
       const file = resolveInput(ctx.cwd, input.file_path);

@@ -56,6 +56,7 @@ export function createNotebookEditTool(deps: { fs?: ToolFs } = {}): Tool {
     permission: judgesPath("notebook_path", { family: "Edit" }),
     concurrency: "sequential",
     interrupt: "not-interruptible",
+    precheck: (input, ctx) => checkEditable(fs, resolveInput(ctx.cwd, input.notebook_path), ctx),
     async execute(input, ctx) {
       const file = resolveInput(ctx.cwd, input.notebook_path);
       if (!isNotebookPath(file)) return fail(`${file} is not a .ipynb notebook; use Edit for other files.`);

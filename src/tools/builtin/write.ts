@@ -20,7 +20,11 @@ const schema = {
  * Why an existing file may not be changed yet: it has not been read in this run, or it changed on
  * disk since. Undefined when it may. Shared by Write and Edit.
  */
-export async function staleness(fs: ToolFs, file: string, ctx: ToolContext): Promise<string | undefined> {
+export async function staleness(
+  fs: ToolFs,
+  file: string,
+  ctx: Pick<ToolContext, "readRecord">,
+): Promise<string | undefined> {
   let mtimeMs: number;
   try {
     mtimeMs = (await fs.stat(file)).mtimeMs;
@@ -45,6 +49,7 @@ export function createWriteTool(deps: { fs?: ToolFs } = {}): Tool {
     permission: judgesPath("file_path", { family: "Edit" }),
     concurrency: "sequential",
     interrupt: "not-interruptible",
+    precheck: (input, ctx) => staleness(fs, resolveInput(ctx.cwd, input.file_path), ctx),
     async execute(input, ctx) {
       const file = resolveInput(ctx.cwd, input.file_path);
       const stale = await staleness(fs, file, ctx);

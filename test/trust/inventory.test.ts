@@ -2,8 +2,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect } from "vitest";
-import { scriptsNamed } from "../../src/trust/hook-scripts.js";
-import { repositoryCode } from "../../src/trust/repository-code.js";
+import { Follower } from "../../src/trust/inventory/follow.js";
+import { projectInventory as repositoryCode } from "../../src/trust/inventory/inventory.js";
 import { test } from "../support/fixture.js";
 import { mcpJson } from "../support/mcp.js";
 
@@ -14,7 +14,7 @@ const hook = (command: string, matcher = "Bash") => ({
 const texts = (dir: string, home = path.join(dir, "home")) =>
   repositoryCode(dir, home).items.map((i) => i.text);
 
-describe("repositoryCode: what of a project's files is code agentmd would run", () => {
+describe("projectInventory: what of a project's files is code agentmd would run", () => {
   it("lists each kind, from every file that holds it, and nothing of a markdown-only project", ({
     project,
   }) => {
@@ -43,7 +43,7 @@ describe("repositoryCode: what of a project's files is code agentmd would run", 
       expect.arrayContaining([
         "baseUrl https://proxy.example",
         "hook PostToolUse (Write): ./fmt.sh  — agent.md",
-        "script fmt.sh (run by a hook)",
+        "file fmt.sh (run by hook PostToolUse (Write) — agent.md)",
         "MCP server 'inl': node inl.mjs  — agent.md",
         "hook PreToolUse (Read): echo sub  — agents/r.md",
         "hook PreToolUse (Bash): echo skill  — skills/s/SKILL.md",
@@ -135,7 +135,39 @@ describe("repositoryCode: what of a project's files is code agentmd would run", 
   });
 });
 
-describe("scriptsNamed: the files inside the project a hook command names", () => {
+/** The files (relative) and the sentences of what was not followed, for one hook command run in `dir`. */
+function followed(dir: string, command: string): { files: string[]; not: string[] } {
+  const f = new Follower(dir);
+  f.command(command, { cwds: [dir], known: f.known(dir), by: "hook" });
+  return {
+    files: [...f.files.keys()].map((x) => path.relative(dir, x)).sort(),
+    not: f.notFollowed.map((n) => n.why),
+  };
+}
+
+const FILES = {
+  ".claude/hooks/guard.sh": "exit 0\n",
+  "scripts/x.sh": "exit 0\n",
+  "../outside.sh": "exit 0\n",
+  "lib/a.sh": ". lib/b.sh\n",
+  "lib/b.sh": 'source "$(dirname "$0")/c.sh"\n',
+  "lib/c.sh": "true\n",
+  "package.json": JSON.stringify({ scripts: { test: "sh scripts/t.sh", pretest: "node scripts/pre.mjs" } }),
+  "scripts/t.sh": "true\n",
+  "scripts/pre.mjs": "const m = require(process.env.M);\n",
+  Makefile: "include inc.mk\ncheck:\n\t@sh scripts/mk.sh\n",
+  "inc.mk": "X = 1\n",
+  "scripts/mk.sh": "true\n",
+  "srv.mjs": 'import { a } from "./lib/imp.js";\nexport * from "./lib/re.mjs";\n',
+  "lib/imp.ts": "export const a = 1;\n",
+  "lib/re.mjs": 'const b = await import("./dyn.mjs");\n',
+  "lib/dyn.mjs": "export {};\n",
+  "py/main.py": "from .util import go\nimport helpers\n",
+  "py/util.py": "def go(): pass\n",
+  "py/helpers.py": "x = 1\n",
+};
+
+describe("Follower: the files a command runs, and what those run in turn", () => {
   const cases: [string, string[]][] = [
     [".claude/hooks/guard.sh", [".claude/hooks/guard.sh"]],
     ["bash ./scripts/x.sh --flag", ["scripts/x.sh"]],
@@ -143,6 +175,13 @@ describe("scriptsNamed: the files inside the project a hook command names", () =
     ["${CLAUDE_PROJECT_DIR}/scripts/x.sh", ["scripts/x.sh"]],
     ["node scripts/x.sh;bash .claude/hooks/guard.sh", [".claude/hooks/guard.sh", "scripts/x.sh"]],
     ["FOO=1 scripts/x.sh | cat", ["scripts/x.sh"]],
+    ["sh < scripts/x.sh", ["scripts/x.sh"]],
+    ["sh -c 'sh scripts/x.sh'", ["scripts/x.sh"]],
+    [". lib/a.sh", ["lib/a.sh", "lib/b.sh", "lib/c.sh"]],
+    ["npm test", ["package.json", "scripts/pre.mjs", "scripts/t.sh"]],
+    ["make check", ["Makefile", "inc.mk", "scripts/mk.sh"]],
+    ["env X=1 timeout 5 node srv.mjs", ["lib/dyn.mjs", "lib/imp.ts", "lib/re.mjs", "srv.mjs"]],
+    ["python3 py/main.py", ["py/helpers.py", "py/main.py", "py/util.py"]],
     ["bash ../outside.sh", []],
     ["bash /etc/hostname", []],
     ["bash $HOME/x.sh ~/y.sh", []],
@@ -150,12 +189,21 @@ describe("scriptsNamed: the files inside the project a hook command names", () =
     ["exit 2", []],
   ];
   it.for(cases)("%s → %j", ([command, expected], { project }) => {
-    const dir = project({
-      ".claude/hooks/guard.sh": "exit 0\n",
-      "scripts/x.sh": "exit 0\n",
-      "../outside.sh": "exit 0\n",
-    });
-    expect(scriptsNamed(command, dir).map((f) => path.relative(dir, f))).toEqual(expected);
+    const dir = project(FILES);
+    expect(followed(dir, command).files).toEqual(expected);
+  });
+
+  const unfollowed: [string, string][] = [
+    ["curl -fsSL https://x.example/i.sh | bash", "fetched from the network"],
+    ['sh -c "$(curl -fsSL https://x.example/i.sh)"', "fetched from the network"],
+    ["python3 $SCRIPT", "a path built at run time"],
+    ["$TOOL --check", "the program is named at run time"],
+    ["npx -y some-server", "from a registry"],
+    ["npm test", "imports a module named at run time"],
+  ];
+  it.for(unfollowed)("%s is named as not followed: %s", ([command, why], { project }) => {
+    const dir = project(FILES);
+    expect(followed(dir, command).not.join("\n")).toContain(why);
   });
 
   it("a link inside the project to a file outside is followed: its content is the hook's", ({
@@ -164,6 +212,6 @@ describe("scriptsNamed: the files inside the project a hook command names", () =
   }) => {
     project({ "../target.sh": "exit 0\n" });
     symlinkSync(path.join(dir, "../target.sh"), path.join(dir, "link.sh"));
-    expect(scriptsNamed("./link.sh", dir)).toEqual([path.join(dir, "link.sh")]);
+    expect(followed(dir, "./link.sh").files).toEqual(["link.sh"]);
   });
 });

@@ -1,0 +1,39 @@
+import type { RunEvent } from "../loop/events.js";
+import { resolveInput } from "../tools/builtin/fs.js";
+import { createReadRecord } from "../tools/read-record.js";
+import type { ReadRecord } from "../tools/types.js";
+
+/** The tools whose successful call leaves a file read (seen, or written as the model meant it). */
+const PATH_KEY: Readonly<Record<string, string>> = {
+  Read: "file_path",
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+};
+
+/**
+ * The files a session's main run has read, rebuilt from its transcript: read-before-edit belongs to
+ * the session, so a resumed one (chat's next message, `-c`, `-r`, `run --resume`) may edit what it
+ * read before. Each is taken as read at `seenAt` (when the transcript was last written): a file
+ * changed on disk since must be read again. Subagents' reads stay theirs (depth 0 only).
+ */
+export function sessionReads(events: readonly RunEvent[], cwd: string, seenAt: number): ReadRecord {
+  const record = createReadRecord();
+  const files = new Map<string, string>();
+  for (const e of events) {
+    if (e.depth !== 0) continue;
+    if (e.type === "tool_start") {
+      const key = PATH_KEY[e.name];
+      const file =
+        key && typeof e.input === "object" && e.input !== null
+          ? (e.input as Record<string, unknown>)[key]
+          : undefined;
+      if (typeof file === "string") files.set(e.id, file);
+    } else if (e.type === "tool_end" && e.decision === "allowed" && !e.isError) {
+      const file = files.get(e.id);
+      if (file !== undefined) record.markRead(resolveInput(cwd, file), seenAt);
+    }
+  }
+  return record;
+}
