@@ -44,6 +44,7 @@ import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
 import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
+import { toolNamesOf } from "./tool-names-of.js";
 
 export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
        agentmd tools [--chain HOPS] --try TOOL 'JSON_INPUT'
@@ -346,30 +347,6 @@ const QUIET = { debug: () => {}, warn: () => {} };
 /** A decision as `--json` prints it: its reason and its sentence. */
 function shownDecision(d: Decision) {
   return d.kind === "denied" ? { kind: d.kind, reason: d.reason, message: denialText(d) } : d;
-}
-
-/**
- * The names a run could offer: agentmd's own and the project's tools, and (when no MCP server is
- * started to ask) the MCP tools the lists name. Any other name a list writes (a Claude Code tool
- * agentmd lacks, such as NotebookRead) is offered by no run: it is reported apart.
- */
-function toolNamesOf(
-  definitions: readonly Definition[],
-  builtin: readonly string[],
-  /** The MCP tools the started servers listed (undefined: none was started to ask). */
-  mcpListed: readonly string[] | undefined,
-): { offerable: string[]; unprovided: string[] } {
-  const offerable = new Set(builtin.filter((n) => canonicalToolName(n) === n));
-  const unprovided = new Set<string>();
-  for (const d of definitions) {
-    for (const e of [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]) {
-      const name = canonicalToolName(e.name);
-      if (e.name.includes("*") || offerable.has(name)) continue;
-      if (isMcpToolName(name) && mcpListed === undefined) offerable.add(name);
-      else if (!builtin.includes(name) && !mcpListed?.includes(name)) unprovided.add(name);
-    }
-  }
-  return { offerable: [...offerable], unprovided: [...unprovided] };
 }
 
 /**

@@ -108,11 +108,7 @@ export function createCore(options: RunnerOptions): Core {
     cwd: projectDir,
   });
   const home = given.HOME ?? homedir();
-  const cwd = path.resolve(
-    options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
-  );
-  if (options.cwd !== undefined && !existsSync(cwd))
-    throw new ConfigError(`the working folder ${cwd} does not exist`);
+  const cwd = workingFolder(options, projectDir);
   const ctx = { specs: catalog.specs, projectDir, home };
   const permissions = sessionPermissions({
     given: options.permissions ?? {},
@@ -163,6 +159,16 @@ export function createCore(options: RunnerOptions): Core {
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
   };
+}
+
+/** The folder a run works in (the options' cwd, else the project's or the process's); it must exist. */
+function workingFolder(options: RunnerOptions, projectDir: string): string {
+  const cwd = path.resolve(
+    options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
+  );
+  if (options.cwd !== undefined && !existsSync(cwd))
+    throw new ConfigError(`the working folder ${cwd} does not exist`);
+  return cwd;
 }
 
 /**
