@@ -52,7 +52,7 @@ export function optionsHelp(table: OptionTable, column: number): string {
     const all = [...text, ...aliasLine(table, name, text.join(" "))];
     const head = `  ${label(name, o)}`;
     if (all.length === 0) out.push(head);
-    else if (head.length + 1 <= column) {
+    else if (head.length + 2 <= column) {
       out.push(`${head.padEnd(column)}${all[0]}`, ...all.slice(1).map((l) => `${pad}${l}`));
     } else out.push(head, ...all.map((l) => `${pad}${l}`));
   }

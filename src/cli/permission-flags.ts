@@ -26,7 +26,7 @@ export const PERMISSION_FLAGS = {
     type: "string",
     multiple: true,
     value: "R",
-    help: "deny calls at every hop, e.g. 'Bash(git push:*)'; also --disallowed-tools",
+    help: ["deny calls at every hop, e.g. 'Bash(git push:*)'; also", "--disallowed-tools"],
   },
   "disallowed-tools": { type: "string", multiple: true, value: "R", aliasOf: "disallowedTools" },
 } as const satisfies OptionTable;
