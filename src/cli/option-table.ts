@@ -10,11 +10,18 @@ type ParserOption = NonNullable<ParseArgsConfig["options"]>[string];
 export type OptionDecl = ParserOption & {
   /** The value's name in the help: `--model M`. */
   readonly value?: string;
-  /** The help's lines for it (the first beside the option); none for another spelling (`aliasOf`). */
-  readonly help?: string | readonly string[];
-  /** Another spelling of that option: listed in its help (`also --allowed-tools`), not on its own. */
-  readonly aliasOf?: string;
-};
+} & (
+    | {
+        /** The help's lines for it (the first beside the option). */
+        readonly help: string | readonly string[];
+        readonly aliasOf?: never;
+      }
+    | {
+        /** Another spelling of that option: named in its help (`also --allowed-tools`), not listed on its own. */
+        readonly aliasOf: string;
+        readonly help?: never;
+      }
+  );
 
 export type OptionTable = Readonly<Record<string, OptionDecl>>;
 
