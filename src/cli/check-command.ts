@@ -79,6 +79,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
     projectDir: project ?? io.cwd,
     ...(settings && {
       denied: compileList(undefined, settings.settings.deny, { ...ctx, projectDir: project ?? io.cwd }),
+      settings: settings.settings,
     }),
     ...(servers && {
       serversOf: (def: Definition) => [...servers.project, ...servers.inlineOf(def)].map((s) => s.name),

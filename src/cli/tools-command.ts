@@ -5,7 +5,12 @@ import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { isMcpToolName, toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
-import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
+import {
+  createApprovals,
+  listApproves,
+  type PermissionOptions,
+  sessionPermissions,
+} from "../invocation/approvals.js";
 import { runnerDenyList } from "../invocation/core.js";
 import { offeredUnderApproval } from "../invocation/run-tools.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
@@ -141,7 +146,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     return 1;
   }
   const main = loaded.definitions.find((d) => d.surface === "main");
-  const session = sessionOf(options, { root, cwd: io.cwd, home, ...user }, catalog, main !== undefined);
+  const session = sessionOf(options, { root, cwd: io.cwd, home, ...user }, catalog, listApproves(main));
   if (!session.ok) {
     for (const d of session.diagnostics) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
     io.stderr.write(`agentmd tools: ${printable(session.message, false)}\n`);
@@ -250,7 +255,7 @@ function sessionOf(
   options: ToolsOptions,
   at: { root: string; cwd: string; home: string; userDir?: string },
   catalog: ToolCatalog,
-  hasMain: boolean,
+  mainApproves: boolean,
 ): Session {
   const known = toolNames(catalog.names);
   const loaded = loadSettings(at.root, at.userDir, known);
@@ -266,7 +271,7 @@ function sessionOf(
     const permissions = sessionPermissions({
       given: options.permissions ?? {},
       claude: loaded.settings,
-      hasMain,
+      mainApproves,
       known,
       ctx: { specs: catalog.specs, projectDir: at.root, home: at.home },
       workingDirs: [at.root, at.cwd],
@@ -325,7 +330,7 @@ async function tryCall(options: ToolsOptions, run: TryRun, io: CliIo): Promise<n
     return 3;
   }
   const { decision: d, call } = verdict;
-  const a = d.kind === "allowed" ? run.approval.check(call, judged) : undefined;
+  const a = d.kind === "allowed" ? run.approval.check(call, judged, [], run.list) : undefined;
   if (options.json)
     io.stdout.write(`${JSON.stringify(a ? { ...shownDecision(d), approval: a } : shownDecision(d))}\n`);
   else if (d.kind === "denied") io.stdout.write(`denied (${d.reason}): ${printable(denialText(d), false)}\n`);

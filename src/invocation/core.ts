@@ -32,7 +32,7 @@ import { realPathOf } from "../tools/real-path.js";
 import { projectInventory } from "../trust/inventory/inventory.js";
 import { protectedPaths } from "../trust/inventory/protected.js";
 import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
-import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js";
+import { createApprovals, listApproves, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { defaultSystemPrompt } from "./default-prompt.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
@@ -117,7 +117,7 @@ export function createCore(options: RunnerOptions): Core {
   const permissions = sessionPermissions({
     given: options.permissions ?? {},
     claude: claude.settings,
-    hasMain: main !== undefined,
+    mainApproves: listApproves(main),
     known: toolNames(catalog.names),
     ctx,
     workingDirs: [projectDir, cwd],
