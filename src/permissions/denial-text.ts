@@ -19,7 +19,8 @@ export function denialText(d: Denial): string {
 function narrowedText(d: Denial): string {
   const by = d.narrowedBy;
   if (!by) return "";
-  return `${hopLabel(by)} narrowed this run: its allowed-tools do not allow this call.`;
+  const label = hopLabel(by);
+  return `${label.charAt(0).toUpperCase()}${label.slice(1)} narrowed this run: its allowed-tools do not allow this call.`;
 }
 
 /** A hop and its file: `the skill 'notes' (skills/notes/SKILL.md)`, or `agent.md` alone. */

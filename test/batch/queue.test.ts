@@ -94,7 +94,9 @@ describe.runIf(hasRedis)(
         cwd: dir,
         env: env(),
       });
-      expect(r.stderr).toContain("batch ten: 10 queued, 0 already on the queue, 0 finished before");
+      expect(r.stderr).toMatch(
+        /batch ten run (\S+) \(its budget's; --resume \1 continues it\): 10 queued, 0 already on the queue, 0 finished before/,
+      );
       expect(r.code).toBe(0);
       const out = lines(r.stdout);
       expect(out.map((l) => l.id).sort()).toEqual(ids(10).sort());

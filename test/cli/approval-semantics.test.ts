@@ -209,13 +209,13 @@ describe("a denial names the hop that narrowed the run", () => {
     await cli(["run", "--output", "stream-json", "go"]);
     const refused = resultText(resultsSent(fake, 2)[0]);
     expect(refused).toContain("Write is not allowed in this run");
-    expect(refused).toContain("the skill 'notes' (skills/notes/SKILL.md) narrowed this run");
+    expect(refused).toMatch(/[Tt]he skill 'notes' \(skills\/notes\/SKILL\.md\) narrowed this run/);
     const env = { HOME: path.join(dir, "home") };
     const tried = await runCli(
       ["tools", "--chain", "main,skill:notes", "--try", "Write", '{"file_path":"notes/x.md","content":"x"}'],
       { cwd: dir, env },
     );
     expect(tried.code).toBe(3);
-    expect(tried.stdout).toContain("the skill 'notes' (skills/notes/SKILL.md) narrowed this run");
+    expect(tried.stdout).toMatch(/[Tt]he skill 'notes' \(skills\/notes\/SKILL\.md\) narrowed this run/);
   });
 });

@@ -73,7 +73,7 @@ describe("inspection imports no tool module", () => {
     const check = runBin(["check"], { cwd: dir, env });
     expect(check.stdout).toMatch(/^tools\/zz\.mjs:1:1: info: a tool name in tools\/zz\.mjs is unknown/m);
     const diff = runBin(["audit", "--diff", "HEAD"], { cwd: dir, env });
-    expect(diff.stdout).toContain("+ tool module tools/zz.mjs: added  [tools/zz.mjs:1]");
+    expect(diff.stdout).toContain("+ custom tool module tools/zz.mjs: added  [tools/zz.mjs:1]");
     expect(diff.stdout).toMatch(/\+ Bash\(git push:\*\)/);
   });
 

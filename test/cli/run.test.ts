@@ -58,7 +58,7 @@ describe("agentmd run (built CLI, fake server)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^⏺ Read a\.txt → ok \(\d+ ms\)$/m);
     expect(r.stdout).toMatch(
-      /^⏺ Bash rm -rf \.\/x → denied: Bash\(rm -rf \.\/x\) is not allowed: this run allows Bash only for: git:\*\. The tool was not executed\. \(\d+ ms\)$/m,
+      /^⏺ Bash rm -rf \.\/x → denied: Bash\(rm -rf \.\/x\) is not allowed: this run allows Bash only for: git:\*\. agent\.md narrowed this run: its allowed-tools do not allow this call\. The tool was not executed\. \(\d+ ms\)$/m,
     );
     expect(r.stdout).toContain("Read it; could not delete.");
     expect(r.stdout).toMatch(/— done · 3 turns · /);

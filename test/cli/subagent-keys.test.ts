@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect } from "vitest";
 import { runCli } from "../support/cli.js";
 import type { FakeAnthropic } from "../support/fake-anthropic.js";
@@ -33,14 +33,15 @@ describe("permissionMode: the narrower of the subagent's and its caller's", () =
     fake,
     project,
   }) => {
-    project({ ...agents, "a.txt": "old\n" });
+    // A file not there yet: the read-before-edit rule has nothing to say, only the mode does.
+    project({ ...agents });
     fake.push(task("planner"), write("a.txt"), text("planned"), text("done"));
     const r = await run(dir, env, ["--permission-mode", "bypassPermissions", "go"]);
     expect(r.code).toBe(0);
     const [w] = resultsSent(fake, 2);
     expect(w?.is_error).toBe(true);
     expect(resultText(w)).toContain("not run in plan mode");
-    expect(readFileSync(`${dir}/a.txt`, "utf8")).toBe("old\n");
+    expect(existsSync(`${dir}/a.txt`)).toBe(false);
   });
 
   test("a bypassPermissions subagent under a default caller stays default: its write needs approval", async ({
@@ -49,7 +50,7 @@ describe("permissionMode: the narrower of the subagent's and its caller's", () =
     fake,
     project,
   }) => {
-    project({ ...agents, "a.txt": "old\n" });
+    project({ ...agents });
     fake.push(task("bold"), write("a.txt"), text("tried"), text("done"));
     const r = await run(dir, env, ["go"]);
     expect(r.code).toBe(0);

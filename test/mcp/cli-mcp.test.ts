@@ -58,7 +58,7 @@ describe("agentmd tools shows the MCP tools of allowed servers", () => {
     );
     expect([r.code, r.stdout.trim()]).toEqual([
       3,
-      "denied (not-offered): mcp__github__create_issue is not allowed in this run. The tool was not executed.",
+      "denied (not-offered): mcp__github__create_issue is not allowed in this run. The subagent 'triage' (agents/triage.md) narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     ]);
   });
 

@@ -82,7 +82,7 @@ describe("a denial names the hop that narrowed the run", () => {
     const d = decide(intersect(main, skill), { tool: "Write", input: { file_path: "notes/x.md" } }, JUDGED);
     expect(d).toMatchObject({ reason: "not-offered", narrowedBy: { hop: "the skill 'notes'" } });
     const text = denialText(d as Denial);
-    expect(text).toContain("the skill 'notes' (skills/notes/SKILL.md) narrowed this run");
+    expect(text).toMatch(/[Tt]he skill 'notes' \(skills\/notes\/SKILL\.md\) narrowed this run/);
     expect(text).toMatch(/The tool was not executed\.$/);
     expect(deniedNote(d as Denial, "/proj").narrowedBy).toBe("the skill 'notes' (skills/notes/SKILL.md)");
     const git = decide(intersect(main, skill), { tool: "Bash", input: { command: "npm test" } }, JUDGED);
