@@ -28,8 +28,10 @@ export interface PacerOptions {
   readonly redis?: { readonly client: Redis; readonly key: string };
 }
 
-// KEYS[1]: the next place. ARGV: now, interval, tolerance (ms). Returns the reserved start (as
-// text: Redis would cut a Lua number to an integer).
+// The times are whole microseconds (exact in a double up to 2^53, so no drift however many places
+// are added up); a limit's interval is rounded up to one, losing under a microsecond a request.
+// KEYS[1]: the next place. ARGV: now, interval, tolerance. Returns the reserved start (as text, all
+// its digits: Redis would cut a Lua number to 32 bits).
 const RESERVE = `
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 local now = tonumber(ARGV[1])
@@ -37,46 +39,47 @@ local interval = tonumber(ARGV[2])
 local tolerance = tonumber(ARGV[3])
 local start = math.max(now, tat - tolerance)
 local nextTat = math.max(tat, start) + interval
-redis.call('SET', KEYS[1], nextTat, 'PX', math.ceil(nextTat - now + interval + 60000))
-return tostring(start)
+redis.call('SET', KEYS[1], string.format('%.17g', nextTat), 'PX', math.ceil((nextTat - now) / 1000) + 60000)
+return string.format('%.17g', start)
 `;
 
-// KEYS[1]: the next place. ARGV: at, now. Moves it to `at` when sooner.
+// KEYS[1]: the next place. ARGV: at, now. Moves it to at when sooner.
 const DELAY = `
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 local at = tonumber(ARGV[1])
-if at > tat then redis.call('SET', KEYS[1], at, 'PX', math.ceil(at - tonumber(ARGV[2]) + 60000)) end
+if at > tat then redis.call('SET', KEYS[1], ARGV[1], 'PX', math.ceil((at - tonumber(ARGV[2])) / 1000) + 60000) end
 return 0
 `;
 
+const us = (ms: number) => Math.round(ms * 1000);
+
 export function createPacer(o: PacerOptions): Pacer {
-  const interval = 60_000 / Math.max(1, o.perMinute);
+  const interval = Math.ceil(60_000_000 / Math.max(1, o.perMinute));
   const tolerance = Math.max(0, Math.floor(o.burst ?? 0)) * interval;
   const leftAt = (tat: number, now: number) =>
-    Math.max(0, Math.floor((now + tolerance - tat) / interval) + 1);
+    Math.min(1 + tolerance / interval, Math.max(0, Math.floor((us(now) + tolerance - tat) / interval) + 1));
   if (o.redis) {
     const { client, key } = o.redis;
-    const tatOf = async () => Number((await client.get(key)) ?? 0);
     return {
       perMinute: o.perMinute,
-      reserve: async (now) => Number(await client.eval(RESERVE, 1, key, now, interval, tolerance)),
+      reserve: async (now) => Number(await client.eval(RESERVE, 1, key, us(now), interval, tolerance)) / 1000,
       delayTo: async (at) => {
-        await client.eval(DELAY, 1, key, Math.ceil(at), Date.now());
+        await client.eval(DELAY, 1, key, Math.ceil(at * 1000), us(Date.now()));
       },
-      left: async (now) => Math.min(leftAt(await tatOf(), now), 1 + tolerance / interval),
+      left: async (now) => leftAt(Number((await client.get(key)) ?? 0), now),
     };
   }
   let tat = 0;
   return {
     perMinute: o.perMinute,
     reserve: async (now) => {
-      const start = Math.max(now, tat - tolerance);
+      const start = Math.max(us(now), tat - tolerance);
       tat = Math.max(tat, start) + interval;
-      return start;
+      return start / 1000;
     },
     delayTo: async (at) => {
-      tat = Math.max(tat, at);
+      tat = Math.max(tat, Math.ceil(at * 1000));
     },
-    left: async (now) => Math.min(leftAt(tat, now), 1 + tolerance / interval),
+    left: async (now) => leftAt(tat, now),
   };
 }
