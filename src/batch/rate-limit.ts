@@ -139,6 +139,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     const now = Date.now();
     const start = await pace.reserve(now).catch(() => now); // the store failed: the API still enforces
     if (start <= now) return 0;
+    pausedUntil = Math.max(pausedUntil, start);
     await sleepFor(start - now, signal);
     return signal?.aborted ? 0 : heldFor();
   };
