@@ -24,6 +24,11 @@ export interface Pacer {
 export interface PacerOptions {
   readonly perMinute: number;
   readonly burst?: number;
+  /**
+   * The share of the limit kept unused (0 to 0.5): a request sent a little late (a timer, the
+   * network) lands nearer the next one, and the API counts it in the next second.
+   */
+  readonly headroom?: number;
   /** Shared through this client under `key`; else in this process's memory. */
   readonly redis?: { readonly client: Redis; readonly key: string };
 }
@@ -54,7 +59,8 @@ return 0
 const us = (ms: number) => Math.round(ms * 1000);
 
 export function createPacer(o: PacerOptions): Pacer {
-  const interval = Math.ceil(60_000_000 / Math.max(1, o.perMinute));
+  const headroom = Math.min(0.5, Math.max(0, o.headroom ?? 0));
+  const interval = Math.ceil(60_000_000 / (Math.max(1, o.perMinute) * (1 - headroom)));
   const tolerance = Math.max(0, Math.floor(o.burst ?? 0)) * interval;
   const leftAt = (tat: number, now: number) =>
     Math.min(1 + tolerance / interval, Math.max(0, Math.floor((us(now) + tolerance - tat) / interval) + 1));

@@ -85,6 +85,8 @@ const HOLD = "hold";
 /** How often a process waiting for the probe's answer looks whether the limits are known. */
 const PROBE_POLL_MS = 50;
 const LIMITED = new Set([429, 529]);
+/** The share of the request limit the spacing leaves for a request sent late (bench/rate-limit.js). */
+const PACE_HEADROOM = 0.03;
 
 /**
  * The rate limit of every model request of a queue's workers (or of a local batch): requests per
@@ -106,7 +108,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       if (windows.get(quota)?.limit !== limit) windows.set(quota, windowFor(quota, limit));
     } else if (pace?.perMinute !== limit) {
       const redis = o.redis && { client: o.redis.client, key: `${prefix}:pace:${limit}` };
-      pace = createPacer({ perMinute: limit, ...(redis && { redis }) });
+      pace = createPacer({ perMinute: limit, headroom: PACE_HEADROOM, ...(redis && { redis }) });
     }
   };
   const limitOf = (quota: Quota) => (quota === "requests" ? pace?.perMinute : windows.get(quota)?.limit);

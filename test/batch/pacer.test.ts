@@ -87,6 +87,11 @@ describe("request pacing in memory (a local batch)", () => {
     expectPaced(starts, 600, 3);
   });
 
+  it("leaves the headroom it is given unused: 3% of 60 a minute, one every 1031 ms", async () => {
+    const starts = await reserveAll(createPacer({ perMinute: 60, headroom: 0.03 }), 10);
+    for (const g of gaps(starts)) expect(g).toBeCloseTo(1000 / 0.97, 2);
+  });
+
   it("gives no place before the time it is told (a hold, or the API saying none is left)", async () => {
     const pacer = createPacer({ perMinute: 60 });
     await pacer.delayTo(T0 + 5000);
