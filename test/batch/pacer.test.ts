@@ -44,6 +44,12 @@ function expectPaced(starts: readonly number[], perMinute: number, burst = 0) {
   expect(mostIn(starts, 60_000 - US)).toBeLessThanOrEqual(perMinute + burst);
 }
 
+/** The same schedule, to the microsecond. */
+function expectSame(starts: readonly number[], expected: readonly number[]) {
+  expect(starts).toHaveLength(expected.length);
+  for (const [i, s] of starts.entries()) expect(Math.abs(s - (expected[i] ?? 0))).toBeLessThan(US);
+}
+
 const LIMITS = [7, 50, 60, 61, 1200, 4000];
 
 describe("request pacing in memory (a local batch)", () => {
@@ -124,7 +130,7 @@ describe.runIf(hasRedis)("request pacing shared through Redis (a queue's workers
     const n = Math.min(100, limit + 5);
     const shared = await reserveAll(worker(limit), n);
     const memory = await reserveAll(createPacer({ perMinute: limit }), n);
-    shared.forEach((s, i) => expect(Math.abs(s - (memory[i] ?? 0))).toBeLessThan(US));
+    expectSame(shared, memory);
     expectPaced(shared, limit);
   });
 
@@ -137,7 +143,10 @@ describe.runIf(hasRedis)("request pacing shared through Redis (a queue's workers
     expectPaced(all, 1200);
     // One place each, no gap: the places a single process would have had, shared out.
     const one = await reserveAll(createPacer({ perMinute: 1200 }), 120);
-    [...all].sort((x, y) => x - y).forEach((s, i) => expect(Math.abs(s - (one[i] ?? 0))).toBeLessThan(US));
+    expectSame(
+      [...all].sort((x, y) => x - y),
+      one,
+    );
   });
 
   it("a hold one worker sets moves the other's next place", async () => {
