@@ -113,6 +113,7 @@ export {
   type TurnOutcome,
 } from "./model/model.js";
 export { costOf, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
+export { HelperError } from "./model/providers/credential-helpers.js";
 export { ReplayFileError } from "./model/record-replay.js";
 export {
   compileList,
@@ -145,7 +146,7 @@ export type {
   ToolSpecs,
 } from "./permissions/types.js";
 export { MODEL_ALIASES } from "./shared/defaults.js";
-export { AgentmdError, ConfigError, RedisUnavailableError } from "./shared/errors.js";
+export { AgentmdError, ConfigError, RedisUnavailableError, WriteError } from "./shared/errors.js";
 export { type CustomTools, isTool, loadCustomTools } from "./tools/custom/load-custom-tools.js";
 export {
   createBuiltinTools,

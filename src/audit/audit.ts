@@ -2,7 +2,7 @@ import type { ClaudeSettings, PermissionMode } from "../definitions/settings.js"
 import { settingsHooks } from "../definitions/settings-hooks.js";
 import { toolNames } from "../definitions/tool-names.js";
 import type { Definition, MainAgentDefinition, ToolEntry } from "../definitions/types.js";
-import { sessionPermissions } from "../invocation/approvals.js";
+import { listApproves, sessionPermissions } from "../invocation/approvals.js";
 import { createHopCore } from "../invocation/hop-core.js";
 import { resolveSettings } from "../invocation/settings.js";
 import type { ToolCatalog } from "../invocation/tool-catalog.js";
@@ -87,7 +87,7 @@ export function auditProject(source: AuditSource, names: readonly string[]): Aud
   const session = sessionPermissions({
     given: {},
     claude: source.settings,
-    hasMain: main !== undefined,
+    mainApproves: listApproves(main),
     known: toolNames(source.catalog.names),
     ctx,
     workingDirs: [source.projectDir, source.cwd],

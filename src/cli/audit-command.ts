@@ -23,9 +23,45 @@ import { auditHtml, auditSvg } from "./audit-graph.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
 import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 import { rebasePaths, revisionFiles } from "./revision-files.js";
+
+/** `audit`'s options: its parser and its help's option lines. */
+export const AUDIT_OPTIONS = {
+  json: { type: "boolean", default: false, help: "machine-readable output" },
+  graph: {
+    type: "string",
+    value: "FILE",
+    help: [
+      "also write a picture: an HTML page (or an SVG when FILE ends in",
+      ".svg) with entry points on the left, hops as edges labelled with",
+      "what they narrowed, dangerous capabilities in red",
+    ],
+  },
+  diff: {
+    type: "string",
+    value: "REV",
+    help: [
+      "compare with the definitions and settings at git revision REV",
+      "(read from git, not the working tree): per entry point, what",
+      "was gained (+) and lost (−); and every hook, hook script, MCP",
+      "server, tools/ file, settings env key, additionalDirectories,",
+      "defaultMode, sandbox and baseUrl added or changed (a gain)",
+    ],
+  },
+  mcp: {
+    type: "boolean",
+    default: false,
+    help: [
+      "start the MCP servers to list their tools (then stop them);",
+      "the only flag that runs project code, refused with --diff and",
+      "in a folder that is not trusted (see agentmd trust)",
+    ],
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const AUDIT_HELP = `Usage: agentmd audit [PATH] [--json] [--graph FILE] [--diff REV] [--mcp]
 
@@ -38,19 +74,7 @@ their approval tier and the sandbox are shown; MCP tools are taken by name from
 the lists (--mcp lists them).
 
   PATH          the project folder (default: the project of the current folder)
-  --json        machine-readable output
-  --graph FILE  also write a picture: an HTML page (or an SVG when FILE ends in
-                .svg) with entry points on the left, hops as edges labelled with
-                what they narrowed, dangerous capabilities in red
-  --diff REV    compare with the definitions and settings at git revision REV
-                (read from git, not the working tree): per entry point, what
-                was gained (+) and lost (−); and every hook, hook script, MCP
-                server, tools/ file, settings env key, additionalDirectories,
-                defaultMode, sandbox and baseUrl added or changed (a gain)
-  --mcp         start the MCP servers to list their tools (then stop them);
-                the only flag that runs project code, refused with --diff and
-                in a folder that is not trusted (see agentmd trust)
-  -h, --help    this help
+${optionsHelp(AUDIT_OPTIONS, 16)}
 
 Nothing of the project runs: no tools/ module is imported (a custom tool is
 known by the name its source writes), no hook runs, no server starts (but with

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { failed } from "../batch/batch-result.js";
 import { batchIdOf } from "../batch/batch-session-id.js";
 import type { ItemSource } from "../batch/item-source.js";
@@ -29,12 +28,104 @@ import {
 } from "./batch-io.js";
 import { queueBatch } from "./enqueue-command.js";
 import { openTrusted, printToolDiagnostics } from "./open-runner.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
+import { parseFlags } from "./parse-flags.js";
 import { restrictedWithNotice } from "./project-trust.js";
 import { RATE_OPTIONS, rateFlags } from "./rate-flags.js";
 import { REASONING_FLAGS, reasoningOptions } from "./reasoning-flags.js";
 import type { RunIo } from "./run-command.js";
 import { budgetFlag, jsonSchemaFlag } from "./session-flags.js";
 import { UsageError } from "./usage-error.js";
+
+/** `batch`'s options: its parser and its help's Options lines. */
+export const BATCH_OPTIONS = {
+  concurrency: { type: "string", value: "N", help: "runs at once (default 4)" },
+  "batch-id": {
+    type: "string",
+    value: "NAME",
+    help: "the batch's name in session ids (default: FILE's name without .jsonl)",
+  },
+  "retry-failed": {
+    type: "boolean",
+    default: false,
+    help: [
+      "run the items that finished with another outcome than done again",
+      "(with --redis: queue them again)",
+    ],
+  },
+  model: {
+    type: "string",
+    value: "M",
+    help: "a model id or alias (sonnet, opus, haiku); overrides agent.md",
+  },
+  "json-schema": {
+    type: "string",
+    value: "S",
+    help: [
+      "every run's answer must match this JSON Schema (type object); each",
+      "result line carries it as structured_output",
+    ],
+  },
+  "max-budget-usd": {
+    type: "string",
+    value: "N",
+    help: [
+      "US dollars all the batch's runs may spend together (with --redis:",
+      "this run of it; each 'batch --redis' is a new run, --resume RUN goes",
+      "on with the run id it said and what it spent): once reached,",
+      "no run sends another request (each ends error_max_budget_usd); with",
+      "--redis, kept in Redis for the runs on every worker",
+    ],
+  },
+  effort: {
+    ...REASONING_FLAGS.effort,
+    help: [
+      "every run's effort (low … max), over agent.md's; an item's agent (or",
+      "command) with its own effort or thinking keeps it",
+    ],
+  },
+  thinking: {
+    ...REASONING_FLAGS.thinking,
+    help: ["adaptive, disabled or a budget of tokens, as --effort; also", "--max-thinking-tokens N"],
+  },
+  "max-thinking-tokens": REASONING_FLAGS["max-thinking-tokens"],
+  rpm: {
+    ...RATE_OPTIONS.rpm,
+    help: [
+      "requests per minute all the runs send together (default: learnt",
+      "from the API's answers; with --redis, set it on the workers)",
+    ],
+  },
+  tpm: RATE_OPTIONS.tpm,
+  cwd: {
+    type: "string",
+    value: "DIR",
+    help: "the folder the project is found from (default: the current folder)",
+  },
+  redis: {
+    type: "string",
+    value: "URL",
+    help: [
+      "run on workers instead (see 'agentmd worker --help'): put the items on",
+      "the queue at URL (redis://host:port) and, with --wait, collect results",
+    ],
+  },
+  wait: {
+    type: "boolean",
+    default: false,
+    help: [
+      "with --redis: wait for every result and print it as it comes (stops,",
+      "exit 1, if Redis lost the batch's jobs: restarted without its data)",
+    ],
+  },
+  queue: { type: "string", value: "NAME", help: `with --redis: the queue's name (default ${DEFAULT_QUEUE})` },
+  resume: {
+    type: "string",
+    value: "RUN",
+    help: ["with --redis: continue run RUN of the batch (its budget) instead of", "starting a new one"],
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const BATCH_HELP = `Usage: agentmd batch FILE.jsonl [options]
 
@@ -61,35 +152,7 @@ the API's rate-limit headers or given by --rpm/--tpm); a 429 holds every run's n
 request until its retry-after. With --redis, the workers share theirs in Redis.
 
 Options:
-  --concurrency N   runs at once (default 4)
-  --batch-id NAME   the batch's name in session ids (default: FILE's name without .jsonl)
-  --retry-failed    run the items that finished with another outcome than done again
-                    (with --redis: queue them again)
-  --model M         a model id or alias (sonnet, opus, haiku); overrides agent.md
-  --json-schema S   every run's answer must match this JSON Schema (type object); each
-                    result line carries it as structured_output
-  --max-budget-usd N
-                    US dollars all the batch's runs may spend together (with --redis:
-                    this run of it; each 'batch --redis' is a new run, --resume RUN goes
-                    on with the run id it said and what it spent): once reached,
-                    no run sends another request (each ends error_max_budget_usd); with
-                    --redis, kept in Redis for the runs on every worker
-  --effort LEVEL    every run's effort (low … max), over agent.md's; an item's agent (or
-                    command) with its own effort or thinking keeps it
-  --thinking T      adaptive, disabled or a budget of tokens, as --effort; also
-                    --max-thinking-tokens N
-  --rpm N           requests per minute all the runs send together (default: learnt
-                    from the API's answers; with --redis, set it on the workers)
-  --tpm N           input and output tokens per minute, as --rpm
-  --cwd DIR         the folder the project is found from (default: the current folder)
-  --redis URL       run on workers instead (see 'agentmd worker --help'): put the items on
-                    the queue at URL (redis://host:port) and, with --wait, collect results
-  --wait            with --redis: wait for every result and print it as it comes (stops,
-                    exit 1, if Redis lost the batch's jobs: restarted without its data)
-  --queue NAME      with --redis: the queue's name (default ${DEFAULT_QUEUE})
-  --resume RUN      with --redis: continue run RUN of the batch (its budget) instead of
-                    starting a new one
-  -h, --help        show this help
+${optionsHelp(BATCH_OPTIONS, 20)}
 
 Example:
   agentmd batch reviews.jsonl --concurrency 8 > results.jsonl
@@ -103,26 +166,7 @@ const DEFAULT_CONCURRENCY = 4;
 
 /** Runs `agentmd batch`; returns the exit code. */
 export async function batchCommand(args: readonly string[], io: RunIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      concurrency: { type: "string" },
-      "batch-id": { type: "string" },
-      "retry-failed": { type: "boolean", default: false },
-      model: { type: "string" },
-      cwd: { type: "string" },
-      redis: { type: "string" },
-      wait: { type: "boolean", default: false },
-      queue: { type: "string" },
-      "json-schema": { type: "string" },
-      "max-budget-usd": { type: "string" },
-      resume: { type: "string" },
-      ...REASONING_FLAGS,
-      ...RATE_OPTIONS,
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, BATCH_OPTIONS);
   if (values.help) {
     io.stdout.write(`${BATCH_HELP}\n`);
     return 0;

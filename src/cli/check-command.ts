@@ -18,6 +18,7 @@ import { MODEL_VARIABLES } from "../shared/model-variables.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { inspectedTools } from "../tools/custom/inspected-tools.js";
 import { type CliIo, type Style, styleFor } from "./io.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
 import { projectChecks } from "./project-checks.js";
 import { printable } from "./render.js";
 
@@ -26,6 +27,13 @@ export interface CheckOptions {
   readonly json: boolean;
   readonly strict: boolean;
 }
+
+/** `check`'s options: its parser and its help's Options lines. */
+export const CHECK_OPTIONS = {
+  json: { type: "boolean", default: false, help: "print a machine-readable report instead" },
+  strict: { type: "boolean", default: false, help: "exit 1 on warnings too" },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const CHECK_HELP = `Usage: agentmd check [PATH…] [--json] [--strict]
 
@@ -42,9 +50,7 @@ Nothing of the project runs: tools/ modules are read as text (a custom tool is
 known by the name its source writes), no MCP server starts, no hook runs.
 
 Options:
-  --json     print a machine-readable report instead
-  --strict   exit 1 on warnings too
-  -h, --help show this help
+${optionsHelp(CHECK_OPTIONS, 14)}
 
 Exit status: 0 when no errors (no warnings with --strict), 1 otherwise, 2 on bad usage.
 
@@ -73,6 +79,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
     projectDir: project ?? io.cwd,
     ...(settings && {
       denied: compileList(undefined, settings.settings.deny, { ...ctx, projectDir: project ?? io.cwd }),
+      settings: settings.settings,
     }),
     ...(servers && {
       serversOf: (def: Definition) => [...servers.project, ...servers.inlineOf(def)].map((s) => s.name),

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { failed } from "../batch/batch-result.js";
@@ -42,8 +41,46 @@ import {
   usage,
 } from "./batch-io.js";
 import type { CliIo } from "./io.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
+import { parseFlags } from "./parse-flags.js";
 import type { RunIo } from "./run-command.js";
 import { budgetFlag } from "./session-flags.js";
+
+/** `enqueue`'s options: its parser and its help's Options lines. */
+export const ENQUEUE_OPTIONS = {
+  redis: { type: "string", value: "URL", help: "the Redis that holds the queue (redis://host:port[/db])" },
+  queue: { type: "string", value: "NAME", help: `the queue's name (default ${DEFAULT_QUEUE})` },
+  "batch-id": {
+    type: "string",
+    value: "NAME",
+    help: "the batch's name (default: FILE's name without .jsonl)",
+  },
+  "retry-failed": {
+    type: "boolean",
+    default: false,
+    help: "queue again the items whose result is a failure (their runs continue)",
+  },
+  "max-budget-usd": {
+    type: "string",
+    value: "N",
+    help: [
+      "US dollars this run of the batch may spend, all its items together on",
+      "every worker (kept in Redis): once reached, no item sends another request.",
+      "Each enqueue is a run of its own, with its own budget; the run id is said",
+    ],
+  },
+  resume: {
+    type: "string",
+    value: "RUN",
+    help: "continue run RUN of the batch (its budget and what it spent) instead",
+  },
+  cwd: {
+    type: "string",
+    value: "DIR",
+    help: "the folder the project is found from (default: the current folder)",
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const ENQUEUE_HELP = `Usage: agentmd enqueue FILE.jsonl --redis URL [options]
 
@@ -59,16 +96,7 @@ left alone, failed jobs are queued anew. Prints one JSON line:
 {"batch", "run", "projectVersion", "added", "queued", "finished", "retried"}.
 
 Options:
-  --redis URL       the Redis that holds the queue (redis://host:port[/db])
-  --queue NAME      the queue's name (default ${DEFAULT_QUEUE})
-  --batch-id NAME   the batch's name (default: FILE's name without .jsonl)
-  --retry-failed    queue again the items whose result is a failure (their runs continue)
-  --max-budget-usd N  US dollars this run of the batch may spend, all its items together on
-                    every worker (kept in Redis): once reached, no item sends another request.
-                    Each enqueue is a run of its own, with its own budget; the run id is said
-  --resume RUN      continue run RUN of the batch (its budget and what it spent) instead
-  --cwd DIR         the folder the project is found from (default: the current folder)
-  -h, --help        show this help
+${optionsHelp(ENQUEUE_OPTIONS, 20)}
 
 Example:
   agentmd enqueue reviews.jsonl --redis redis://queue.internal:6379
@@ -77,20 +105,7 @@ Exit status: 0 queued, 1 Redis cannot be reached, 2 bad usage or a bad line in F
 
 /** Runs `agentmd enqueue`; returns the exit code. */
 export async function enqueueCommand(args: readonly string[], io: RunIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      redis: { type: "string" },
-      queue: { type: "string" },
-      "batch-id": { type: "string" },
-      "retry-failed": { type: "boolean", default: false },
-      "max-budget-usd": { type: "string" },
-      resume: { type: "string" },
-      cwd: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, ENQUEUE_OPTIONS);
   if (values.help) {
     io.stdout.write(`${ENQUEUE_HELP}\n`);
     return 0;

@@ -1,12 +1,19 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { CliIo } from "./io.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
+
+/** `init`'s options: its parser and its help's Options lines. */
+export const INIT_OPTIONS = { ...HELP_OPTION } as const satisfies OptionTable;
 
 export const INIT_HELP = `Usage: agentmd init [DIR]
 
 Creates a starter project in DIR (default: the current folder): agent.md, a read-only
 subagent, a skill with a resource file, and a command, and adds .agentmd/ (where sessions
 are written) to .gitignore. Never overwrites a file that exists.
+
+Options:
+${optionsHelp(INIT_OPTIONS, 14)}
 
 Example:
   agentmd init my-agent && cd my-agent && agentmd check`;

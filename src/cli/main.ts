@@ -1,7 +1,7 @@
 import { didYouMean } from "../shared/did-you-mean.js";
 import type { CliIo } from "./io.js";
 import { parseFlags } from "./parse-flags.js";
-import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
+import { permissionFlags } from "./permission-flags.js";
 import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
 import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./session-flags.js";
@@ -139,12 +139,8 @@ function withoutCommand(argv: readonly string[], io: RunIo): Promise<number> {
 
 // Each command loads its own modules when it runs: `check` never pays for the SDK's start-up.
 async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { CHECK_HELP, runCheck } = await import("./check-command.js");
-  const { values, positionals } = parseFlags(args, {
-    json: { type: "boolean", default: false },
-    strict: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  });
+  const { CHECK_HELP, CHECK_OPTIONS, runCheck } = await import("./check-command.js");
+  const { values, positionals } = parseFlags(args, CHECK_OPTIONS);
   if (values.help) {
     io.stdout.write(`${CHECK_HELP}\n`);
     return 0;
@@ -153,16 +149,8 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function tools(args: readonly string[], io: CliIo): Promise<number> {
-  const { TOOLS_HELP, runTools } = await import("./tools-command.js");
-  const { values, positionals } = parseFlags(args, {
-    chain: { type: "string", default: "main" },
-    json: { type: "boolean", default: false },
-    try: { type: "string" },
-    sandbox: { type: "boolean", default: false },
-    mcp: { type: "boolean", default: false },
-    ...PERMISSION_FLAGS,
-    help: { type: "boolean", short: "h", default: false },
-  });
+  const { TOOLS_HELP, TOOLS_OPTIONS, runTools } = await import("./tools-command.js");
+  const { values, positionals } = parseFlags(args, TOOLS_OPTIONS);
   if (values.help) {
     io.stdout.write(`${TOOLS_HELP}\n`);
     return 0;
@@ -184,14 +172,8 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function audit(args: readonly string[], io: CliIo): Promise<number> {
-  const { AUDIT_HELP, runAudit } = await import("./audit-command.js");
-  const { values, positionals } = parseFlags(args, {
-    json: { type: "boolean", default: false },
-    graph: { type: "string" },
-    diff: { type: "string" },
-    mcp: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  });
+  const { AUDIT_HELP, AUDIT_OPTIONS, runAudit } = await import("./audit-command.js");
+  const { values, positionals } = parseFlags(args, AUDIT_OPTIONS);
   if (values.help) {
     io.stdout.write(`${AUDIT_HELP}\n`);
     return 0;
@@ -216,14 +198,8 @@ async function audit(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function trust(args: readonly string[], io: RunIo): Promise<number> {
-  const { TRUST_HELP, runTrust } = await import("./trust-command.js");
-  const { values, positionals } = parseFlags(args, {
-    yes: { type: "boolean", short: "y", default: false },
-    list: { type: "boolean", default: false },
-    revoke: { type: "boolean", default: false },
-    json: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  });
+  const { TRUST_HELP, TRUST_OPTIONS, runTrust } = await import("./trust-command.js");
+  const { values, positionals } = parseFlags(args, TRUST_OPTIONS);
   if (values.help) {
     io.stdout.write(`${TRUST_HELP}\n`);
     return 0;
@@ -304,8 +280,8 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
 }
 
 async function init(args: readonly string[], io: CliIo): Promise<number> {
-  const { INIT_HELP, runInit } = await import("./init-command.js");
-  const { values, positionals } = parseFlags(args, { help: { type: "boolean", short: "h", default: false } });
+  const { INIT_HELP, INIT_OPTIONS, runInit } = await import("./init-command.js");
+  const { values, positionals } = parseFlags(args, INIT_OPTIONS);
   if (values.help) {
     io.stdout.write(`${INIT_HELP}\n`);
     return 0;
@@ -315,11 +291,8 @@ async function init(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function sessions(args: readonly string[], io: CliIo): Promise<number> {
-  const { SESSIONS_HELP, runSessions } = await import("./sessions-command.js");
-  const { values, positionals } = parseFlags(args, {
-    json: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  });
+  const { SESSIONS_HELP, SESSIONS_OPTIONS, runSessions } = await import("./sessions-command.js");
+  const { values, positionals } = parseFlags(args, SESSIONS_OPTIONS);
   if (values.help) {
     io.stdout.write(`${SESSIONS_HELP}\n`);
     return 0;

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { userDirOf } from "../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { loadSettings, mcpJsonFilter } from "../definitions/settings.js";
@@ -13,7 +12,16 @@ import { trustState } from "../trust/trust-state.js";
 import { formatDiagnostic } from "./check-command.js";
 import { type CliIo, styleFor } from "./io.js";
 import { untrustedServers } from "./mcp-tool-names.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
+import { parseFlags } from "./parse-flags.js";
 import { trustHome } from "./project-trust.js";
+
+/** `mcp`'s options: its parser and its help's option lines. */
+export const MCP_OPTIONS = {
+  json: { type: "boolean", default: false, help: "machine-readable output" },
+  timeout: { type: "string", value: "SECONDS", help: "how long a server may take to start (default 30)" },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const MCP_HELP = `Usage: agentmd mcp list [--json] [--timeout SECONDS]
 
@@ -22,8 +30,7 @@ each subagent's inline ones — tries to start each, and prints its status and i
 tools as mcp__server__tool (and its prompts as /mcp__server__prompt). Every
 server is stopped again before the command ends.
 
-  --json             machine-readable output
-  --timeout SECONDS  how long a server may take to start (default 30)
+${optionsHelp(MCP_OPTIONS, 21)}
 
 Example:
   agentmd mcp list
@@ -132,15 +139,7 @@ export async function runMcpCommand(
   io: CliIo,
   usage: (message: string) => Error,
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      json: { type: "boolean", default: false },
-      timeout: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, MCP_OPTIONS);
   if (values.help) {
     io.stdout.write(`${MCP_HELP}\n`);
     return 0;

@@ -2,16 +2,34 @@ import { PERMISSION_MODES, type PermissionMode } from "../definitions/settings.j
 import { type PermissionOptions, ruleEntries } from "../invocation/approvals.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { ConfigError } from "../shared/errors.js";
+import type { OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
 
 /** The approval flags of `run`, `chat` and `tools`, spelled as Claude Code spells them (and kebab-case). */
 export const PERMISSION_FLAGS = {
-  allowedTools: { type: "string", multiple: true },
-  "allowed-tools": { type: "string", multiple: true },
-  disallowedTools: { type: "string", multiple: true },
-  "disallowed-tools": { type: "string", multiple: true },
-  "permission-mode": { type: "string" },
-} as const;
+  "permission-mode": {
+    type: "string",
+    value: "M",
+    help: ["default, acceptEdits, plan or bypassPermissions (over the", "settings' permissions.defaultMode)"],
+  },
+  allowedTools: {
+    type: "string",
+    multiple: true,
+    value: "R",
+    help: [
+      "pre-approve calls, e.g. 'Bash(npm test:*) Edit' (never beyond",
+      "agent.md's list); also --allowed-tools",
+    ],
+  },
+  "allowed-tools": { type: "string", multiple: true, value: "R", aliasOf: "allowedTools" },
+  disallowedTools: {
+    type: "string",
+    multiple: true,
+    value: "R",
+    help: ["deny calls at every hop, e.g. 'Bash(git push:*)'; also", "--disallowed-tools"],
+  },
+  "disallowed-tools": { type: "string", multiple: true, value: "R", aliasOf: "disallowedTools" },
+} as const satisfies OptionTable;
 
 type Values = {
   allowedTools?: string[];

@@ -16,10 +16,27 @@ import { ConfigError } from "../shared/errors.js";
 import { fileSystemError } from "../shared/write-whole.js";
 import { trustState } from "../trust/trust-state.js";
 import type { CliIo } from "./io.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
 import { parseFlags } from "./parse-flags.js";
 import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 import { UsageError } from "./usage-error.js";
+
+/** `plugin`'s options: its parser and its help's Options lines. */
+export const PLUGIN_OPTIONS = {
+  scope: {
+    type: "string",
+    short: "s",
+    default: "user",
+    value: "SCOPE",
+    help: [
+      "user (~/.claude/settings.json, the default), project or local: the",
+      "settings install, uninstall, enable and disable write (see above)",
+    ],
+  },
+  json: { type: "boolean", default: false, help: "list: machine-readable output" },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const PLUGIN_HELP = `Usage: agentmd plugin install NAME@MARKETPLACE [--scope user|project|local]
        agentmd plugin uninstall NAME@MARKETPLACE [--scope user|project|local]
@@ -43,18 +60,17 @@ their hooks guard calls — always within agent.md's and the settings' lists. Se
   disable    set it to false
   list       every plugin a run here would have, and the installed ones it would not: version,
              enabled, where it comes from (install or marketplace, yours or the project's)
-  marketplace add DIR   make the marketplace in DIR (.claude-plugin/marketplace.json) yours`;
+  marketplace add DIR   make the marketplace in DIR (.claude-plugin/marketplace.json) yours
+
+Options:
+${optionsHelp(PLUGIN_OPTIONS, 21)}`;
 
 const SCOPES: readonly InstallScope[] = ["user", "project", "local"];
 const VERBS = "install, uninstall, enable, disable, list, marketplace add";
 
 /** Runs `agentmd plugin …`; returns the exit code. */
 export function runPluginCommand(args: readonly string[], io: CliIo): number {
-  const { values, positionals } = parseFlags(args, {
-    scope: { type: "string", short: "s", default: "user" },
-    json: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  });
+  const { values, positionals } = parseFlags(args, PLUGIN_OPTIONS);
   if (values.help || positionals.length === 0) {
     io.stdout.write(`${PLUGIN_HELP}\n`);
     return values.help ? 0 : 2;

@@ -1,19 +1,22 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { budgetFitProblem } from "../definitions/effort-thinking.js";
+import { type ClaudeSettings, NO_SETTINGS } from "../definitions/settings.js";
 import { unknownModelProblem } from "../definitions/settings-model.js";
 import type { Definition, Diagnostic, Severity, SkillDefinition } from "../definitions/types.js";
+import { approvalPolicy, listApproves, readsOf } from "../invocation/approvals.js";
 import { quoteIntoCommand } from "../invocation/arguments.js";
 import { ATTACHMENT, COMMAND_BLOCK } from "../invocation/expand-body.js";
 import { preloadRefusal } from "../invocation/preload-skills.js";
 import { serverPrefix } from "../mcp/server-spec.js";
+import { type ApprovalPolicy, approve, sessionRuleFor } from "../permissions/approval.js";
 import { decide } from "../permissions/decide.js";
 import { type DefinitionListContext, definitionList } from "../permissions/definition-list.js";
 import { denialText } from "../permissions/denial-text.js";
 import { intersect, UNRESTRICTED } from "../permissions/permission-list.js";
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { ShellParser } from "../permissions/shell/shell-parser.js";
-import type { PermissionList } from "../permissions/types.js";
+import type { DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { DEFAULT_MAX_TOKENS } from "../shared/defaults.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { readTextOf } from "../tools/read-text.js";
@@ -26,6 +29,8 @@ export interface ProjectFacts {
   readonly projectDir: string;
   /** The deny rules of the settings, joined to every hop (none: no settings). */
   readonly denied?: PermissionList;
+  /** The settings, whose `permissions.allow` and mode approve calls (none: no settings). */
+  readonly settings?: ClaudeSettings;
   /** The MCP servers a definition may reach (the project's, and a subagent's own). */
   readonly serversOf?: (def: Definition) => readonly string[];
 }
@@ -39,6 +44,7 @@ export interface ProjectFacts {
 export async function projectChecks(facts: ProjectFacts): Promise<Diagnostic[]> {
   const shell = await loadShellParser();
   return [
+    ...mainApproval(facts.definitions),
     ...bodyCalls(facts, shell),
     ...unmatchedNames(facts),
     ...unknownModels(facts.definitions),
@@ -105,16 +111,39 @@ function diagnostic(
   return { file: def.file, ...at, severity, code, message, surface: def.surface };
 }
 
-/** The `!cmd` and `@file` of command and skill bodies, judged as a user's `/name` would run them. */
+/** How a body's lines are judged: at the caller's level (the main agent's), with the approval tier. */
+interface BodyJudge {
+  readonly top: PermissionList;
+  readonly policy: ApprovalPolicy;
+  readonly judged: DecideContext & { readonly shell: ShellParser };
+  readonly main: Definition | undefined;
+}
+
+/**
+ * The `!cmd` and `@file` of command and skill bodies, judged as a user's `/name` would run them: at
+ * the caller's level (the main agent's list and the settings' deny rules), pre-approved by the
+ * command's own list, the settings' `permissions.allow` and the mode's read-only commands. What the
+ * caller's list refuses is an error (every invocation fails); what would need approval is a warning
+ * (`agentmd run` refuses it, chat asks), each saying what rule to add and where.
+ */
 function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
   const { definitions, ctx, projectDir } = facts;
   const main = definitions.find((d) => d.surface === "main");
-  const top = intersect(facts.denied ?? UNRESTRICTED, main ? definitionList(main, ctx) : UNRESTRICTED);
-  const judged = { specs: ctx.specs, cwd: projectDir, realPath: realPathOf, readFile: readTextOf, shell };
+  const judge: BodyJudge = {
+    top: intersect(facts.denied ?? UNRESTRICTED, main ? definitionList(main, ctx) : UNRESTRICTED),
+    policy: approvalPolicy({
+      settings: facts.settings ?? NO_SETTINGS,
+      allow: [],
+      mainApproves: listApproves(main),
+      workingDirs: [projectDir],
+      ctx: { ...ctx, projectDir },
+    }),
+    judged: { specs: ctx.specs, cwd: projectDir, realPath: realPathOf, readFile: readTextOf, shell },
+    main,
+  };
   const out: Diagnostic[] = [];
   for (const def of definitions) {
     if (def.surface !== "command" && def.surface !== "skill") continue;
-    const list = intersect(top, definitionList(def, ctx));
     const body =
       def.surface === "skill" ? def.body.replace(/\$\{(?:CLAUDE_)?SKILL_DIR\}/g, def.dir) : def.body;
     const lineOf = (index: number) => ({
@@ -125,15 +154,15 @@ function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
       const written = (m[1] ?? m[2] ?? "").trim();
       const quoted = quoteIntoCommand(written, "ARG", shell);
       if (!quoted.ok) continue;
-      const d = decide(list, { tool: "Bash", input: { command: quoted.command } }, judged);
-      if (d.kind === "denied")
+      const found = bodyCall(judge, def, { tool: "Bash", input: { command: quoted.command } }, facts);
+      if (found)
         out.push(
           diagnostic(
             def,
             lineOf(m.index),
-            "error",
-            "body-command-refused",
-            `the command !\`${written}\` would be refused when /${def.name} runs, so every invocation would fail: ${denialText(d)}`,
+            found.severity,
+            found.severity === "error" ? "body-command-refused" : "body-command-asks",
+            `the command !\`${written}\` ${found.message}`,
           ),
         );
     }
@@ -141,20 +170,82 @@ function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
       const rel = m[1] as string;
       const file = path.resolve(projectDir, rel.startsWith("~/") ? path.join(ctx.home, rel.slice(2)) : rel);
       if (!isFile(file)) continue;
-      const d = decide(list, { tool: "Read", input: { file_path: file } }, judged);
-      if (d.kind === "denied")
+      const found = bodyCall(judge, def, { tool: "Read", input: { file_path: file } }, facts);
+      if (found)
         out.push(
           diagnostic(
             def,
             lineOf(m.index),
-            "error",
-            "body-file-refused",
-            `@${rel} would not be attached when /${def.name} runs, so every invocation would fail: ${denialText(d)}`,
+            found.severity,
+            found.severity === "error" ? "body-file-refused" : "body-file-asks",
+            `@${rel} ${found.message.replace(/^would be refused/, "would not be attached")}`,
           ),
         );
     }
   }
   return out;
+}
+
+/** One body call: refused at the caller's level (an error), needing approval (a warning), or fine. */
+function bodyCall(
+  judge: BodyJudge,
+  def: Definition,
+  call: ToolCall,
+  facts: ProjectFacts,
+): { severity: Severity; message: string } | undefined {
+  const { policy, judged, main } = judge;
+  const name = `/${def.name}`;
+  const rule = sessionRuleFor(call, judged.shell);
+  const own = definitionList(def, facts.ctx);
+  // The caller's list, with the invocable's own deny rules (as a run judges its lines).
+  const top = intersect(judge.top, { rules: null, deny: own.deny });
+  const d = decide(top, call, judged);
+  if (d.kind === "denied") {
+    const fix =
+      d.reason === "denied-by-rule" || (d.reason === "cannot-judge" && d.why.kind === "deny-unsure")
+        ? "a deny rule refuses it at every hop"
+        : `add '${rule}' to the allowed-tools of ${main ? shownFile(main.file, facts.projectDir) : "agent.md"}`;
+    return {
+      severity: "error",
+      message: `would be refused when ${name} runs, so every invocation would fail: ${denialText(d)} To let it run, ${fix}.`,
+    };
+  }
+  const a = approve(
+    policy,
+    call,
+    judged,
+    own.rules !== null ? [own] : [],
+    readsOf(judged.shell, judged, top),
+  );
+  if (a.kind !== "ask") return undefined;
+  const where = `${shownFile(def.file, facts.projectDir)}:${keyLine(def, "allowed-tools").line}`;
+  return {
+    severity: "warning",
+    message: `needs approval when ${name} runs (${a.reason}): chat asks each time, and agentmd run refuses every invocation. To let it run, add '${rule}' to the allowed-tools of ${where}, or to permissions.allow in .claude/settings.json.`,
+  };
+}
+
+const shownFile = (file: string, root: string) => {
+  const rel = path.relative(root, file);
+  return rel.startsWith("..") || path.isAbsolute(rel) ? file : rel;
+};
+
+/**
+ * An agent.md without an allow-list approves nothing: its calls follow the permission mode as
+ * without agent.md. Said once, so that no one takes a clean check for approval.
+ */
+function mainApproval(definitions: readonly Definition[]): Diagnostic[] {
+  const main = definitions.find((d) => d.surface === "main");
+  if (!main || listApproves(main)) return [];
+  return [
+    diagnostic(
+      main,
+      { line: 1, column: 1 },
+      "info",
+      "approves-nothing",
+      "agent.md has no allowed-tools, so it approves nothing: calls follow the permission mode as without agent.md (reads and read-only commands in the working folders run; anything else runs when permissions.allow in .claude/settings.json or --allowedTools names it, is asked in chat, and is refused by agentmd run). Write allowed-tools to approve what this agent may do.",
+    ),
+  ];
 }
 
 /** `Task(x)`, `Skill(x)` and `mcp__server__…` entries that name no subagent, skill or server. */

@@ -1,11 +1,12 @@
 import type { PerMinute } from "../batch/rate-limit.js";
+import type { OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
 
 /** The options `batch` and `worker` take for the rate limit. */
 export const RATE_OPTIONS = {
-  rpm: { type: "string" },
-  tpm: { type: "string" },
-} as const;
+  rpm: { type: "string", value: "N", help: "requests per minute all the runs send together" },
+  tpm: { type: "string", value: "N", help: "input and output tokens per minute, as --rpm" },
+} as const satisfies OptionTable;
 
 /**
  * `--rpm N` and `--tpm N`: limits given instead of learnt from the API's rate-limit headers.

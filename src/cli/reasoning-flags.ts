@@ -6,6 +6,7 @@ import {
   type Thinking,
 } from "../definitions/effort-thinking.js";
 import { didYouMean } from "../shared/did-you-mean.js";
+import type { OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -14,10 +15,25 @@ import { UsageError } from "./usage-error.js";
  * or, with a budget, `--max-thinking-tokens=N`).
  */
 export const REASONING_FLAGS = {
-  effort: { type: "string" },
-  thinking: { type: "string" },
-  "max-thinking-tokens": { type: "string" },
-} as const;
+  effort: {
+    type: "string",
+    value: "LEVEL",
+    help: [
+      "low, medium, high, xhigh or max: output_config.effort of the",
+      "requests, on a model that takes it (over agent.md's effort)",
+    ],
+  },
+  thinking: {
+    type: "string",
+    value: "T",
+    help: [
+      "adaptive, disabled, or a budget of tokens (at least 1024) for",
+      "extended thinking (over agent.md's thinking); also",
+      "--max-thinking-tokens N (0: disabled)",
+    ],
+  },
+  "max-thinking-tokens": { type: "string", value: "N", aliasOf: "thinking" },
+} as const satisfies OptionTable;
 
 export interface ReasoningValues {
   effort?: string;

@@ -12,11 +12,12 @@ import { type Style, styleFor } from "./io.js";
 import { lineQueue } from "./line-queue.js";
 import { listing } from "./listing.js";
 import { openRunner } from "./open-runner.js";
+import { optionsHelp } from "./option-table.js";
 import { createProgress, type Progress } from "./progress.js";
 import { askedOnTerminal } from "./project-trust.js";
 import { createTextRenderer, printable, summary, terminalRendering, terminalWidth } from "./render.js";
 import { latestSession, type RunIo } from "./run-command.js";
-import type { SessionOptions } from "./session-flags.js";
+import { SESSION_FLAGS, type SessionOptions } from "./session-flags.js";
 import { recapSaved } from "./session-recap.js";
 import { runTools } from "./tools-command.js";
 import { unknownSlash } from "./unknown-slash.js";
@@ -42,10 +43,10 @@ current turn; a second Ctrl-C leaves.
 Each conversation is a session, written to .agentmd/sessions/<id>.jsonl; what you type is
 kept in ~/.agentmd/history.
 
-Options: PROMPT is sent first. -c, --continue continues the project's most recent session;
--r, --resume ID continues that one. --model, --max-turns, --system-prompt,
---append-system-prompt, --permission-mode, --allowedTools, --disallowedTools, --sandbox,
---json-schema, --max-budget-usd, --fallback-model, --effort, --thinking, --record, --replay, --cwd are those of 'agentmd run'.
+PROMPT is sent first. The options are those of 'agentmd run':
+
+Options:
+${optionsHelp(SESSION_FLAGS, 25)}
 
 Example:
   agentmd chat --permission-mode acceptEdits "tidy the README"`;

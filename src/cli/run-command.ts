@@ -8,10 +8,11 @@ import { loadRecording, recordedInput } from "../model/record-replay.js";
 import { claudeOutput } from "./claude-output.js";
 import { type CliIo, styleFor } from "./io.js";
 import { openRunner } from "./open-runner.js";
+import { optionsHelp } from "./option-table.js";
 import { createProgress } from "./progress.js";
 import { restrictedWithNotice } from "./project-trust.js";
 import { createTextRenderer, printable, summary, terminalRendering } from "./render.js";
-import type { SessionOptions } from "./session-flags.js";
+import { RUN_FLAGS, type SessionOptions } from "./session-flags.js";
 import { forkSession } from "./stream-json/sdk-sessions.js";
 import { unknownAgent, unknownSlash } from "./unknown-slash.js";
 import { type WrapperOptions, withWrapper } from "./wrapper-flags.js";
@@ -25,49 +26,7 @@ is given), streaming its text, one line per tool call with its decision, and a s
 Claude Code's -p: the answer alone on stdout (--verbose: the run too, on stderr).
 
 Options:
-  -p, --print            Claude Code's output: the answer alone, or its message
-                         shapes with --output-format json|stream-json
-  --output-format F      text, json (one 'result' message) or stream-json ('system'
-                         init, 'assistant', 'user' and 'result' messages, as Claude
-                         Code writes them)
-  --output F             agentmd's own: text (default), json (the run's result) or
-                         stream-json (every agentmd event as one JSON line)
-  --agent NAME           run the subagent NAME instead (its tools: main's ∩ its own)
-  --model M              a model id or alias (sonnet, opus, haiku); overrides agent.md
-                         and ANTHROPIC_MODEL. A bare word that is neither (sonet) is
-                         refused as a typo; ids are claude-… or a provider's (with . / : @)
-  --max-turns N          stop after N model turns (also --max-iterations; default:
-                         agent.md's maxIterations, else 50)
-  --system-prompt TEXT   instead of agent.md's body
-  --append-system-prompt TEXT   after the system prompt (body, environment, memory)
-  -c, --continue         continue the project's most recent session
-  -r, --resume ID        continue session ID (see 'agentmd sessions')
-  --permission-mode M    default, acceptEdits, plan or bypassPermissions (over the
-                         settings' permissions.defaultMode)
-  --allowedTools R       pre-approve calls, e.g. 'Bash(npm test:*) Edit' (never beyond
-                         agent.md's list); also --allowed-tools
-  --disallowedTools R    deny calls at every hop, e.g. 'Bash(git push:*)'
-  --sandbox              run Bash commands inside bubblewrap: writable only where the
-                         lists allow writing, Read denies hidden, no network but
-                         WebFetch's hosts (as agent.md's 'sandbox: true')
-  --json-schema SCHEMA   the answer must match this JSON Schema (type object): the
-                         model answers through a StructuredOutput tool; -p
-                         --output-format json gives it as structured_output
-  --max-budget-usd N     stop once the session (subagents included) has spent N US
-                         dollars: no further request, exit 1 (error_max_budget_usd)
-  --fallback-model M     when the model is overloaded after its retries, send the request
-                         to M instead (repeat, or M1,M2, for more; over agent.md's
-                         fallbackModel); the run goes on with the model that answered
-  --effort LEVEL         low, medium, high, xhigh or max: output_config.effort of the
-                         requests, on a model that takes it (over agent.md's effort)
-  --thinking T           adaptive, disabled, or a budget of tokens (at least 1024) for
-                         extended thinking (over agent.md's thinking); also
-                         --max-thinking-tokens N (0: disabled)
-  --record FILE          store every model exchange in FILE (JSONL)
-  --replay FILE          answer from a recording: no network, no API key
-  --cwd DIR              the working folder for tools (default: the current folder)
-  --verbose              with -p: show the run on stderr
-  -h, --help             show this help
+${optionsHelp(RUN_FLAGS, 25)}
 
 Needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (or --replay); ANTHROPIC_BASE_URL and
 ANTHROPIC_MODEL are honoured. The project is the nearest folder holding agent.md or

@@ -7,6 +7,7 @@ import {
 } from "../definitions/output-schema.js";
 import type { PermissionOptions } from "../invocation/approvals.js";
 import { modelNameProblem } from "../model/models.js";
+import { HELP_OPTION, type OptionTable } from "./option-table.js";
 import { PERMISSION_FLAGS, permissionFlags } from "./permission-flags.js";
 import {
   REASONING_FLAGS,
@@ -17,38 +18,119 @@ import {
 import { UsageError } from "./usage-error.js";
 import { WRAPPER_FLAGS } from "./wrapper-flags.js";
 
-/** The flags of `run` and `chat`, spelled as Claude Code spells them (agentmd's own names too). */
-export const SESSION_FLAGS = {
-  model: { type: "string" },
-  "max-turns": { type: "string" },
-  "max-iterations": { type: "string" },
-  "system-prompt": { type: "string" },
-  "append-system-prompt": { type: "string" },
-  continue: { type: "boolean", short: "c" },
-  resume: { type: "string", short: "r" },
-  record: { type: "string" },
-  replay: { type: "string" },
-  cwd: { type: "string" },
-  sandbox: { type: "boolean" },
-  verbose: { type: "boolean" },
-  "json-schema": { type: "string" },
-  "max-budget-usd": { type: "string" },
-  "fallback-model": { type: "string", multiple: true },
-  ...REASONING_FLAGS,
-  "plugin-dir": { type: "string", multiple: true },
+/** What `run` and `chat` take, spelled as Claude Code spells them (agentmd's own names too). */
+const SESSION_OWN_FLAGS = {
+  model: {
+    type: "string",
+    value: "M",
+    help: [
+      "a model id or alias (sonnet, opus, haiku); overrides agent.md",
+      "and ANTHROPIC_MODEL. A bare word that is neither (sonet) is",
+      "refused as a typo; ids are claude-… or a provider's (with . / : @)",
+    ],
+  },
+  "max-turns": {
+    type: "string",
+    value: "N",
+    help: ["stop after N model turns (also --max-iterations; default:", "agent.md's maxIterations, else 50)"],
+  },
+  "max-iterations": { type: "string", value: "N", aliasOf: "max-turns" },
+  "system-prompt": { type: "string", value: "TEXT", help: "instead of agent.md's body" },
+  "append-system-prompt": {
+    type: "string",
+    value: "TEXT",
+    help: "after the system prompt (body, environment, memory)",
+  },
+  continue: { type: "boolean", short: "c", help: "continue the project's most recent session" },
+  resume: { type: "string", short: "r", value: "ID", help: "continue session ID (see 'agentmd sessions')" },
   ...PERMISSION_FLAGS,
-  help: { type: "boolean", short: "h" },
-} as const;
+  sandbox: {
+    type: "boolean",
+    help: [
+      "run Bash commands inside bubblewrap: writable only where the",
+      "lists allow writing, Read denies hidden, no network but",
+      "WebFetch's hosts (as agent.md's 'sandbox: true')",
+    ],
+  },
+  "json-schema": {
+    type: "string",
+    value: "SCHEMA",
+    help: [
+      "the answer must match this JSON Schema (type object): the",
+      "model answers through a StructuredOutput tool; -p",
+      "--output-format json gives it as structured_output",
+    ],
+  },
+  "max-budget-usd": {
+    type: "string",
+    value: "N",
+    help: [
+      "stop once the session (subagents included) has spent N US",
+      "dollars: no further request, exit 1 (error_max_budget_usd)",
+    ],
+  },
+  "fallback-model": {
+    type: "string",
+    multiple: true,
+    value: "M",
+    help: [
+      "when the model is overloaded after its retries, send the request",
+      "to M instead (repeat, or M1,M2, for more; over agent.md's",
+      "fallbackModel); the run goes on with the model that answered",
+    ],
+  },
+  ...REASONING_FLAGS,
+  "plugin-dir": {
+    type: "string",
+    multiple: true,
+    value: "DIR",
+    help: ["run with the plugin in DIR too (repeat for more; see", "docs/plugins.md)"],
+  },
+  record: { type: "string", value: "FILE", help: "store every model exchange in FILE (JSONL)" },
+  replay: { type: "string", value: "FILE", help: "answer from a recording: no network, no API key" },
+  cwd: { type: "string", value: "DIR", help: "the working folder for tools (default: the current folder)" },
+  verbose: { type: "boolean", help: "with -p: show the run on stderr" },
+} as const satisfies OptionTable;
 
-/** What `run` adds: one run, its agent, and how its output is written. */
+/** The flags of `run` and `chat`, spelled as Claude Code spells them (agentmd's own names too). */
+export const SESSION_FLAGS = { ...SESSION_OWN_FLAGS, ...HELP_OPTION } as const satisfies OptionTable;
+
+/** What `run` adds: one run, its agent, how its output is written, and the wrappers' flags. */
 export const RUN_FLAGS = {
-  ...SESSION_FLAGS,
-  print: { type: "boolean", short: "p" },
-  output: { type: "string" },
-  "output-format": { type: "string" },
-  agent: { type: "string" },
+  print: {
+    type: "boolean",
+    short: "p",
+    help: [
+      "Claude Code's output: the answer alone, or its message",
+      "shapes with --output-format json|stream-json",
+    ],
+  },
+  "output-format": {
+    type: "string",
+    value: "F",
+    help: [
+      "text, json (one 'result' message) or stream-json ('system'",
+      "init, 'assistant', 'user' and 'result' messages, as Claude",
+      "Code writes them)",
+    ],
+  },
+  output: {
+    type: "string",
+    value: "F",
+    help: [
+      "agentmd's own: text (default), json (the run's result) or",
+      "stream-json (every agentmd event as one JSON line)",
+    ],
+  },
+  agent: {
+    type: "string",
+    value: "NAME",
+    help: "run the subagent NAME instead (its tools: main's ∩ its own)",
+  },
+  ...SESSION_OWN_FLAGS,
   ...WRAPPER_FLAGS,
-} as const;
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export interface SessionOptions extends ReasoningOptions {
   readonly model?: string;

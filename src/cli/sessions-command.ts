@@ -2,7 +2,14 @@ import { findProjectRoot } from "../definitions/discover.js";
 import { listSessions } from "../loop/session-list.js";
 import { readSession, SessionError, sessionsDir } from "../loop/transcript.js";
 import { type CliIo, styleFor } from "./io.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
 import { createTextRenderer, printable } from "./render.js";
+
+/** `sessions`' options: its parser and its help's Options lines. */
+export const SESSIONS_OPTIONS = {
+  json: { type: "boolean", default: false, help: "the list as JSON, or the session's events as JSON lines" },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const SESSIONS_HELP = `Usage: agentmd sessions [--json]
        agentmd sessions show ID [--json]
@@ -10,6 +17,9 @@ export const SESSIONS_HELP = `Usage: agentmd sessions [--json]
 Lists the project's sessions (.agentmd/sessions/), newest first, or shows one: its
 events rendered as the run showed them (or as JSON lines with --json).
 Continue one with 'agentmd run --resume ID' (or 'agentmd -c' for the newest).
+
+Options:
+${optionsHelp(SESSIONS_OPTIONS, 14)}
 
 Example:
   agentmd sessions show 20261130-101500-a1b2c3 --json`;

@@ -5,7 +5,12 @@ import { findProjectRoot, loadProject } from "../definitions/index.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter } from "../definitions/settings.js";
 import { isMcpToolName, toolNames } from "../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
-import { createApprovals, type PermissionOptions, sessionPermissions } from "../invocation/approvals.js";
+import {
+  createApprovals,
+  listApproves,
+  type PermissionOptions,
+  sessionPermissions,
+} from "../invocation/approvals.js";
 import { runnerDenyList } from "../invocation/core.js";
 import { offeredUnderApproval } from "../invocation/run-tools.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../invocation/tool-catalog.js";
@@ -39,42 +44,9 @@ import { type CliIo, styleFor } from "./io.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
 import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
+import { toolNamesOf } from "./tool-names-of.js";
 
-export const TOOLS_HELP = `Usage: agentmd tools [--chain HOPS] [--json]
-       agentmd tools [--chain HOPS] --try TOOL 'JSON_INPUT'
-
-Shows what a run at the end of a chain of hops may do: each tool offered to the
-model, its effective patterns and denies with the file and line each came from,
-and the tools removed along the way with the hop that removed them.
-
-  --chain HOPS  comma-separated hops: main, agent:NAME, skill:NAME, command:NAME
-                (default: main), e.g. --chain main,agent:reviewer,skill:pdf-tools
-  --try TOOL    judge one call of TOOL with the JSON input that follows, e.g.
-                --try Bash '{"command":"git status"}'
-  --sandbox     show the sandbox a run with --sandbox would have
-  --mcp         start the MCP servers the chain could reach to list their tools
-                (then stop them; refused in a folder that is not trusted); without
-                it no server is started and MCP tools are known by the names the
-                lists write
-  --json        machine-readable output
-
-  --permission-mode, --allowedTools, --disallowedTools
-                as a run given them (see agentmd run --help)
-
-The settings of the project (.claude/settings.json, .claude/settings.local.json,
-~/.claude/settings.json) apply as they do to a run: their deny rules join every
-hop, and their allow and ask rules decide which calls need a user's approval.
-
-Nothing of the project runs: no tool module is imported (a custom tool is known
-by the name its source writes), no hook runs, the settings' env is not applied,
-and no MCP server starts unless --mcp asks for it.
-
-Exit status: 0 (and 0 when --try is allowed), 2 when no tool survives the chain or
-on bad usage, 3 when --try is denied, 4 when --try needs a user's approval, 1 when
-the chain or the settings cannot be used.
-
-Example:
-  agentmd tools --chain main,agent:reviewer --try Bash '{"command":"git push"}'`;
+export { TOOLS_HELP, TOOLS_OPTIONS } from "./tools-options.js";
 
 export interface ToolsOptions {
   readonly chain: string;
@@ -110,7 +82,7 @@ export async function runTools(options: ToolsOptions, io: CliIo): Promise<number
     return 1;
   }
   const main = loaded.definitions.find((d) => d.surface === "main");
-  const session = sessionOf(options, { root, cwd: io.cwd, home, ...user }, catalog, main !== undefined);
+  const session = sessionOf(options, { root, cwd: io.cwd, home, ...user }, catalog, listApproves(main));
   if (!session.ok) {
     for (const d of session.diagnostics) io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
     io.stderr.write(`agentmd tools: ${printable(session.message, false)}\n`);
@@ -219,7 +191,7 @@ function sessionOf(
   options: ToolsOptions,
   at: { root: string; cwd: string; home: string; userDir?: string },
   catalog: ToolCatalog,
-  hasMain: boolean,
+  mainApproves: boolean,
 ): Session {
   const known = toolNames(catalog.names);
   const loaded = loadSettings(at.root, at.userDir, known);
@@ -235,7 +207,7 @@ function sessionOf(
     const permissions = sessionPermissions({
       given: options.permissions ?? {},
       claude: loaded.settings,
-      hasMain,
+      mainApproves,
       known,
       ctx: { specs: catalog.specs, projectDir: at.root, home: at.home },
       workingDirs: [at.root, at.cwd],
@@ -294,7 +266,7 @@ async function tryCall(options: ToolsOptions, run: TryRun, io: CliIo): Promise<n
     return 3;
   }
   const { decision: d, call } = verdict;
-  const a = d.kind === "allowed" ? run.approval.check(call, judged) : undefined;
+  const a = d.kind === "allowed" ? run.approval.check(call, judged, [], run.list) : undefined;
   if (options.json)
     io.stdout.write(`${JSON.stringify(a ? { ...shownDecision(d), approval: a } : shownDecision(d))}\n`);
   else if (d.kind === "denied") io.stdout.write(`denied (${d.reason}): ${printable(denialText(d), false)}\n`);
@@ -341,30 +313,6 @@ const QUIET = { debug: () => {}, warn: () => {} };
 /** A decision as `--json` prints it: its reason and its sentence. */
 function shownDecision(d: Decision) {
   return d.kind === "denied" ? { kind: d.kind, reason: d.reason, message: denialText(d) } : d;
-}
-
-/**
- * The names a run could offer: agentmd's own and the project's tools, and (when no MCP server is
- * started to ask) the MCP tools the lists name. Any other name a list writes (a Claude Code tool
- * agentmd lacks, such as NotebookRead) is offered by no run: it is reported apart.
- */
-function toolNamesOf(
-  definitions: readonly Definition[],
-  builtin: readonly string[],
-  /** The MCP tools the started servers listed (undefined: none was started to ask). */
-  mcpListed: readonly string[] | undefined,
-): { offerable: string[]; unprovided: string[] } {
-  const offerable = new Set(builtin.filter((n) => canonicalToolName(n) === n));
-  const unprovided = new Set<string>();
-  for (const d of definitions) {
-    for (const e of [...(d.allowedTools?.entries ?? []), ...(d.disallowedTools?.entries ?? [])]) {
-      const name = canonicalToolName(e.name);
-      if (e.name.includes("*") || offerable.has(name)) continue;
-      if (isMcpToolName(name) && mcpListed === undefined) offerable.add(name);
-      else if (!builtin.includes(name) && !mcpListed?.includes(name)) unprovided.add(name);
-    }
-  }
-  return { offerable: [...offerable], unprovided: [...unprovided] };
 }
 
 /**

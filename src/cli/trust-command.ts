@@ -7,10 +7,33 @@ import { changeLines, codeLines } from "../trust/describe-trust.js";
 import { projectInventory } from "../trust/inventory/inventory.js";
 import { type TrustState, trustState } from "../trust/trust-state.js";
 import { readTrust, recordTrust, revokeTrust, trustFile, trustFolders } from "../trust/trust-store.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
 import { pageLines } from "./page-lines.js";
 import { trustHome } from "./project-trust.js";
 import { printable } from "./render.js";
 import type { RunIo } from "./run-command.js";
+
+/** `trust`'s options: its parser and its help's Options lines. */
+export const TRUST_OPTIONS = {
+  yes: {
+    type: "boolean",
+    short: "y",
+    default: false,
+    help: "trust the code without asking (for CI, after reviewing it)",
+  },
+  list: {
+    type: "boolean",
+    default: false,
+    help: "list the trusted folders, and those whose code changed since",
+  },
+  revoke: { type: "boolean", default: false, help: "remove the folder's trust" },
+  json: {
+    type: "boolean",
+    default: false,
+    help: "the state and every item as JSON (nothing is asked; with --yes, trusts it)",
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const TRUST_HELP = `Usage: agentmd trust [DIR] [--yes | --list | --revoke] [--json]
 
@@ -27,11 +50,8 @@ runs restricted again until it is trusted again. A project of only markdown and 
 no trust. See docs/trust.md.
 
 Options:
-  --yes      trust the code without asking (for CI, after reviewing it)
-  --list     list the trusted folders, and those whose code changed since
-  --revoke   remove the folder's trust
-  --json     the state and every item as JSON (nothing is asked; with --yes, trusts it)
-  DIR        the folder the project is found from (default: the current folder)`;
+${optionsHelp(TRUST_OPTIONS, 14)}
+  DIR         the folder the project is found from (default: the current folder)`;
 
 export interface TrustOptions {
   readonly path?: string;

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { RedisUnavailableError, shownUrl } from "../batch/connect-redis.js";
 import { checkQueueName, DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { findProjectRoot } from "../definitions/discover.js";
@@ -7,7 +6,22 @@ import { sessionsDir } from "../loop/transcript.js";
 import { openQueueView, type QueueView } from "../view/queue-view.js";
 import { startViewServer } from "../view/view-server.js";
 import { usage } from "./batch-io.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
+import { parseFlags } from "./parse-flags.js";
 import type { RunIo } from "./run-command.js";
+
+/** `view`'s options: its parser and its help's Options lines. */
+export const VIEW_OPTIONS = {
+  port: { type: "string", value: "N", help: "the port (default 0: a free one)" },
+  redis: { type: "string", value: "URL", help: "the Redis that holds a queue (redis://host:port[/db])" },
+  queue: { type: "string", value: "NAME", help: `the queue's name (default ${DEFAULT_QUEUE})` },
+  cwd: {
+    type: "string",
+    value: "DIR",
+    help: "the folder the project is found from (default: the current folder)",
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const VIEW_HELP = `Usage: agentmd view [--port N] [--redis URL [--queue NAME]] [--cwd DIR]
 
@@ -19,11 +33,7 @@ queue's batches too: each item's state, turns and cost, and its session. A runni
 session or batch updates as it goes. Prints the page's address; Ctrl-C stops.
 
 Options:
-  --port N        the port (default 0: a free one)
-  --redis URL     the Redis that holds a queue (redis://host:port[/db])
-  --queue NAME    the queue's name (default ${DEFAULT_QUEUE})
-  --cwd DIR       the folder the project is found from (default: the current folder)
-  -h, --help      show this help
+${optionsHelp(VIEW_OPTIONS, 18)}
 
 Example:
   agentmd view --redis redis://127.0.0.1:6379
@@ -33,17 +43,7 @@ Exit status: 0 stopped by Ctrl-C, 1 it could not start (port taken, Redis unreac
 
 /** Runs `agentmd view` until Ctrl-C (or SIGTERM); returns the exit code. */
 export async function viewCommand(args: readonly string[], io: RunIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      port: { type: "string" },
-      redis: { type: "string" },
-      queue: { type: "string" },
-      cwd: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, VIEW_OPTIONS);
   if (values.help) {
     io.stdout.write(`${VIEW_HELP}\n`);
     return 0;

@@ -1,14 +1,49 @@
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { RedisUnavailableError, shownUrl } from "../batch/connect-redis.js";
 import { checkQueueName, DEFAULT_QUEUE } from "../batch/queue-keys.js";
 import { startWorker } from "../batch/start-worker.js";
 import { findProjectRoot } from "../definitions/discover.js";
 import { ConfigError } from "../shared/errors.js";
 import { usage, wholeNumber } from "./batch-io.js";
+import { HELP_OPTION, type OptionTable, optionsHelp } from "./option-table.js";
+import { parseFlags } from "./parse-flags.js";
 import { restrictedWithNotice } from "./project-trust.js";
 import { RATE_OPTIONS, rateFlags } from "./rate-flags.js";
 import type { RunIo } from "./run-command.js";
+
+/** `worker`'s options: its parser and its help's Options lines. */
+export const WORKER_OPTIONS = {
+  redis: { type: "string", value: "URL", help: "the Redis that holds the queue (redis://host:port[/db])" },
+  concurrency: { type: "string", value: "N", help: "runs at once (default 4)" },
+  rpm: {
+    ...RATE_OPTIONS.rpm,
+    help: [
+      "requests per minute all the queue's workers send together",
+      "(default: learnt from the API's rate-limit headers)",
+    ],
+  },
+  tpm: RATE_OPTIONS.tpm,
+  queue: { type: "string", value: "NAME", help: `the queue's name (default ${DEFAULT_QUEUE})` },
+  cwd: {
+    type: "string",
+    value: "DIR",
+    help: "the folder the project is found from (default: the current folder)",
+  },
+  "lock-duration": {
+    type: "string",
+    value: "MS",
+    help: [
+      "how long a job stays with a worker that stopped answering before",
+      "another takes it over (default 30000)",
+    ],
+  },
+  transcripts: {
+    type: "string",
+    value: "DIR",
+    help: ["keep transcripts in this folder (shared by every worker) instead", "of in Redis"],
+  },
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 export const WORKER_HELP = `Usage: agentmd worker --redis URL [options]
 
@@ -25,18 +60,7 @@ put back on the queue for a worker of that version (a rolling deploy), said once
 stops; a second Ctrl-C stops at once (the runs are resumed by another worker).
 
 Options:
-  --redis URL          the Redis that holds the queue (redis://host:port[/db])
-  --concurrency N      runs at once (default 4)
-  --rpm N              requests per minute all the queue's workers send together
-                       (default: learnt from the API's rate-limit headers)
-  --tpm N              input and output tokens per minute, as --rpm
-  --queue NAME         the queue's name (default ${DEFAULT_QUEUE})
-  --cwd DIR            the folder the project is found from (default: the current folder)
-  --lock-duration MS   how long a job stays with a worker that stopped answering before
-                       another takes it over (default 30000)
-  --transcripts DIR    keep transcripts in this folder (shared by every worker) instead
-                       of in Redis
-  -h, --help           show this help
+${optionsHelp(WORKER_OPTIONS, 23)}
 
 Example:
   ANTHROPIC_API_KEY=… agentmd worker --redis redis://queue.internal:6379 --concurrency 8
@@ -49,20 +73,7 @@ Redis unreachable), 2 bad usage.`;
  * worker: the running runs finish, and the MCP servers its runs started stop with it.
  */
 export async function workerCommand(args: readonly string[], io: RunIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      redis: { type: "string" },
-      concurrency: { type: "string" },
-      queue: { type: "string" },
-      cwd: { type: "string" },
-      "lock-duration": { type: "string" },
-      transcripts: { type: "string" },
-      ...RATE_OPTIONS,
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals } = parseFlags(args, WORKER_OPTIONS);
   if (values.help) {
     io.stdout.write(`${WORKER_HELP}\n`);
     return 0;

@@ -5,6 +5,7 @@ import type { PermissionOptions } from "../invocation/approvals.js";
 import type { RunnerOptions } from "../invocation/runner-options.js";
 import { canonicalToolName } from "../permissions/tool-matcher.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
+import type { OptionTable } from "./option-table.js";
 import { UsageError } from "./usage-error.js";
 
 /**
@@ -13,20 +14,70 @@ import { UsageError } from "./usage-error.js";
  * agent.md's list or lifts a settings deny.
  */
 export const WRAPPER_FLAGS = {
-  "input-format": { type: "string" },
-  "mcp-config": { type: "string", multiple: true },
-  "strict-mcp-config": { type: "boolean" },
-  settings: { type: "string" },
-  "setting-sources": { type: "string" },
-  "add-dir": { type: "string", multiple: true },
-  tools: { type: "string", multiple: true },
-  "session-id": { type: "string" },
-  "fork-session": { type: "boolean" },
-  "include-partial-messages": { type: "boolean" },
-  "no-session-persistence": { type: "boolean" },
-  "dangerously-skip-permissions": { type: "boolean" },
-  "permission-prompt-tool": { type: "string" },
-} as const;
+  "input-format": {
+    type: "string",
+    value: "F",
+    help: [
+      "text (default) or stream-json: the prompts (and the Agent",
+      "SDK's control messages) as JSON lines on stdin; needs",
+      "--output-format stream-json",
+    ],
+  },
+  "mcp-config": {
+    type: "string",
+    multiple: true,
+    value: "C",
+    help: ['MCP servers from a file or JSON ({"mcpServers": …}); repeat', "for more"],
+  },
+  "strict-mcp-config": { type: "boolean", help: "only the --mcp-config servers: not .mcp.json's" },
+  settings: { type: "string", value: "S", help: "settings from a file or JSON, over the project's" },
+  "setting-sources": {
+    type: "string",
+    value: "L",
+    help: "user, project, local (comma-separated), as Claude Code",
+  },
+  "add-dir": {
+    type: "string",
+    multiple: true,
+    value: "DIR",
+    help: ["another working folder (permissions.additionalDirectories);", "never widens agent.md's list"],
+  },
+  tools: {
+    type: "string",
+    multiple: true,
+    value: "T",
+    help: [
+      "the built-in tools the session has ('default': all, '':",
+      "none); the rest are denied at every hop",
+    ],
+  },
+  "session-id": {
+    type: "string",
+    value: "ID",
+    help: ["the new session's id (with --resume or --continue: needs", "--fork-session)"],
+  },
+  "fork-session": {
+    type: "boolean",
+    help: ["with --resume or --continue: go on in a new session, the", "old one kept"],
+  },
+  "include-partial-messages": {
+    type: "boolean",
+    help: "with --input-format stream-json: the model's text as it streams",
+  },
+  "no-session-persistence": { type: "boolean", help: "write no transcript" },
+  "dangerously-skip-permissions": {
+    type: "boolean",
+    help: ["bypass mode (--permission-mode bypassPermissions), still", "under agent.md's list"],
+  },
+  "permission-prompt-tool": {
+    type: "string",
+    value: "stdio",
+    help: [
+      "with --input-format stream-json: calls that need approval",
+      "are asked over the Agent SDK's control protocol",
+    ],
+  },
+} as const satisfies OptionTable;
 
 export type WrapperValues = {
   "input-format"?: string;

@@ -11,13 +11,23 @@ import { checkPluginSettings } from "./marketplace.js";
 import { checkEntry } from "./parse-tool-list.js";
 import { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
 import { settingsFiles, USER_SETTINGS } from "./project-inputs.js";
+import { type CredentialCommands, commandsOf } from "./settings-credentials.js";
 import { checkSettingsEnv } from "./settings-env.js";
 import { type HooksSwitch, joinedSwitch } from "./settings-hooks.js";
+import {
+  FOREIGN_POLICY_KEYS,
+  IGNORED_SETTINGS_KEYS,
+  nearTopLevelKey,
+  PERMISSION_KEYS,
+  SETTINGS_KEYS,
+} from "./settings-keys.js";
 import { readSettingsModel } from "./settings-model.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Diagnostic, HooksSetting, ToolEntry } from "./types.js";
 
 export { PERMISSION_MODES, type PermissionMode } from "./permission-modes.js";
+export { CREDENTIAL_COMMANDS, type CredentialCommands } from "./settings-credentials.js";
+export { IGNORED_SETTINGS_KEYS, PERMISSION_KEYS, SETTINGS_KEYS } from "./settings-keys.js";
 
 /** `.claude/settings.json` and its kin, merged; `disableAllHooks` says whose file turned hooks off. */
 export interface ClaudeSettings extends HooksSwitch {
@@ -48,17 +58,6 @@ export interface ClaudeSettings extends HooksSwitch {
   readonly files: readonly string[];
 }
 
-/** The settings keys whose value is a command that yields or renews the model's credential. */
-export const CREDENTIAL_COMMANDS = ["apiKeyHelper", "awsAuthRefresh", "awsCredentialExport"] as const;
-
-/** Each credential command set, with the file that set it (`source`, as a user reads it). */
-export type CredentialCommands = {
-  readonly [K in (typeof CREDENTIAL_COMMANDS)[number]]?: {
-    readonly command: string;
-    readonly source: string;
-  };
-};
-
 export const NO_SETTINGS: ClaudeSettings = {
   allow: [],
   deny: [],
@@ -79,35 +78,6 @@ export function mcpJsonFilter(s: ClaudeSettings): {
     disabled: s.disabledMcpjsonServers,
   };
 }
-
-/** Claude Code keys agentmd accepts and does not act on. */
-export const IGNORED_SETTINGS_KEYS: ReadonlySet<string> = new Set(
-  "$schema cleanupPeriodDays includeCoAuthoredBy outputStyle statusLine enableAllProjectMcpServers forceLoginMethod forceLoginOrgUUID otelHeadersHelper spinnerTipsEnabled alwaysThinkingEnabled companyAnnouncements theme autoUpdates feedbackSurveyState verbose preferredNotifChannel".split(
-    " ",
-  ),
-);
-/** The top-level keys agentmd reads. */
-export const SETTINGS_KEYS: readonly string[] = [
-  "permissions",
-  "model",
-  "env",
-  "hooks",
-  "disableAllHooks",
-  "enabledMcpjsonServers",
-  "disabledMcpjsonServers",
-  "enabledPlugins",
-  "extraKnownMarketplaces",
-  ...CREDENTIAL_COMMANDS,
-];
-/** The keys of `permissions` agentmd reads. */
-export const PERMISSION_KEYS: readonly string[] = [
-  "allow",
-  "deny",
-  "ask",
-  "defaultMode",
-  "additionalDirectories",
-  "disableBypassPermissionsMode",
-];
 
 export interface SettingsOptions {
   /**
@@ -330,57 +300,6 @@ function checkSettings(
     ...(hooks && { hooks }),
     ...(credentialCommands && { credentialCommands }),
   };
-}
-
-/** A file's credential commands: each a non-empty string (else an error at its line). */
-function commandsOf(
-  value: Record<string, unknown>,
-  json: JsonFile,
-  sink: DiagnosticSink,
-  root: string,
-): CredentialCommands | undefined {
-  const out: Record<string, { command: string; source: string }> = {};
-  for (const key of CREDENTIAL_COMMANDS) {
-    const v = value[key];
-    if (v === undefined) continue;
-    if (typeof v !== "string" || v.trim() === "") {
-      sink.at(json.locate([key]))(
-        "error",
-        "settings-type",
-        `'${key}' must be a command (a non-empty string)`,
-      );
-      continue;
-    }
-    out[key] = { command: v, source: path.relative(root, sink.file) || sink.file };
-  }
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/**
- * Claude Code settings whose names speak of lists or permissions that agentmd does not act on
- * (managed-policy and mode-prompt keys): a warning, as other unread keys, not a did-you-mean error.
- */
-const FOREIGN_POLICY_KEYS: ReadonlySet<string> = new Set(
-  "allowedMcpServers deniedMcpServers allowManagedMcpServersOnly allowManagedHooksOnly allowManagedPermissionRulesOnly allowAllClaudeAiMcps allowClaudeInChromeWithManagedMcp allowedChannelPlugins allowedHttpHookUrls blockedMarketplaces skipDangerousModePermissionPrompt skipAutoPermissionPrompt".split(
-    " ",
-  ),
-);
-
-/**
- * The key an unknown top-level key was meant to be: a near miss of one agentmd reads, a key of
- * `permissions` written outside it (`"deny": […]`), or a name that speaks of rule lists.
- */
-function nearTopLevelKey(key: string): string | undefined {
-  const near = didYouMean(key, SETTINGS_KEYS);
-  if (near) return near;
-  if (PERMISSION_KEYS.includes(key) || /^ask/i.test(key)) {
-    return `permissions.${PERMISSION_KEYS.includes(key) ? key : "ask"}`;
-  }
-  const word = listWord(key);
-  if (word === "deny" || word === "allow") return `permissions.${word}`;
-  if (word === "permissions") return "permissions";
-  if (word === "tools") return "permissions.allow' or 'permissions.deny";
-  return undefined;
 }
 
 /** The `permissions` key an unknown one was meant to be, quoted (`'deny'`); undefined when none. */

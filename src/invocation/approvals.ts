@@ -15,14 +15,15 @@ import {
   type PermissionMode,
   sessionRuleFor,
 } from "../permissions/approval.js";
+import { decide } from "../permissions/decide.js";
 import { narrowerMode } from "../permissions/mode-order.js";
 import { compileList, intersect } from "../permissions/permission-list.js";
 import { NO_PARSER } from "../permissions/shell/parse-shell.js";
 import type { ShellParser } from "../permissions/shell/shell-parser.js";
-import { canonicalToolName } from "../permissions/tool-matcher.js";
-import type { CompileContext, PermissionList, ToolCall } from "../permissions/types.js";
+import { canonicalToolName, covers } from "../permissions/tool-matcher.js";
+import type { CompileContext, DecideContext, PermissionList, ToolCall } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
-import { isReadOnlyCommand } from "../tools/builtin/read-only-commands.js";
+import { readOnlyOperands } from "../tools/builtin/read-only-commands.js";
 
 /** Asks a user about one call (the REPL's prompt, or a program's own). */
 export type Approver = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
@@ -64,16 +65,26 @@ export function ruleEntries(
 }
 
 /**
- * The approval tier of a session. With agent.md, its allow-list is its author's approval: every
- * call the lists allow runs (the mode and `permissions.ask` still apply). Without it, Claude Code's
- * default: reading tools run inside the working folders, and anything else runs when
- * `permissions.allow` or `--allowedTools` names it, or a user approves it.
+ * Whether agent.md approves the calls of the session: only an allow-list is its author's approval.
+ * An agent.md without one (no `allowed-tools`, no `tools`) approves nothing, and the session is
+ * approved as one without agent.md.
+ */
+export function listApproves(main: { readonly allowedTools?: unknown } | undefined): boolean {
+  return main?.allowedTools !== undefined;
+}
+
+/**
+ * The approval tier of a session. With agent.md's allow-list, that list is its author's approval:
+ * every call the lists allow runs (the mode and `permissions.ask` still apply). Without one (no
+ * agent.md, or one without a list), Claude Code's default: reading tools and read-only commands
+ * run inside the working folders, and anything else runs when `permissions.allow` or
+ * `--allowedTools` names it, or a user approves it.
  */
 export function approvalPolicy(input: {
   readonly settings: ClaudeSettings;
   readonly mode?: PermissionMode;
   readonly allow: readonly ToolEntry[];
-  readonly hasMain: boolean;
+  readonly mainApproves: boolean;
   readonly workingDirs: readonly string[];
   readonly ctx: CompileContext;
 }): ApprovalPolicy {
@@ -81,7 +92,7 @@ export function approvalPolicy(input: {
   const rules = (entries: readonly ToolEntry[]) => compileList(withFamilies(entries, ctx), undefined, ctx);
   return {
     mode: input.mode ?? settings.defaultMode ?? "default",
-    preApproved: input.hasMain ? null : rules([...settings.allow, ...input.allow]),
+    preApproved: input.mainApproves ? null : rules([...settings.allow, ...input.allow]),
     ask: settings.ask.length > 0 ? rules(settings.ask) : null,
     // The same rules judged as a deny list: a call asks when any part of it matches (see `approve`).
     askGuard: settings.ask.length > 0 ? compileList(undefined, settings.ask, ctx) : null,
@@ -135,20 +146,14 @@ export function createApprovals(
       return mode === policy.mode && dirs.length === 0 ? policy : { ...policy, mode, workingDirs };
     };
     return {
-      check: (call, judged, approved = []) => {
+      check: (call, judged, approved = [], list) => {
         shell = judged.shell ?? shell;
         return approve(
           now(),
           call,
           judged,
           [...session, ...approved],
-          (input) =>
-            isReadOnlyCommand(
-              typeof input === "object" && input !== null
-                ? (input as { command?: unknown }).command
-                : undefined,
-              shell,
-            ),
+          readsOf(shell, judged, list),
           answered,
         );
       },
@@ -181,6 +186,25 @@ export function createApprovals(
   return view(undefined, []);
 }
 
+/**
+ * What a read-only command would read, as `approve` asks: its operands, when Read could read each
+ * of them under the run's `list` (a read-only command that names a file Read may not read is not
+ * one that reads only). A list that offers no Read at all judges them by its deny rules alone.
+ */
+export function readsOf(shell: ShellParser, judged: DecideContext, list: PermissionList | undefined) {
+  return (input: unknown): readonly string[] | undefined => {
+    const command =
+      typeof input === "object" && input !== null ? (input as { command?: unknown }).command : undefined;
+    const operands = readOnlyOperands(command, shell);
+    if (operands === undefined || list === undefined) return operands;
+    const reading =
+      list.rules?.some((r) => covers(r.tool, "Read")) === false ? { rules: null, deny: list.deny } : list;
+    const readable = (p: string) =>
+      decide(reading, { tool: "Read", input: { file_path: p } }, judged).kind === "allowed";
+    return operands.every(readable) ? operands : undefined;
+  };
+}
+
 /** The part of `list` that runs without asking under `policy` (for tools run on the API's side). */
 function unaskedOf(policy: ApprovalPolicy, list: PermissionList): PermissionList | undefined {
   // Plan mode runs only reading tools: a tool the API runs is never one it could refuse.
@@ -207,7 +231,7 @@ function howToAllow(call: ToolCall, reason: string, shell: ShellParser): string 
 export function sessionPermissions(input: {
   readonly given: Omit<PermissionOptions, "approve">;
   readonly claude: ClaudeSettings;
-  readonly hasMain: boolean;
+  readonly mainApproves: boolean;
   readonly known: ToolNames;
   readonly ctx: CompileContext;
   readonly workingDirs: readonly string[];
@@ -219,7 +243,7 @@ export function sessionPermissions(input: {
     settings: claude,
     ...(given.mode && { mode: given.mode }),
     allow: allow.entries,
-    hasMain: input.hasMain,
+    mainApproves: input.mainApproves,
     workingDirs: [...input.workingDirs, ...claude.additionalDirectories],
     ctx,
   });
@@ -228,7 +252,7 @@ export function sessionPermissions(input: {
     throw new ConfigError(
       "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode); choose another --permission-mode",
     );
-  if (input.hasMain && allow.entries.length > 0)
+  if (input.mainApproves && allow.entries.length > 0)
     notices.push(
       "--allowedTools has no effect here: agent.md's list already approves every call it allows, and nothing widens it",
     );

@@ -32,7 +32,7 @@ import { realPathOf } from "../tools/real-path.js";
 import { projectInventory } from "../trust/inventory/inventory.js";
 import { protectedPaths } from "../trust/inventory/protected.js";
 import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
-import { createApprovals, RUNNER_DENY, sessionPermissions } from "./approvals.js";
+import { createApprovals, listApproves, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { defaultSystemPrompt } from "./default-prompt.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
@@ -108,16 +108,12 @@ export function createCore(options: RunnerOptions): Core {
     cwd: projectDir,
   });
   const home = given.HOME ?? homedir();
-  const cwd = path.resolve(
-    options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
-  );
-  if (options.cwd !== undefined && !existsSync(cwd))
-    throw new ConfigError(`the working folder ${cwd} does not exist`);
+  const cwd = workingFolder(options, projectDir);
   const ctx = { specs: catalog.specs, projectDir, home };
   const permissions = sessionPermissions({
     given: options.permissions ?? {},
     claude: claude.settings,
-    hasMain: main !== undefined,
+    mainApproves: listApproves(main),
     known: toolNames(catalog.names),
     ctx,
     workingDirs: [projectDir, cwd],
@@ -163,6 +159,16 @@ export function createCore(options: RunnerOptions): Core {
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
   };
+}
+
+/** The folder a run works in (the options' cwd, else the project's or the process's); it must exist. */
+function workingFolder(options: RunnerOptions, projectDir: string): string {
+  const cwd = path.resolve(
+    options.cwd ?? (typeof options.projectDir === "string" ? projectDir : process.cwd()),
+  );
+  if (options.cwd !== undefined && !existsSync(cwd))
+    throw new ConfigError(`the working folder ${cwd} does not exist`);
+  return cwd;
 }
 
 /**

@@ -20,7 +20,8 @@ export const ATTACHMENT = /(?<=^|\s)@((?:~\/|\/|(?:\.{1,2}\/)+)?\.?[A-Za-z0-9_][
  * put in their place; `@path` files that exist attached as Read calls of the run. A denied or failing
  * command aborts the invocation with a message that names it.
  */
-export async function expandBody(prompt: BodyPrompt, call: CallContext, fs: ToolFs): Promise<Expanded> {
+export async function expandBody(prompt: BodyPrompt, run: CallContext, fs: ToolFs): Promise<Expanded> {
+  const call = atCallerLevel(prompt, run);
   const source = prompt.skillDir
     ? prompt.body.replace(/\$\{(?:CLAUDE_)?SKILL_DIR\}/g, shownPath(call.cwd, prompt.skillDir))
     : prompt.body;
@@ -49,6 +50,20 @@ export async function expandBody(prompt: BodyPrompt, call: CallContext, fs: Tool
   const attached = await attachFiles(text, prompt.label, call, fs, calls);
   if (!attached.ok) return attached;
   return { ok: true, text: attached.text.trim() };
+}
+
+/**
+ * The run's calls as a body's lines are judged: at the caller's level (its list, its approvals, and
+ * the command's own list as pre-approval), never wider than the caller.
+ */
+function atCallerLevel(prompt: BodyPrompt, call: CallContext): CallContext {
+  const caller = prompt.caller;
+  if (!caller) return call;
+  const { approved: _, ...state } = call.state;
+  return {
+    ...call,
+    state: { ...state, list: caller.list, ...(caller.approved && { approved: caller.approved }) },
+  };
 }
 
 /** One call of the run's tool-call path, with an id of its own (`body_1`, …). */

@@ -84,7 +84,12 @@ export function resolveInvocable(
   const list = intersect(caller.list, own);
   const empty = refusal(caller.list, list, own, label);
   if (empty) return empty;
-  const prompt = bodyPrompt(target, args, label);
+  // Its `!` lines and `@` files: the caller's list (with the invocable's own deny rules), its own
+  // allow-list a pre-approval there.
+  const prompt = bodyPrompt(target, args, label, {
+    list: intersect(caller.list, { rules: null, deny: own.deny }),
+    approved: approvedWith(caller.approved, own),
+  });
   const hooks = mergeHooks(caller.hooks, target.surface === "skill" ? target.hooks : undefined);
   // A command or skill file may turn the sandbox on for what it runs, never off.
   const sandbox = joinSandbox(caller.sandbox, target.sandbox);
@@ -138,8 +143,13 @@ const reasoningOf = (d: Pick<Invocable, "effort" | "thinking">) => ({
   ...(d.thinking !== undefined && { thinking: d.thinking }),
 });
 
-function bodyPrompt(target: Invocable, args: string, label: string): BodyPrompt {
-  const prompt: BodyPrompt = { kind: "body", body: target.body, args, label };
+function bodyPrompt(
+  target: Invocable,
+  args: string,
+  label: string,
+  caller: NonNullable<BodyPrompt["caller"]>,
+): BodyPrompt {
+  const prompt: BodyPrompt = { kind: "body", body: target.body, args, label, caller };
   return target.surface === "skill" ? { ...prompt, skillDir: target.dir } : prompt;
 }
 

@@ -73,6 +73,15 @@ export interface BodyPrompt {
   readonly label: string;
   /** A skill's folder: `${SKILL_DIR}` points here. */
   readonly skillDir?: string;
+  /**
+   * What its `!` lines and `@` files are judged at: the caller's list with the command's or skill's
+   * own deny rules, pre-approved by the caller's approvals and its own allow-list. Never wider than
+   * the caller; absent: the run's.
+   */
+  readonly caller?: {
+    readonly list: PermissionList;
+    readonly approved?: readonly PermissionList[];
+  };
 }
 
 export type Prompt = { readonly kind: "content"; readonly content: Content } | BodyPrompt;

@@ -66,8 +66,16 @@ export type ApprovalAnswer =
 
 /** The session's approval tier, as the executor uses it (built by the invocation layer). */
 export interface CallApproval {
-  /** `approved`: the run's own pre-approving lists (its commands' and skills'). */
-  check(call: ToolCall, ctx: DecideContext, approved?: readonly PermissionList[]): Approval;
+  /**
+   * `approved`: the run's own pre-approving lists (its commands' and skills'); `list`: the list the
+   * call was judged by, which a read-only command's paths are judged by as Read calls.
+   */
+  check(
+    call: ToolCall,
+    ctx: DecideContext,
+    approved?: readonly PermissionList[],
+    list?: PermissionList,
+  ): Approval;
   /** Asks a user; undefined when no one can be asked (`agentmd run`). */
   ask(request: ApprovalRequest): Promise<ApprovalAnswer | undefined>;
   /** Calls like this one run without asking for the rest of the session (`ctx`: as it was judged). */

@@ -281,7 +281,7 @@ async function consentTo(
   // The approval rules judge a command line as the lists do: with the parser.
   const shell = tool.permission?.kind === "command" ? await loadShellParser() : undefined;
   const call = { tool: tool.name, input };
-  const verdict = approval.check(call, { ...judgeContext(cx), shell }, cx.state.approved);
+  const verdict = approval.check(call, { ...judgeContext(cx), shell }, cx.state.approved, cx.state.list);
   // A mode's refusal (plan) stands whatever a hook says; a hook's `allow` is a user's approval.
   if (verdict.kind === "denied") {
     at.trail.note = { verdict: "denied", reason: "approval" };
@@ -349,6 +349,7 @@ async function rejudge(
     { tool: again.tool.name, input: again.input },
     { ...judgeContext(cx), shell },
     cx.state.approved,
+    cx.state.list,
   );
   if (verdict?.kind === "denied") return refuse("denied", verdict.message);
   return { input: again.input };

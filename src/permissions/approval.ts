@@ -67,22 +67,31 @@ export interface AskAnswered {
 }
 
 /**
+ * What a Bash call that only reads would read: the words of its line that could name files (its
+ * operands, its options' values, the files it reads by redirection), as written. Undefined: the
+ * line does not only read. (The table of read-only commands is the tools' own.)
+ */
+export type ReadOnlyCommand = (input: unknown) => readonly string[] | undefined;
+
+/**
  * The approval of one call the lists allow. `extra`: what a user allowed for the session;
  * `answered`: the ask rules a user answered "always" to. `readOnlyCommand` tells a Bash call that
- * only reads (plan mode runs those). Pure.
+ * only reads: plan mode runs those, and the default mode when every path it could read lies in a
+ * working folder, as a Read there would. Pure.
  */
 export function approve(
   policy: ApprovalPolicy,
   call: ToolCall,
   ctx: DecideContext,
   extra: readonly PermissionList[] = [],
-  readOnlyCommand: (input: unknown) => boolean = () => false,
+  readOnlyCommand: ReadOnlyCommand = () => undefined,
   answered: readonly AskAnswered[] = [],
 ): Approval {
   const tool = canonicalToolName(call.tool);
   if (policy.mode === "bypassPermissions") return ALLOWED;
+  const reads = tool === "Bash" ? readOnlyCommand(call.input) : undefined;
   if (policy.mode === "plan") {
-    if (READ_ONLY_TOOLS.has(tool) || (tool === "Bash" && readOnlyCommand(call.input))) return ALLOWED;
+    if (READ_ONLY_TOOLS.has(tool) || reads !== undefined) return ALLOWED;
     return {
       kind: "denied",
       message: `${tool} is not run in plan mode, which only reads and plans. The tool was not executed.`,
@@ -98,10 +107,14 @@ export function approve(
   if (policy.preApproved === null || hits(policy.preApproved) || extra.some(hits)) return ALLOWED;
   const inside = insideWorkingDirs(policy, call, ctx);
   if (READ_ONLY_TOOLS.has(tool) && inside) return ALLOWED;
+  if (reads?.every((p) => insidePath(policy, p, ctx))) return ALLOWED;
   if (policy.mode === "acceptEdits" && EDIT_TOOLS.has(tool) && inside) return ALLOWED;
   return {
     kind: "ask",
-    reason: READ_ONLY_TOOLS.has(tool) ? "it reads outside the working folders" : "it is not pre-approved",
+    reason:
+      READ_ONLY_TOOLS.has(tool) || reads !== undefined
+        ? "it reads outside the working folders"
+        : "it is not pre-approved",
   };
 }
 
@@ -156,7 +169,12 @@ function insideWorkingDirs(policy: ApprovalPolicy, call: ToolCall, ctx: DecideCo
   if (spec?.kind !== "path") return true;
   const input =
     typeof call.input === "object" && call.input !== null ? (call.input as Record<string, unknown>) : {};
-  const p = pathSubject(subjectValue(spec, input, ctx.cwd), ctx.cwd);
+  return insidePath(policy, subjectValue(spec, input, ctx.cwd), ctx);
+}
+
+/** Whether a path as a call names it (relative to the working folder) lies in a working folder, really too. */
+function insidePath(policy: ApprovalPolicy, value: unknown, ctx: DecideContext): boolean {
+  const p = pathSubject(value, ctx.cwd);
   if (p === undefined) return false;
   const real = ctx.realPath ? ctx.realPath(p) : p;
   const within = (x: string) => policy.workingDirs.some((d) => isInside(x, d));

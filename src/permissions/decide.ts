@@ -2,7 +2,7 @@ import { judgeCommandCall } from "./judge-command.js";
 import { judgePath } from "./judge-path.js";
 import { canonicalToolName } from "./tool-matcher.js";
 import { indexOf, refusedOutright } from "./tool-view.js";
-import type { DecideContext, Decision, PermissionList, ToolCall } from "./types.js";
+import type { DecideContext, Decision, Denial, Narrowing, PermissionList, ToolCall } from "./types.js";
 
 /**
  * Judges one call against an effective list. Pure (a `realPath` lookup and the shell parser are
@@ -13,6 +13,24 @@ import type { DecideContext, Decision, PermissionList, ToolCall } from "./types.
  * pattern set decided and what it judged; `denialText` words it where it is shown.
  */
 export function decide(list: PermissionList, call: ToolCall, ctx: DecideContext): Decision {
+  const d = judge(list, call, ctx);
+  return d.kind === "denied" && list.narrowedBy ? withNarrowing(d, list.narrowedBy, call, ctx) : d;
+}
+
+/**
+ * A denial the allow-list made (not a deny rule), with the first hop whose own list alone does not
+ * admit the call: the hop that narrowed the run.
+ */
+function withNarrowing(d: Denial, hops: readonly Narrowing[], call: ToolCall, ctx: DecideContext): Denial {
+  if (d.reason === "denied-by-rule" || (d.reason === "cannot-judge" && d.why.kind === "deny-unsure"))
+    return d;
+  const by = hops.find(
+    (h) => h.own.rules !== null && judge({ rules: h.own.rules, deny: [] }, call, ctx).kind === "denied",
+  );
+  return by ? { ...d, narrowedBy: { hop: by.hop, file: by.file } } : d;
+}
+
+function judge(list: PermissionList, call: ToolCall, ctx: DecideContext): Decision {
   const tool = canonicalToolName(call.tool);
   const index = indexOf(list);
   const view = index.view(tool);

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { decide } from "./decide.js";
+import { hopLabel } from "./denial-text.js";
 import { canonicalToolName, covers, matcherText } from "./tool-matcher.js";
 import type { DecideContext, Denial, Origin, PermissionList, Rule, ToolCall } from "./types.js";
 
@@ -17,6 +18,8 @@ export interface DecisionNote {
   readonly rule?: string;
   /** Where it is written: `agent.md:3`; a rule every hop agreed on names each of them. */
   readonly at?: string;
+  /** The hop that narrowed the run so that the call is denied, and its file: `the skill 'notes' (skills/notes/SKILL.md)`. */
+  readonly narrowedBy?: string;
   /** For `asked`: why it asked, and what came of it. */
   readonly asked?: { readonly reason: string; readonly answer: "once" | "session" | "deny" | "none" };
 }
@@ -39,10 +42,20 @@ export function allowedNote(list: PermissionList, call: ToolCall, ctx: DecideCon
  * allow rules of the tool none of whose patterns matched (from `list`, where they are written).
  */
 export function deniedNote(d: Denial, cwd: string, list?: PermissionList): DecisionNote {
-  const base = { verdict: "denied" as const, reason: d.reason };
+  const base = {
+    verdict: "denied" as const,
+    reason: d.reason,
+    ...(d.narrowedBy && { narrowedBy: hopLabel(d.narrowedBy) }),
+  };
   if (d.reason === "denied-by-rule") return { ...base, ...originNote(d.rule.origin, cwd) };
   if (d.reason === "cannot-judge" && d.why.kind === "deny-unsure")
-    return { ...base, ...originNote(d.why.rule.origin, cwd) };
+    return {
+      ...base,
+      ...originsNote(
+        d.why.rules.map((r) => r.origin),
+        cwd,
+      ),
+    };
   const scope = "scope" in d ? d.scope : undefined;
   if (scope?.kind === "patterns") {
     const rules = list?.rules?.filter((r) => covers(r.tool, scope.tool) && r.constraints.length > 0) ?? [];
@@ -67,6 +80,10 @@ function rulesNote(rules: readonly Rule[], cwd: string): { rule?: string; at?: s
 }
 
 const originNote = (o: Origin, cwd: string) => ({ rule: o.raw, at: where(o, cwd) });
+const originsNote = (os: readonly Origin[], cwd: string) => ({
+  rule: os.map((o) => o.raw).join("; "),
+  at: [...new Set(os.map((o) => where(o, cwd)))].join(", "),
+});
 
 function where(o: Origin, cwd: string): string {
   const rel = path.relative(cwd, o.file);

@@ -1,5 +1,6 @@
+import path from "node:path";
 import type { Definition, Diagnostic } from "../definitions/types.js";
-import { compileList } from "./permission-list.js";
+import { compileList, narrowingBy } from "./permission-list.js";
 import type { PermissionList, ToolSpecs } from "./types.js";
 
 export interface DefinitionListContext {
@@ -7,14 +8,37 @@ export interface DefinitionListContext {
   readonly home: string;
 }
 
-/** One definition's own allow and deny lists, anchored at its project (and skill folder). */
+/**
+ * One definition's own allow and deny lists, anchored at its project (and skill folder), marked as
+ * the hop that narrows the runs below it.
+ */
 export function definitionList(def: Definition, ctx: DefinitionListContext): PermissionList {
-  return compileList(def.allowedTools?.entries, def.disallowedTools?.entries, {
+  const list = compileList(def.allowedTools?.entries, def.disallowedTools?.entries, {
     specs: ctx.specs,
     home: ctx.home,
     projectDir: def.root,
     ...(def.surface === "skill" && { skillDir: def.dir }),
   });
+  return narrowingBy(list, hopName(def), relativeFile(def));
+}
+
+/** How a denial names a hop: `agent.md`, `the skill 'notes'`, `the command /commit`, `the subagent 'x'`. */
+function hopName(def: Definition): string {
+  switch (def.surface) {
+    case "main":
+      return "agent.md";
+    case "agent":
+      return `the subagent '${def.name}'`;
+    case "skill":
+      return `the skill '${def.name}'`;
+    case "command":
+      return `the command /${def.name}`;
+  }
+}
+
+function relativeFile(def: Definition): string {
+  const rel = path.relative(def.root, def.file);
+  return rel === "" || rel.startsWith("..") || path.isAbsolute(rel) ? def.file : rel;
 }
 
 /**

@@ -9,8 +9,22 @@ const NOT_RUN = "The tool was not executed.";
  * the executor's tool_result, `agentmd tools --try`, body checks and the approval tier all show it.
  */
 export function denialText(d: Denial): string {
-  return (d.through ?? []).map(hopText).join("") + ownText(d);
+  const text = (d.through ?? []).map(hopText).join("") + ownText(d);
+  return d.narrowedBy
+    ? text.replace(/ The tool was not executed\.$/, ` ${narrowedText(d)} ${NOT_RUN}`)
+    : text;
 }
+
+/** Which hop narrowed the run so that the call is not allowed, and where it is written. */
+function narrowedText(d: Denial): string {
+  const by = d.narrowedBy;
+  if (!by) return "";
+  return `${hopLabel(by)} narrowed this run: its allowed-tools do not allow this call.`;
+}
+
+/** A hop and its file: `the skill 'notes' (skills/notes/SKILL.md)`, or `agent.md` alone. */
+export const hopLabel = (by: { readonly hop: string; readonly file: string }) =>
+  by.hop === by.file ? by.hop : `${by.hop} (${by.file})`;
 
 function ownText(d: Denial): string {
   switch (d.reason) {
@@ -44,7 +58,7 @@ function unjudgedText(
     case "unreadable":
       return `${call} cannot be judged: ${why.detail}${inPart(part)}${scoped}. ${NOT_RUN}`;
     case "deny-unsure":
-      return `${call} cannot be judged against the deny rule ${ruleName(why.rule)}: ${why.detail}${inPart(part)}. ${NOT_RUN}`;
+      return `${call} cannot be judged against ${unsureRules(why.rules)}: ${why.detail}${inPart(part)}. ${NOT_RUN}`;
     case "redirect-not-plain":
       return `${call} cannot be judged: it redirects output to a path that is not plain text. ${NOT_RUN}`;
     case "redirect-after-cd":
@@ -80,6 +94,12 @@ function scopeText(s: Scope): string {
       return "deny rules guard Write and Edit, and a redirection writes";
   }
 }
+
+/** The deny rule a line could meet, or the rules it could hide behind a runner from. */
+const unsureRules = (rules: readonly DenyRule[]) =>
+  rules.length === 1
+    ? `the deny rule ${ruleName(rules[0] as DenyRule)}`
+    : `the deny rules ${rules.map(ruleName).join(", ")}`;
 
 const inPart = (part: string | undefined) => (part === undefined ? "" : ` (in '${clip(part)}')`);
 const ruleName = (d: DenyRule) =>

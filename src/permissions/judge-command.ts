@@ -125,13 +125,15 @@ function firstDenied(
     if (!d) continue;
     const part = d.via ? `${p.source} → ${d.via}` : compound ? p.source : undefined;
     if (d.rule) return { kind: "denied", reason: "denied-by-rule", tool, rule: d.rule, subject: line, part };
+    // The rule that could match, when one could; else the tool's deny rules as a whole.
+    const rules = d.unsure ? [d.unsure] : denies;
     return {
       kind: "denied",
       reason: "cannot-judge",
       tool,
       subject: line,
       part,
-      why: { kind: "deny-unsure", rule: denies[0] as DenyRule, detail: d.why ?? "" },
+      why: { kind: "deny-unsure", rules, detail: d.why ?? "" },
     };
   }
   return undefined;
@@ -149,25 +151,33 @@ interface Where extends DecideContext {
 
 interface DenyVerdict {
   readonly rule?: DenyRule;
+  /** The deny rule that could match, when no rule can be ruled out because of one. */
+  readonly unsure?: DenyRule;
   readonly why?: string;
   /** The package script line the verdict was reached in. */
   readonly via?: string;
 }
 
-/** A deny rule that catches the part (or its command under a wrapper), or why none can be ruled out. */
+/**
+ * A deny rule that catches the part (or its command under a wrapper), or why none can be ruled out:
+ * `unsure` is the rule that could match, when the doubt is about one (not about a runner of
+ * commands, which any rule could be hidden behind).
+ */
 function denyVerdict(denies: readonly DenyRule[], p: ShellPart, at: Where): DenyVerdict | undefined {
   let words: readonly (string | null)[] | undefined =
     p.assignments === 0 ? p.words : p.words.slice(p.assignments);
   for (let depth = 0; words && depth < 8; depth++) {
     const program = words[0];
     const name = program === undefined ? undefined : program === null ? null : baseName(program);
+    let unsure: DenyRule | undefined;
     for (const d of denies) {
       // A deny pattern that cannot be interpreted denies every call of its tool.
       if (d.constraint?.kind !== "command") return { rule: d };
       const m = denyMatch(d.constraint.compiled, words, name);
       if (m === "yes") return { rule: d };
-      if (m === "unsure") return { why: UNSURE };
+      if (m === "unsure") unsure ??= d;
     }
+    if (unsure) return { unsure, why: UNSURE };
     const why = evadesDeny(words, name ?? undefined);
     if (why) return { why };
     if (name && isPackageManager(name)) return scriptsVerdict(denies, words, name, at);

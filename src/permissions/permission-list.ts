@@ -5,6 +5,7 @@ import type {
   CompileContext,
   Constraint,
   DenyRule,
+  Narrowing,
   Origin,
   PermissionList,
   Rule,
@@ -125,6 +126,27 @@ function matcherName(m: Rule["tool"]): string {
  * "unrestricted").
  */
 export function intersect(a: PermissionList, b: PermissionList): IndexedList {
+  return carrying(intersectRules(a, b), [
+    ...(a.narrowedBy ?? []),
+    ...(b.narrowedBy ?? []).filter((n) => !a.narrowedBy?.includes(n)),
+  ]);
+}
+
+/** A list that tells which hops narrowed it (`narrowedBy`), caller first. */
+function carrying(list: IndexedList, hops: readonly Narrowing[]): IndexedList {
+  return hops.length > 0 ? { ...list, narrowedBy: hops } : list;
+}
+
+/**
+ * A hop's own list, marked as its: a call that a list intersected from it does not allow is told
+ * that this hop narrowed the run. A list that restricts nothing narrows nothing.
+ */
+export function narrowingBy(list: IndexedList, hop: string, file: string): IndexedList {
+  if (list.rules === null) return list;
+  return carrying(list, [{ hop, file, own: { rules: list.rules, deny: [] } }]);
+}
+
+function intersectRules(a: PermissionList, b: PermissionList): IndexedList {
   const deny = [...a.deny, ...b.deny.filter((d) => !a.deny.includes(d))];
   if (a.rules === null) return indexed(b.rules, deny);
   if (b.rules === null) return indexed(a.rules, deny);

@@ -91,6 +91,21 @@ export interface DenyRule {
 export interface PermissionList {
   readonly rules: readonly Rule[] | null;
   readonly deny: readonly DenyRule[];
+  /**
+   * The hops whose allow-lists were intersected into this one, caller first, each with its own
+   * list: a call the list does not allow is told which hop narrowed the run.
+   */
+  readonly narrowedBy?: readonly Narrowing[];
+}
+
+/** A hop that narrows every run below it: agent.md, a subagent, a skill or a command, and its file. */
+export interface Narrowing {
+  /** `agent.md`, `the skill 'notes'`, `the subagent 'reviewer'`, `the command /commit`. */
+  readonly hop: string;
+  /** Its file, relative to its project. */
+  readonly file: string;
+  /** Its own allow-list (`rules: null`: it restricts nothing). */
+  readonly own: PermissionList;
 }
 
 export type DenyReason =
@@ -132,6 +147,8 @@ interface DenialOf<R extends DenyReason> {
   readonly reason: R;
   /** The tool whose rules decided (Read's, for a Grep call its deny rules caught). */
   readonly tool: string;
+  /** The hop whose own allow-list does not admit the call (the one that narrowed the run), when one does not. */
+  readonly narrowedBy?: { readonly hop: string; readonly file: string };
   /**
    * The calls the judgement went through before it reached this one, outermost first: a command
    * line's redirection judged as a Write, a path followed through a symlink, a family's rules.
@@ -153,7 +170,11 @@ export type Unjudged =
   /** The subject field is missing, empty or not text (`custom`: or not valid for the tool's rule). */
   | { readonly kind: "no-value"; readonly field?: string; readonly custom?: boolean }
   | { readonly kind: "unreadable"; readonly detail: string }
-  | { readonly kind: "deny-unsure"; readonly rule: DenyRule; readonly detail: string }
+  /**
+   * No deny rule can be ruled out: `rules` holds the one that could match, or, when the doubt is
+   * not about one rule (a command that runs another), every deny rule of the tool.
+   */
+  | { readonly kind: "deny-unsure"; readonly rules: readonly DenyRule[]; readonly detail: string }
   | { readonly kind: "redirect-not-plain" }
   | { readonly kind: "redirect-after-cd"; readonly target: string };
 

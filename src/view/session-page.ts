@@ -183,6 +183,7 @@ function decisionText(n: DecisionNote): string {
     ...(n.reason ? [`reason: ${n.reason}`] : []),
     ...(n.rule ? [`rule: ${n.rule}`] : []),
     ...(n.at ? [`written at: ${n.at}`] : []),
+    ...(n.narrowedBy ? [`narrowed by: ${n.narrowedBy}`] : []),
     ...(n.asked ? [`asked: ${n.asked.reason} (answer: ${n.asked.answer})`] : []),
   ].join("\n");
 }
@@ -191,7 +192,8 @@ function denialLine(c: Call): string {
   const rule = c.permission?.rule
     ? ` by ${c.permission.rule}${c.permission.at ? ` at ${c.permission.at}` : ""}`
     : "";
-  return oneLine(`${c.name} ${summary(c)} — denied${rule}`, 200);
+  const narrowed = c.permission?.narrowedBy ? `, narrowed by ${c.permission.narrowedBy}` : "";
+  return oneLine(`${c.name} ${summary(c)} — denied${rule}${narrowed}`, 200);
 }
 
 /** The part of a call's input a person looks for first. */

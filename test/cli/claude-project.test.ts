@@ -57,15 +57,19 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(rm.code).toBe(3);
     expect(rm.stdout).toContain("denied (denied-by-rule)");
     expect(rm.stdout).toContain("'Bash(rm:*)'");
-    const ls = await tools(["--try", "Bash", '{"command":"ls"}']);
-    expect(ls.code).toBe(4);
-    expect(ls.stdout).toMatch(/^needs approval \(it is not pre-approved\)/);
+    // A read-only command in the working folders runs as a Read there would; a touch asks.
+    expect((await tools(["--try", "Bash", '{"command":"ls"}'])).code).toBe(0);
+    const touch = await tools(["--try", "Bash", '{"command":"touch x"}']);
+    expect(touch.code).toBe(4);
+    expect(touch.stdout).toMatch(/^needs approval \(it is not pre-approved\)/);
     expect((await tools(["--try", "Bash", '{"command":"echo hi"}'])).code).toBe(0);
     expect((await tools(["--try", "Read", '{"file_path":".env"}'])).code).toBe(3);
     expect((await tools(["--try", "Read", '{"file_path":"notes.txt"}'])).code).toBe(0);
     const pushed = await tools(["--try", "Bash", '{"command":"git push"}', "--allowedTools", "Bash(git:*)"]);
     expect(pushed.code).toBe(4);
-    expect((await tools(["--try", "Bash", '{"command":"ls"}', "--allowedTools", "Bash(ls:*)"])).code).toBe(0);
+    expect(
+      (await tools(["--try", "Bash", '{"command":"touch x"}', "--allowedTools", "Bash(touch:*)"])).code,
+    ).toBe(0);
     expect((await tools(["--try", "Bash", '{"command":"ls"}', "--permission-mode", "plan"])).code).toBe(0);
     expect((await tools(["--try", "Write", '{"file_path":"a"}', "--permission-mode", "plan"])).code).toBe(3);
   });
@@ -132,7 +136,7 @@ describe("settings: nothing runs unrestricted by accident", () => {
     fake.push(
       call("Task", { subagent_type: "security-auditor", description: "audit", prompt: "audit" }),
       call("Bash", { command: "rm -rf notes.txt" }),
-      call("Bash", { command: "cat notes.txt" }),
+      call("Bash", { command: "cp notes.txt copy.txt" }),
       text("audited"),
       call("Task", { subagent_type: "license-engineer", description: "x", prompt: "x" }),
       text("done"),
@@ -143,6 +147,7 @@ describe("settings: nothing runs unrestricted by accident", () => {
     expect(told(3)).toMatch(/^Bash needs approval \(it is not pre-approved\), and this run cannot ask/);
     expect(told(5)).toBe("no subagent named 'license-engineer'; loaded: security-auditor.");
     expect(existsSync(path.join(dir, "notes.txt"))).toBe(true);
+    expect(existsSync(path.join(dir, "copy.txt"))).toBe(false);
   });
 
   it("with agent.md, its list is the ceiling and the approval: settings narrow it, never widen it", async ({
@@ -497,15 +502,17 @@ describe("check knows what a run would meet", () => {
     const c = await runCli(["check"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
     const lines = c.stdout.split("\n");
     const find = (s: string) => lines.find((l) => l.includes(s)) ?? "";
-    expect(find("body-command-refused")).toMatch(
-      /^\.claude\/commands\/ship\.md:4:1: error: the command !`git push`/,
+    // Judged at the caller's level (no agent.md): a push needs approval, and check says what to add.
+    expect(find("body-command-asks")).toMatch(
+      /^\.claude\/commands\/ship\.md:4:1: warning: the command !`git push` needs approval .*add 'Bash\(git push:\*\)' to the allowed-tools of \.claude\/commands\/ship\.md:2/,
     );
     expect(lines.some((l) => l.startsWith(".claude/commands/ok.md") && l.includes("error"))).toBe(false);
     expect(find("'Task(reviewr)'")).toContain("warning: 'Task(reviewr)' names no subagent that is loaded");
     expect(find("'Skill(nothing-here)'")).toContain("warning");
     expect(find("'mcp__github__get_issue'")).toContain("names no MCP server");
     expect(find("unknown-model")).toMatch(/lead\.md:4:1: warning: model 'gpt-5' is neither an alias/);
-    expect(c.code).toBe(1);
+    // Warnings only: a line that needs approval is not an error.
+    expect(c.code).toBe(0);
   });
 
   it("a model without a known price shows its cost as unknown, never $0", async ({ dir, fake, env }) => {

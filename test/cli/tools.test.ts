@@ -56,7 +56,7 @@ describe("agentmd tools", () => {
     );
     expect(no.code).toBe(3);
     expect(no.stdout).toBe(
-      "denied (no-pattern-matched): Bash(rm -rf x) is not allowed: this run allows Bash only for: git diff:*. The tool was not executed.\n",
+      "denied (no-pattern-matched): Bash(rm -rf x) is not allowed: this run allows Bash only for: git diff:*. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.\n",
     );
     const push = await runCli(["tools", "--try", "Bash", '{"command":"git push origin main"}'], {
       cwd: CHAIN,

@@ -20,7 +20,7 @@ import { writeFiles } from "../support/tools.js";
 function tier(ask: string, { allow = "", hasMain = true } = {}) {
   const settings = { ...NO_SETTINGS, ask: entries(ask, "settings.json"), allow: allow ? entries(allow) : [] };
   return createApprovals(
-    approvalPolicy({ settings, allow: [], hasMain, workingDirs: ["/proj"], ctx: CTX }),
+    approvalPolicy({ settings, allow: [], mainApproves: hasMain, workingDirs: ["/proj"], ctx: CTX }),
     CTX,
     undefined,
   );

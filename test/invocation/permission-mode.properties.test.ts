@@ -107,7 +107,7 @@ describe("property: no chain of subagents widens the mode it is approved in", ()
             settings: { allow: [], deny: [], ask: [], additionalDirectories: [] } as never,
             mode: session,
             allow: [],
-            hasMain: withMain,
+            mainApproves: withMain,
             workingDirs: [root],
             ctx,
           });

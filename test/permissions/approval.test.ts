@@ -5,7 +5,7 @@ import { NO_SETTINGS } from "../../src/definitions/settings.js";
 import { approvalPolicy } from "../../src/invocation/approvals.js";
 import { type ApprovalPolicy, approve, sessionRuleFor } from "../../src/permissions/approval.js";
 import { loadShellParser } from "../../src/permissions/index.js";
-import { isReadOnlyCommand } from "../../src/tools/builtin/read-only-commands.js";
+import { readOnlyOperands } from "../../src/tools/builtin/read-only-commands.js";
 import { CTX, entries, list, SPECS } from "../support/permissions.js";
 
 const shell = await loadShellParser();
@@ -27,7 +27,7 @@ const policy = (over: Partial<ApprovalPolicy> = {}): ApprovalPolicy => ({
   ...over,
 });
 const readOnly = (input: unknown) =>
-  isReadOnlyCommand((input as { command?: unknown } | undefined)?.command, shell);
+  readOnlyOperands((input as { command?: unknown } | undefined)?.command, shell);
 const verdict = (p: ApprovalPolicy, tool: string, input: Record<string, unknown>) => {
   const a = approve(p, { tool, input }, ctx, [], readOnly);
   return a.kind === "ask" ? `ask: ${a.reason}` : a.kind;
@@ -40,14 +40,37 @@ describe("the approval tier of a call the lists allow", () => {
     ["default", "Grep", { pattern: "x" }, "allowed"],
     ["default", "Task", { subagent_type: "x", prompt: "p", description: "d" }, "allowed"],
     ["default", "Bash", { command: "npm test -- --watch=false" }, "allowed"],
-    ["default", "Bash", { command: "ls" }, "ask: it is not pre-approved"],
+    // Read-only commands run as reads do: when every path they could read is in a working folder.
+    ["default", "Bash", { command: "ls" }, "allowed"],
+    ["default", "Bash", { command: "pwd" }, "allowed"],
+    ["default", "Bash", { command: "git log --oneline -10" }, "allowed"],
+    ["default", "Bash", { command: "git branch --show-current" }, "allowed"],
+    ["default", "Bash", { command: "cat CLAUDE.md | head -5" }, "allowed"],
+    ["default", "Bash", { command: "git diff HEAD" }, "allowed"],
+    ["default", "Bash", { command: "git branch topic" }, "ask: it is not pre-approved"],
+    ["default", "Bash", { command: "git branch -D main" }, "ask: it is not pre-approved"],
+    ["default", "Bash", { command: "cat /etc/passwd" }, "ask: it reads outside the working folders"],
+    ["default", "Bash", { command: "cat ../x" }, "ask: it reads outside the working folders"],
+    ["default", "Bash", { command: "wc -l < /etc/passwd" }, "ask: it reads outside the working folders"],
+    ["default", "Bash", { command: "grep -f/etc/shadow x" }, "ask: it reads outside the working folders"],
+    [
+      "default",
+      "Bash",
+      { command: "sort --files0-from=/etc/x" },
+      "ask: it reads outside the working folders",
+    ],
+    ["default", "Bash", { command: "ls ~" }, "ask: it is not pre-approved"],
+    ["default", "Bash", { command: "sort -o out a" }, "ask: it is not pre-approved"],
+    ["default", "Bash", { command: "ls > out.txt" }, "ask: it is not pre-approved"],
+    ["default", "Bash", { command: "touch /tmp/x" }, "ask: it is not pre-approved"],
     ["default", "Bash", { command: "git push" }, "ask: a permissions.ask rule asks for it each time"],
     ["default", "Edit", { file_path: "/proj/src/a.ts" }, "allowed"],
     ["default", "Edit", { file_path: "/proj/docs/a.md" }, "ask: it is not pre-approved"],
     ["default", "WebFetch", { url: "https://example.com" }, "ask: it is not pre-approved"],
     ["acceptEdits", "Write", { file_path: "/proj/docs/a.md" }, "allowed"],
     ["acceptEdits", "Write", { file_path: "/elsewhere/a.md" }, "ask: it is not pre-approved"],
-    ["acceptEdits", "Bash", { command: "ls" }, "ask: it is not pre-approved"],
+    ["acceptEdits", "Bash", { command: "ls" }, "allowed"],
+    ["acceptEdits", "Bash", { command: "rm a" }, "ask: it is not pre-approved"],
     ["plan", "Read", { file_path: "/etc/hosts" }, "allowed"],
     ["plan", "Bash", { command: "git status" }, "allowed"],
     ["plan", "Bash", { command: "npm test" }, "denied"],
@@ -89,7 +112,7 @@ describe("the approval tier of a call the lists allow", () => {
 describe("settings rules as Claude Code reads them", () => {
   it("an Edit path rule pre-approves every editing tool, a Read rule every reading one", () => {
     const settings = { ...NO_SETTINGS, allow: entries("Edit(src/**), Read(/data/**)") };
-    const p = approvalPolicy({ settings, allow: [], hasMain: false, workingDirs: ["/proj"], ctx: CTX });
+    const p = approvalPolicy({ settings, allow: [], mainApproves: false, workingDirs: ["/proj"], ctx: CTX });
     expect(verdict(p, "Write", { file_path: "/proj/src/a.ts" })).toBe("allowed");
     expect(verdict(p, "Write", { file_path: "/proj/docs/a.md" })).toBe("ask: it is not pre-approved");
     expect(verdict(p, "Grep", { pattern: "x", path: "/data/logs" })).toBe("allowed");
@@ -134,6 +157,48 @@ describe("properties", () => {
     );
   });
 
+  it("in the default mode a command runs unasked only when it only reads, and only inside the working folders", () => {
+    const program = fc.constantFrom(
+      "cat",
+      "ls",
+      "head -n 2",
+      "git log",
+      "git diff --output=out",
+      "grep -r x",
+      "sort -o out",
+      "wc -l",
+    );
+    const word = fc.constantFrom(
+      "a.txt",
+      "src/",
+      "/proj/b",
+      "/etc/passwd",
+      "../up",
+      "src/../../x",
+      "-f/etc/x",
+      "--file=../y",
+      "> out",
+      "< /etc/hosts",
+      "< in.txt",
+      "| tee f",
+      "&& rm -rf src",
+    );
+    const nothing = policy({ preApproved: list(""), ask: null, askGuard: null });
+    fc.assert(
+      fc.property(program, fc.array(word, { maxLength: 3 }), (prog, words) => {
+        const command = [prog, ...words].join(" ");
+        const a = approve(nothing, { tool: "Bash", input: { command } }, ctx, [], readOnly);
+        const outside = /\/etc|\.\.\//.test(command);
+        const writes = /-o out|--output|> out|tee|rm /.test(command);
+        if (a.kind === "allowed") {
+          expect(readOnly({ command })).toBeDefined();
+          expect(outside || writes, command).toBe(false);
+        } else if (!outside && !writes) expect(a.kind, command).toBe("allowed");
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it("plan mode never runs a writing tool or a command that is not read-only", () => {
     fc.assert(
       fc.property(fc.constantFrom(...tools), inputs, fc.boolean(), (tool, input, pre) => {
@@ -141,7 +206,7 @@ describe("properties", () => {
         const a = approve(p, { tool, input }, ctx, [list("Bash, Write")], readOnly);
         if (a.kind === "allowed") {
           expect(["Write", "Edit", "MultiEdit", "WebFetch", "mcp__s__t"]).not.toContain(tool);
-          if (tool === "Bash") expect(readOnly(input)).toBe(true);
+          if (tool === "Bash") expect(readOnly(input)).toBeDefined();
         }
       }),
     );

@@ -1,3 +1,4 @@
+import { AgentmdError } from "../../shared/errors.js";
 import { runProcess } from "../../shared/run-process.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -110,6 +111,4 @@ export async function exportedAwsCredentials(
 }
 
 /** A credential helper that failed: said as it is, never retried as a network fault. */
-export class HelperError extends Error {
-  override readonly name = "HelperError";
-}
+export class HelperError extends AgentmdError {}

@@ -85,6 +85,7 @@ function hasControlCharacter(line: string): boolean {
 interface Collected {
   parts: ShellPart[];
   writes: (string | null)[];
+  reads?: (string | null)[];
   /** The index of the first write that follows a command that may change the working folder. */
   movedFrom?: number;
   network?: string;
@@ -115,13 +116,34 @@ function collect(node: Node, out: Collected, heredoc: boolean): void {
       );
       // Tree nodes are fresh objects on every access: compare ids, not identities.
       const body = node.childForFieldName("body");
+      const at = out.parts.length;
       for (const c of node.namedChildren) if (c) collect(c, out, feeds && c.id === body?.id);
+      addTrailingWords(node, body, out, at);
       return;
     }
     default:
       break;
   }
   for (const c of node.namedChildren) if (c) collect(c, out, false);
+}
+
+/**
+ * Words after a redirection's target are the command's arguments (`git commit > /dev/null --amend`
+ * runs `git commit --amend`), though the grammar reads them as more targets: they join the words of
+ * the command the redirection belongs to. After anything but a simple command bash would not run
+ * the line; it is then a command whose program cannot be read.
+ */
+function addTrailingWords(node: Node, body: Node | null, out: Collected, at: number): void {
+  const trailing = node.namedChildren
+    .filter((c): c is Node => c?.type === "file_redirect")
+    .flatMap((r) => r.childrenForFieldName("destination").slice(1))
+    .filter((w): w is Node => w !== null);
+  if (trailing.length === 0) return;
+  const part = out.parts[at];
+  const words = trailing.map(literal);
+  if (body?.type === "command" && part)
+    out.parts[at] = { ...part, words: [...part.words, ...words], source: node.text };
+  else out.parts.push({ words: [null, ...words], assignments: 0, source: node.text, heredoc: false });
 }
 
 /** `cd`, `pushd`, `popd`, and what may run one in this shell (`builtin cd`, `eval`, `$X`). */
@@ -197,9 +219,10 @@ function assignmentText(node: Node): string | null {
 const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 
 /**
- * A redirection that writes a file adds its path; `2>&1`, `< in`, `> /dev/null` add nothing. One
- * bash opens as a network connection (`/dev/tcp/…`, `/dev/udp/…`), or a read from a path that is
- * not plain text (which may be one), is noted in `network`.
+ * A redirection that writes a file adds its path to `writes`, one that reads a file (`< in`) to
+ * `reads`; `2>&1`, `<&0`, `> /dev/null` add nothing. One bash opens as a network connection
+ * (`/dev/tcp/…`, `/dev/udp/…`), or a read from a path that is not plain text (which may be one),
+ * is noted in `network`.
  */
 function fileRedirect(node: Node, out: Collected): void {
   const op = node.children.find((c) => c && !c.isNamed)?.type ?? "";
@@ -213,6 +236,7 @@ function fileRedirect(node: Node, out: Collected): void {
     if (target === null)
       out.network ??=
         "it redirects from a path that is not plain text, which may be bash's /dev/tcp/… network path";
+    if (op === "<") out.reads = [...(out.reads ?? []), target];
     return;
   }
   if (target !== null && (DEVICES.has(target) || /^\/dev\/fd\/\d+$/.test(target))) return;

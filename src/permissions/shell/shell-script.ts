@@ -22,6 +22,8 @@ export interface ShellScript {
   readonly parts: readonly ShellPart[];
   /** Paths written by redirections (`>`, `>>`, `&>`, `>|`, `<>`), as written; `null` when not plain text. */
   readonly writes: readonly (string | null)[];
+  /** Paths read by redirections (`< in`), as written; `null` when not plain text. Absent: none. */
+  readonly reads?: readonly (string | null)[];
   /** Why the line cannot be read at all (a parse error); then `parts` is empty. */
   readonly unreadable?: string;
   /** Why the line cannot be judged where any pattern applies: bash evaluates a value of it again. */

@@ -12,6 +12,11 @@ interface ReadOnlyRule {
   readonly options?: OptionRule;
   /** For programs with subcommands (git): the read-only ones; anything else is not read-only. */
   readonly subcommands?: ReadonlySet<string>;
+  /**
+   * Subcommands that only read when given nothing but these words (`git branch --show-current`
+   * reads; `git branch x` creates a branch).
+   */
+  readonly onlyWith?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 const ANY: ReadOnlyRule = {};
@@ -125,6 +130,12 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyRule> = new Map<str
         "shortlog",
         "cat-file",
       ]),
+      onlyWith: new Map([
+        [
+          "branch",
+          new Set(["--show-current", "--all", "-a", "--remotes", "-r", "--verbose", "-v", "-vv", "--list"]),
+        ],
+      ]),
     },
   ],
 ]);
@@ -135,19 +146,51 @@ export const READ_ONLY_PROGRAMS: ReadonlyMap<string, ReadOnlyRule> = new Map<str
  * assignment, and every word is plain text. Such calls may run beside each other in a batch.
  */
 export function isReadOnlyCommand(line: unknown, shell: ShellParser): boolean {
-  if (typeof line !== "string" || line.trim() === "") return false;
-  const script = shell.parse(line);
-  if (script.unreadable || script.unjudgeable || script.parts.length === 0 || script.writes.length > 0)
-    return false;
-  return script.parts.every(readOnlyPart);
+  return readOnlyOperands(line, shell) !== undefined;
 }
 
-function readOnlyPart(part: ShellPart): boolean {
-  if (part.assignments > 0 || part.heredoc || literalText(part) === null) return false;
+/**
+ * The words a read-only command line could read as paths, each as written (relative to the working
+ * folder, or absolute): every operand, every value given to an option (`--file=x`, `-fx`), every
+ * file a redirection reads (`< x`). Undefined: the line is not read-only (`isReadOnlyCommand`).
+ * A word that is only a pattern or a number is among them too: judged as a path, it names a file
+ * in the working folder, which reads nothing outside it.
+ */
+export function readOnlyOperands(line: unknown, shell: ShellParser): string[] | undefined {
+  if (typeof line !== "string" || line.trim() === "") return undefined;
+  const script = shell.parse(line);
+  if (script.unreadable || script.unjudgeable || script.parts.length === 0 || script.writes.length > 0)
+    return undefined;
+  const reads = script.reads ?? [];
+  if (reads.some((r) => r === null)) return undefined;
+  const operands: string[] = [...(reads as string[])];
+  for (const part of script.parts) {
+    const words = readOnlyWords(part);
+    if (words === undefined) return undefined;
+    operands.push(...words.flatMap(operandOf));
+  }
+  return operands;
+}
+
+/** The words after the program (and subcommand) of a part that only reads; undefined when it may write. */
+function readOnlyWords(part: ShellPart): string[] | undefined {
+  if (part.assignments > 0 || part.heredoc || literalText(part) === null) return undefined;
   const [program, ...args] = part.words as string[];
   const rule = program === undefined ? undefined : READ_ONLY_PROGRAMS.get(program);
-  if (!rule) return false;
-  if (rule.subcommands && !rule.subcommands.has(args[0] ?? "")) return false;
+  if (!rule) return undefined;
+  const sub = args[0] ?? "";
+  const only = rule.onlyWith?.get(sub);
+  if (only) return args.slice(1).every((a) => only.has(a)) ? [] : undefined;
+  if (rule.subcommands && !rule.subcommands.has(sub)) return undefined;
   const rest = rule.subcommands ? args.slice(1) : args;
-  return rule.options === undefined || !usesNamedOption(rule.options, rest);
+  return rule.options === undefined || !usesNamedOption(rule.options, rest) ? rest : undefined;
+}
+
+/** What of one word could name a file: an operand, an option's value (`--x=v`, `-xv`), not a bare flag. */
+function operandOf(word: string): string[] {
+  if (word === "-" || word === "--" || !word.startsWith("-")) return word === "--" ? [] : [word];
+  const eq = word.indexOf("=");
+  if (eq !== -1) return [word.slice(eq + 1)];
+  if (word.startsWith("--")) return [];
+  return word.length > 2 ? [word.slice(2)] : [];
 }
