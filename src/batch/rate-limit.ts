@@ -6,6 +6,7 @@ import {
   RateLimiterRes,
 } from "rate-limiter-flexible";
 import { type Learnt, memoryLearntLimits, redisLearntLimits } from "./learnt-limits.js";
+import { createPacer, type Pacer } from "./pacer.js";
 import { QUOTAS, type Quota, type RateReport } from "./rate-headers.js";
 
 /** Limits per minute, by quota. */
@@ -25,7 +26,7 @@ export interface RateLimitOptions {
   readonly redis?: { readonly client: Redis; readonly prefix: string };
   /** Limits given (`--rpm`, `--tpm`): kept whatever the headers say. The others are learnt. */
   readonly given?: PerMinute;
-  /** The shortest window a limit is cut in (default 1 s; tests lengthen it to count in one). */
+  /** The shortest window a token limit is cut in (default 1 s; tests lengthen it to count in one). */
   readonly shortestWindowSeconds?: number;
   /** Told when every request is held (a 429's retry-after), with until when. */
   readonly onHold?: (until: number) => void;
@@ -57,7 +58,7 @@ export interface RateLimit {
 }
 
 /**
- * One quota's window: `points` per `seconds`, a minute's limit cut in the shortest windows that
+ * One token quota's window: `points` per `seconds`, a minute's limit cut in the shortest windows that
  * hold a whole share of it (the API enforces a limit per minute over shorter intervals too: 60 a
  * minute may be one a second), losing at most 5% of it to rounding: 1200 a minute is 20 a second,
  * 50 a minute 5 in 6 s.
@@ -84,11 +85,15 @@ const HOLD = "hold";
 /** How often a process waiting for the probe's answer looks whether the limits are known. */
 const PROBE_POLL_MS = 50;
 const LIMITED = new Set([429, 529]);
+/** The share of the request limit the spacing leaves for a request sent late (bench/rate-limit.js). */
+const PACE_HEADROOM = 0.03;
 
 /**
- * The rate limit of every model request of a queue's workers (or of a local batch): requests and
- * tokens per minute as fixed windows counted by `rate-limiter-flexible` (atomic in Redis, shared by
- * every process; or in memory), plus a hold every process sees after a 429.
+ * The rate limit of every model request of a queue's workers (or of a local batch): requests per
+ * minute evenly spaced (`pacer.ts`, GCRA: one place every 60 s / limit, so no second holds more
+ * than its share), tokens per minute as fixed windows counted by `rate-limiter-flexible` (a
+ * request's tokens are only known once answered, and the windows take the correction), both atomic
+ * in Redis, shared by every process, or in memory; plus a hold every process sees after a 429.
  */
 export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   const prefix = o.redis ? o.redis.prefix : "agentmd:rate";
@@ -97,13 +102,24 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       ? new RateLimiterRedis({ storeClient: o.redis.client, keyPrefix: prefix, points, duration: seconds })
       : new RateLimiterMemory({ keyPrefix: prefix, points, duration: seconds });
   const windows = new Map<Quota, Window>();
+  let pace: Pacer | undefined;
+  const setLimit = (quota: Quota, limit: number) => {
+    if (quota !== "requests") {
+      if (windows.get(quota)?.limit !== limit) windows.set(quota, windowFor(quota, limit));
+    } else if (pace?.perMinute !== limit) {
+      const redis = o.redis && { client: o.redis.client, key: `${prefix}:pace:${limit}` };
+      pace = createPacer({ perMinute: limit, headroom: PACE_HEADROOM, ...(redis && { redis }) });
+    }
+  };
+  const limitOf = (quota: Quota) => (quota === "requests" ? pace?.perMinute : windows.get(quota)?.limit);
+  const known = () => windows.size > 0 || pace !== undefined;
   const windowFor = (quota: Quota, limit: number): Window => {
     const { seconds, points } = windowOf(limit, o.shortestWindowSeconds);
     return { quota, limit, seconds, points, key: `${quota}:${seconds}s`, rl: make(points, seconds) };
   };
   for (const q of QUOTAS) {
     const given = o.given?.[q];
-    if (given !== undefined) windows.set(q, windowFor(q, given));
+    if (given !== undefined) setLimit(q, given);
   }
   const hold = make(0, 1);
   const learnt = o.redis ? redisLearntLimits(o.redis.client, prefix) : memoryLearntLimits();
@@ -114,17 +130,35 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   let limited = 0;
   const tickets = new WeakMap<Ticket, readonly Taken[]>();
 
-  const tryTake = async (draw: Draw): Promise<Ticket | number> => {
+  const heldFor = async () => {
     const held = await hold.get(HOLD);
-    if (held && held.consumedPoints > 0 && held.msBeforeNext > 0) return held.msBeforeNext;
+    return held && held.consumedPoints > 0 && held.msBeforeNext > 0 ? held.msBeforeNext : 0;
+  };
+
+  // The request's place in the spacing; a hold begun while it waited for it sends it back.
+  const paced = async (signal?: AbortSignal): Promise<number> => {
+    if (!pace) return 0;
+    const now = Date.now();
+    const start = await pace.reserve(now).catch(() => now); // the store failed: the API still enforces
+    if (start <= now) return 0;
+    pausedUntil = Math.max(pausedUntil, start);
+    await sleepFor(start - now, signal);
+    return signal?.aborted ? 0 : heldFor();
+  };
+
+  const tryTake = async (draw: Draw, signal?: AbortSignal): Promise<Ticket | number> => {
+    const held = await heldFor();
+    if (held > 0) return held;
     let probe = false;
-    if (windows.size === 0 && !unlimited) {
+    if (!known() && !unlimited) {
       apply(await learnt.read());
-      if (windows.size === 0 && !unlimited) {
+      if (!known() && !unlimited) {
         if (!(await learnt.probe())) return PROBE_POLL_MS;
         probe = true;
       }
     }
+    const heldAfter = await paced(signal);
+    if (heldAfter > 0) return heldAfter;
     const taken: Taken[] = [];
     for (const w of windows.values()) {
       // A request larger than a window takes a whole one; its settling charges the rest.
@@ -151,7 +185,6 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
 
   const settle = async (taken: readonly Taken[], used: Draw | undefined) => {
     for (const t of taken) {
-      if (t.w.quota === "requests") continue;
       const diff = (used ? amountOf(t.w.quota, used) : 0) - t.amount;
       if (diff > 0) await charge(t.w, diff);
       else if (diff < 0 && Date.now() < t.until) await t.w.rl.reward(t.w.key, -diff).catch(() => {});
@@ -181,13 +214,14 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     const held = await hold.get(HOLD).catch(() => null);
     if (held && held.consumedPoints > 0 && held.msBeforeNext >= ms) return;
     await hold.block(HOLD, Math.max(1, Math.ceil(ms / 1000))).catch(() => {});
+    // After the hold the requests are spaced from its end, not let go together.
+    await pace?.delayTo(until).catch(() => {});
   };
 
   const apply = (l: Learnt) => {
     for (const q of QUOTAS) {
       const limit = l.limits[q];
-      if (limit === undefined || o.given?.[q] !== undefined) continue;
-      if (windows.get(q)?.limit !== limit) windows.set(q, windowFor(q, limit));
+      if (limit !== undefined && o.given?.[q] === undefined) setLimit(q, limit);
     }
     if (l.none) unlimited = true;
   };
@@ -197,7 +231,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     const limits: Partial<Record<Quota, number>> = {};
     for (const q of QUOTAS) {
       const limit = report[q]?.limit;
-      if (limit !== undefined && windows.get(q)?.limit !== limit) limits[q] = limit;
+      if (limit !== undefined && limitOf(q) !== limit) limits[q] = limit;
     }
     const none = probe && QUOTAS.every((q) => report[q]?.limit === undefined);
     apply({ limits, none });
@@ -208,6 +242,9 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   // The API had less left than the window lets go (another client spends on the key, or the
   // windows run ahead of its bucket): the window keeps to what the API has.
   const align = async (report: RateReport, taken: readonly Taken[]) => {
+    const requests = report.requests;
+    if (pace && requests?.remaining === 0)
+      await pace.delayTo(requests.resetAt ?? Date.now() + 60_000 / pace.perMinute).catch(() => {});
     for (const t of taken) {
       const remaining = report[t.w.quota]?.remaining;
       if (remaining === undefined || windows.get(t.w.quota) !== t.w || Date.now() >= t.until) continue;
@@ -218,7 +255,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   return {
     take: async (draw, signal) => {
       for (;;) {
-        const r = await tryTake(draw);
+        const r = await tryTake(draw, signal);
         if (typeof r !== "number") return r;
         pausedUntil = Math.max(pausedUntil, Date.now() + r);
         if (signal?.aborted) return { settle: async () => {} };
@@ -236,13 +273,15 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       if (ticket) await align(report, tickets.get(ticket) ?? []);
     },
     left: async (quota) => {
+      if (quota === "requests") return pace?.left(Date.now());
       const w = windows.get(quota);
       if (!w) return undefined;
       const res = await w.rl.get(w.key);
       return Math.max(0, w.points - (res?.consumedPoints ?? 0));
     },
     get limits() {
-      return Object.fromEntries([...windows].map(([q, w]) => [q, w.limit]));
+      const tokens = Object.fromEntries([...windows].map(([q, w]) => [q, w.limit]));
+      return pace ? { requests: pace.perMinute, ...tokens } : tokens;
     },
     get pausedUntil() {
       return pausedUntil;

@@ -20,24 +20,22 @@ function streamed(headers: Record<string, string>, usage = { input: 3, output: 2
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe("the rate gate of a local batch (the limit in this process's memory)", () => {
-  it("lets as many requests go as the window of the limit holds; the others wait for the next", async () => {
-    // 60 a minute: windows of 10 s holding 10 requests each.
-    const gate = createRateGate({
-      max: 15,
-      rateLimit: createRateLimit({ given: { requests: 60 }, shortestWindowSeconds: 10 }),
-    });
+  it("spaces the requests evenly: asked at once, one goes and the others wait their places", async () => {
+    // 60 a minute: one a second (fixed windows let a whole window's worth go at once).
+    const gate = createRateGate({ max: 15, rateLimit: createRateLimit({ given: { requests: 60 } }) });
     let sent = 0;
     const fetch = gate.wrap(async () => {
       sent++;
       return new Response("{}");
     });
     const controller = new AbortController();
+    const asked = Date.now();
     const all = Array.from({ length: 15 }, () => fetch("http://x", { signal: controller.signal }));
-    await until(() => sent === 10, { what: "ten requests sent" });
-    for (let i = 0; i < 20; i++) await flush();
-    expect(sent).toBe(10);
+    await until(() => sent === 1, { what: "the first request sent" });
+    // The last of the fifteen has its place 14 s on.
+    await until(() => gate.pausedUntil >= asked + 14_000, { what: "the places reserved" });
+    expect(sent).toBe(1);
     expect(await gate.rateLimit.left("requests")).toBe(0);
-    expect(gate.pausedUntil).toBeGreaterThan(0);
     // Aborted while waiting, the rest are sent at once and fail on their own (here: answered).
     controller.abort();
     await Promise.all(all);
@@ -56,20 +54,41 @@ describe("the rate gate of a local batch (the limit in this process's memory)", 
     const fetch = gate.wrap(async () => streamed(headers, { input: 3, output: 2 }));
     await (await fetch("http://x", { method: "POST", body: "x".repeat(400) })).text();
     expect(limit.limits).toEqual({ requests: 60, tokens: 60 });
-    // Known now: the next request takes its place in both windows (10 requests, 10 tokens per
-    // window), its estimate then corrected to the 3 + 2 tokens it used.
+    // Known now: the next request takes its place (the one after it is a second on) and its
+    // tokens from the window (10 per window), its estimate then corrected to the 3 + 2 it used.
     await (await fetch("http://x", { method: "POST", body: "x" })).text();
-    expect(await limit.left("requests")).toBe(9);
+    expect(await limit.left("requests")).toBe(0);
     await until(async () => (await limit.left("tokens")) === 5, { what: "the tokens corrected to 5 used" });
   });
 
   it("keeps to what the API says is left when that is less than the window's", async () => {
-    const limit = createRateLimit({ given: { requests: 60 }, shortestWindowSeconds: 10 });
+    const limit = createRateLimit({ given: { tokens: 600 }, shortestWindowSeconds: 10 });
     const fetch = createRateGate({ max: 4, rateLimit: limit }).wrap(async () =>
-      streamed({ "anthropic-ratelimit-requests-remaining": "2" }),
+      streamed({ "anthropic-ratelimit-tokens-remaining": "2" }, { input: 1, output: 0 }),
     );
     await (await fetch("http://x")).text();
-    expect(await limit.left("requests")).toBe(2);
+    expect(await limit.left("tokens")).toBe(2);
+  });
+
+  it("gives no request a place before the reset when the API says none is left", async () => {
+    const resetAt = Math.ceil((Date.now() + 60_000) / 1000) * 1000;
+    const gate = createRateGate({ max: 4, rateLimit: createRateLimit({ given: { requests: 6000 } }) });
+    let sent = 0;
+    const fetch = gate.wrap(async () => {
+      sent++;
+      return streamed({
+        "anthropic-ratelimit-requests-remaining": "0",
+        "anthropic-ratelimit-requests-reset": new Date(resetAt).toISOString(),
+      });
+    });
+    await (await fetch("http://x")).text();
+    const controller = new AbortController();
+    const next = fetch("http://x", { signal: controller.signal });
+    // 6000 a minute is one every 10 ms; the next place is at the reset.
+    await until(() => gate.pausedUntil >= resetAt, { what: "the next place at the reset" });
+    expect(sent).toBe(1);
+    controller.abort();
+    await next;
   });
 
   it("holds every request after a 429 with retry-after, until then", async () => {
