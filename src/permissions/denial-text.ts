@@ -20,7 +20,7 @@ function narrowedText(d: Denial): string {
   const by = d.narrowedBy;
   if (!by) return "";
   const label = hopLabel(by);
-  return `${label.charAt(0).toUpperCase()}${label.slice(1)} narrowed this run: its allowed-tools do not allow this call.`;
+  return `${label.startsWith("the ") ? `The ${label.slice(4)}` : label} narrowed this run: its allowed-tools do not allow this call.`;
 }
 
 /** A hop and its file: `the skill 'notes' (skills/notes/SKILL.md)`, or `agent.md` alone. */

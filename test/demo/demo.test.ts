@@ -22,7 +22,7 @@ describe("the demo recording", () => {
     ]);
     expect(lines).toContain("⎿ reviewer (claude-sonnet-5-5, 4 tools)");
     expect(lines).toContain(
-      "  ⏺ Bash rm -rf build → denied: Bash(rm -rf build) is not allowed: this run allows Bash only for: git diff:*. The tool was not executed.",
+      "  ⏺ Bash rm -rf build → denied: Bash(rm -rf build) is not allowed: this run allows Bash only for: git diff:*. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     );
     expect(lines.some((l) => l.startsWith("⏺ Task ") && l.endsWith("→ ok"))).toBe(true);
     expect(lines).toContain("⏺ Skill release-notes v0.1.0 → ok");

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../../shared/is-inside.js";
 import { commandsOf, isAssignment, type SimpleCommand } from "./command-line.js";
@@ -166,7 +166,7 @@ export class Follower {
     for (const cwd of at.cwds) {
       const file = path.resolve(cwd, word);
       if (this.inRoots(file) && isFile(file)) {
-        this.add(file, why);
+        if (readsAsCode(file)) this.add(file, why);
         return;
       }
     }
@@ -245,6 +245,34 @@ function scriptArgument(words: readonly string[]): string | undefined {
 
 const baseName = (program: string) => path.basename(program);
 const oneLine = (s: string) => (s.length > 160 ? `${s.slice(0, 157)}…` : s).replace(/\s+/g, " ");
+
+/**
+ * Files a command names that decide what runs: code and configuration by their ending, a script
+ * with a `#!` line, or an executable. A data file an argument names (a counter, a database, a log
+ * the program writes) is not code: were it listed, every run that writes it would untrust the folder.
+ */
+const CODE_ENDINGS =
+  /\.(?:[cm]?[jt]sx?|py|pyw|sh|bash|zsh|fish|rb|pl|pm|php|lua|tcl|r|jl|go|rs|java|kt|jar|class|wasm|node|so|ps1|bat|cmd|json|jsonc|json5|ya?ml|toml|ini|cfg|conf|env|mk|cmake|gradle|make|properties|xml)$/i;
+
+function readsAsCode(file: string): boolean {
+  if (
+    CODE_ENDINGS.test(file) ||
+    /(^|\/)(?:Makefile|makefile|GNUmakefile|Dockerfile|\.npmrc|\.env[^/]*)$/.test(file)
+  )
+    return true;
+  try {
+    if ((statSync(file).mode & 0o111) !== 0) return true;
+    const fd = openSync(file, "r");
+    try {
+      const head = Buffer.alloc(2);
+      return readSync(fd, head, 0, 2, 0) === 2 && head.toString("latin1") === "#!";
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
 
 function isFile(file: string): boolean {
   try {
