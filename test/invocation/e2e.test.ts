@@ -74,7 +74,7 @@ describe("subagents", () => {
     expect(toolsOf(0)).toEqual(["Bash", "Glob", "Grep", "Read", "Skill", "Task"]);
     expect(toolsOf(1)).toEqual(["Bash", "Glob", "Grep", "Read"]);
     expect(resultText(lastResults(2)[0])).toBe(
-      "Bash(rm -rf x) is not allowed: this run allows Bash only for: git diff:*. The tool was not executed.",
+      "Bash(rm -rf x) is not allowed: this run allows Bash only for: git diff:*. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     );
     expect(resultText(lastResults(3)[0])).toBe("cannot delete");
     const events = jsonLines(r.stdout);
@@ -107,7 +107,7 @@ describe("subagents", () => {
     await cli(["go"]);
     expect(toolsOf(1)).toEqual(["Bash", "Read", "Task"]);
     expect(resultText(lastResults(2)[0])).toBe(
-      "Write is not allowed in this run. The tool was not executed.",
+      "Write is not allowed in this run. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     );
   });
 
@@ -142,7 +142,7 @@ describe("subagents", () => {
     };
     expect(schema.input_schema.properties.subagent_type.enum).toEqual(["reviewer"]);
     expect(resultText(lastResults(2)[0])).toBe(
-      "Task(wide) is not allowed: this run allows Task only for: reviewer. The tool was not executed.",
+      "Task(wide) is not allowed: this run allows Task only for: reviewer. The subagent 'gatekeeper' (agents/gatekeeper.md) narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     );
   });
 
@@ -211,7 +211,9 @@ describe("skills", () => {
     ).toContain("- narrow: Narrows to reading.");
     expect(resultText(lastResults(1)[0])).toContain("Only read now. Topic: x");
     expect(toolsOf(1)).toEqual(["Read"]);
-    expect(resultText(lastResults(2)[0])).toBe("Bash is not allowed in this run. The tool was not executed.");
+    expect(resultText(lastResults(2)[0])).toBe(
+      "Bash is not allowed in this run. The skill 'narrow' (skills/narrow/SKILL.md) narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
+    );
   });
 
   it("main Bash(git:*) → skill Bash(rm:*) is refused: the skill cannot widen its caller", async () => {
@@ -247,7 +249,7 @@ describe("skills", () => {
     await cli(["go"]);
     expect(toolsOf(2)).toEqual(["Read"]);
     expect(resultText(lastResults(3)[0])).toBe(
-      "Write is not allowed in this run. The tool was not executed.",
+      "Write is not allowed in this run. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     );
   });
 
