@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { AnthropicBedrock } from "@anthropic-ai/bedrock-sdk";
 import { AnthropicFoundry } from "@anthropic-ai/foundry-sdk";
 import { AnthropicVertex } from "@anthropic-ai/vertex-sdk";
@@ -9,6 +11,7 @@ import { canonicalModelId, providerModelId } from "../../src/model/providers/pro
 import { ConfigError } from "../../src/shared/errors.js";
 import { type FakeAnthropic, type ScriptStep, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { type FakeProvider, type ProviderKind, startFakeProvider } from "../support/fake-provider.js";
+import { tempDir } from "../support/fixtures.js";
 
 let upstream: FakeAnthropic | undefined;
 let front: FakeProvider | undefined;
@@ -275,6 +278,68 @@ describe("the model seam on each provider", () => {
       kind: "message",
     });
     expect(f.requests[0]?.headers["x-api-key"]).toBe("foundry-key");
+  });
+
+  it("awsCredentialExport's keys sign the requests; after credentials are refused, awsAuthRefresh runs and the request goes again", async () => {
+    let n = 0;
+    const f = await start("bedrock", [hello], {
+      refuse: () =>
+        n++ === 0
+          ? {
+              status: 403,
+              type: "ExpiredTokenException",
+              message: "The security token included in the request is expired",
+            }
+          : undefined,
+    });
+    const { dir, cleanup } = tempDir();
+    try {
+      const exported = JSON.stringify({
+        Credentials: { AccessKeyId: "AKIDEXPORTED", SecretAccessKey: "s", SessionToken: "t" },
+      });
+      const helpers = {
+        awsCredentialExport: { command: `echo '${exported}'`, source: "~/.claude/settings.json" },
+        awsAuthRefresh: { command: "touch refreshed", source: "~/.claude/settings.json" },
+      };
+      const env = {
+        CLAUDE_CODE_USE_BEDROCK: "1",
+        AWS_REGION: "us-east-1",
+        ANTHROPIC_BEDROCK_BASE_URL: f.url,
+        AWS_EC2_METADATA_DISABLED: "true",
+      };
+      const turn = await createAnthropicModel({ env, helpers, cwd: dir, maxRetries: 0 }).turn(
+        ask(),
+        context(),
+      );
+      expect(turn).toMatchObject({ kind: "message" });
+      expect(f.requests.map((r) => String(r.headers.authorization).slice(0, 45))).toEqual([
+        expect.stringContaining("Credential=AKIDEXPORTED/"),
+        expect.stringContaining("Credential=AKIDEXPORTED/"),
+      ]);
+      expect(f.requests[0]?.headers["x-amz-security-token"]).toBe("t");
+      expect(existsSync(path.join(dir, "refreshed"))).toBe(true);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it("a credential command that fails is one line naming it and its file, with no retry", async () => {
+    const f = await start("bedrock", [hello]);
+    const helpers = {
+      awsCredentialExport: { command: "echo nope >&2; exit 3", source: "~/.claude/settings.json" },
+    };
+    const env = { CLAUDE_CODE_USE_BEDROCK: "1", AWS_REGION: "us-east-1", ANTHROPIC_BEDROCK_BASE_URL: f.url };
+    const retries: string[] = [];
+    const turn = await createAnthropicModel({ env, helpers, maxRetries: 2, backoff: () => 1 }).turn(
+      ask(),
+      context(retries),
+    );
+    expect(turn).toMatchObject({ kind: "error" });
+    expect(turn.kind === "error" && turn.message).toBe(
+      "Amazon Bedrock: awsCredentialExport 'echo nope >&2; exit 3' (~/.claude/settings.json) exited 3: nope",
+    );
+    expect(retries).toEqual([]);
+    expect(f.requests).toHaveLength(0);
   });
 
   it("Bedrock offers no web search tool: it is left out, said once", async () => {
