@@ -155,15 +155,12 @@ function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
       const quoted = quoteIntoCommand(written, "ARG", shell);
       if (!quoted.ok) continue;
       const found = bodyCall(judge, def, { tool: "Bash", input: { command: quoted.command } }, facts);
+      const said = `the command !\`${written}\` ${found?.message}`;
       if (found)
         out.push(
-          diagnostic(
-            def,
-            lineOf(m.index),
-            found.severity,
-            found.severity === "error" ? "body-command-refused" : "body-command-asks",
-            `the command !\`${written}\` ${found.message}`,
-          ),
+          found.severity === "error"
+            ? diagnostic(def, lineOf(m.index), "error", "body-command-refused", said)
+            : diagnostic(def, lineOf(m.index), "warning", "body-command-asks", said),
         );
     }
     for (const m of body.matchAll(ATTACHMENT)) {
@@ -171,15 +168,12 @@ function bodyCalls(facts: ProjectFacts, shell: ShellParser): Diagnostic[] {
       const file = path.resolve(projectDir, rel.startsWith("~/") ? path.join(ctx.home, rel.slice(2)) : rel);
       if (!isFile(file)) continue;
       const found = bodyCall(judge, def, { tool: "Read", input: { file_path: file } }, facts);
+      const said = `@${rel} ${found?.message.replace(/^would be refused/, "would not be attached")}`;
       if (found)
         out.push(
-          diagnostic(
-            def,
-            lineOf(m.index),
-            found.severity,
-            found.severity === "error" ? "body-file-refused" : "body-file-asks",
-            `@${rel} ${found.message.replace(/^would be refused/, "would not be attached")}`,
-          ),
+          found.severity === "error"
+            ? diagnostic(def, lineOf(m.index), "error", "body-file-refused", said)
+            : diagnostic(def, lineOf(m.index), "warning", "body-file-asks", said),
         );
     }
   }

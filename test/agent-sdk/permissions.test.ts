@@ -67,7 +67,8 @@ describe("SDK permission options under agent.md and the settings", () => {
       text("ok"),
       write("edits.txt"),
       text("ok"),
-      call("Bash", { command: "ls" }),
+      // Not a read-only command (those run unasked in every mode but plan's refusal of writes).
+      call("Bash", { command: "touch made.txt" }),
       text("ok"),
     );
     const plan = await sdkQuery("w", { cwd: dir, env, permissionMode: "plan" });
@@ -80,5 +81,6 @@ describe("SDK permission options under agent.md and the settings", () => {
     expect(ofType(edits, "result")[0]?.permission_denials).toEqual([]);
     expect(initOf(dontAsk)?.permissionMode).toBe("dontAsk");
     expect(ofType(dontAsk, "result")[0]?.permission_denials).toHaveLength(1);
+    expect(existsSync(path.join(dir, "made.txt"))).toBe(false);
   });
 });

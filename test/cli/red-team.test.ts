@@ -39,7 +39,9 @@ describe("1. the project root", () => {
     });
     fake.push(call("Bash", { command: "touch pwned" }), text("done"));
     await run(["go"], path.join(dir, "src"));
-    expect(told(1)).toBe("Bash is not allowed in this run. The tool was not executed.");
+    expect(told(1)).toBe(
+      "Bash is not allowed in this run. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
+    );
     expect(existsSync(path.join(dir, "src", "pwned"))).toBe(false);
   });
 

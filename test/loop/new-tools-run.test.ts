@@ -123,7 +123,7 @@ describe("LS in a run", () => {
     expect(resultText(resultsSent(f, 1)[0])).toBe(`${dir}/src/\n  a.ts\n  b.ts`);
     expect(resultsSent(f, 2)[0]?.is_error).toBe(true);
     expect(resultText(resultsSent(f, 2)[0])).toBe(
-      `LS(${dir}) is not allowed: this run allows LS only for: src/**. The tool was not executed.`,
+      `LS(${dir}) is not allowed: this run allows LS only for: src/**. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.`,
     );
   });
 });
@@ -193,7 +193,7 @@ describe("background commands end with their run", () => {
     const sent = resultsSent(fake as FakeAnthropic, 1)[0];
     expect(sent?.is_error).toBe(true);
     expect(resultText(sent)).toBe(
-      `Bash(${m.command}) is not allowed: its command 'sleep ${m.token}' matches none of the patterns: this run allows Bash only for: git:*. The tool was not executed.`,
+      `Bash(${m.command}) is not allowed: its command 'sleep ${m.token}' matches none of the patterns: this run allows Bash only for: git:*. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.`,
     );
     expect(processWith(m.token)).toBe(false);
   });

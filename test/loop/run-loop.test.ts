@@ -144,9 +144,11 @@ describe("the run loop against a fake Anthropic server", () => {
     ]);
     expect(sent[0]?.content).toBe("     1\talpha");
     expect(sent[1]?.content).toBe(
-      "Bash(rm -rf ./no-such-dir) is not allowed: this run allows Bash only for: git:*. The tool was not executed.",
+      "Bash(rm -rf ./no-such-dir) is not allowed: this run allows Bash only for: git:*. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     );
-    expect(sent[2]?.content).toBe("Teleport is not allowed in this run. The tool was not executed.");
+    expect(sent[2]?.content).toBe(
+      "Teleport is not allowed in this run. agent.md narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
+    );
     expect(sent[3]?.content).toBe(
       "Invalid input for Read: unknown parameter 'file_paht' — did you mean 'file_path'? The tool was not executed.",
     );

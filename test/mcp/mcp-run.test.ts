@@ -67,7 +67,7 @@ describe("a project's MCP server, allowed in agent.md and narrowed by a subagent
     expect(toolsOf(fake, 1)).toEqual(["mcp__github__get_issue"]);
     const [denied, got] = resultsSent(fake, 2);
     expect(resultText(denied)).toBe(
-      "mcp__github__create_issue is not allowed in this run. The tool was not executed.",
+      "mcp__github__create_issue is not allowed in this run. The subagent 'triage' (agents/triage.md) narrowed this run: its allowed-tools do not allow this call. The tool was not executed.",
     );
     expect(resultText(got)).toBe("issue #7: the build is red");
     expect(ofType(events, "tool_end").map((e) => [e.name, e.decision])).toEqual([
