@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { WriteError } from "./errors.js";
+import { isAlive } from "./process-identity.js";
 import { writeError } from "./write-whole.js";
 
 /**
@@ -101,7 +102,7 @@ function readHolder(lock: string): Holder | undefined {
 export function isStale(held: Holder, staleMs: number): boolean {
   if (held.ageMs > staleMs) return true;
   if (held.pid === undefined || held.host !== hostname()) return false;
-  return held.pid === process.pid || !alive(held.pid);
+  return held.pid === process.pid || !isAlive({ pid: held.pid });
 }
 
 /** Renames the stale lock aside; when what was renamed is not what was judged, puts it back. */
@@ -118,15 +119,6 @@ function takeOver(lock: string, judged: string): void {
     // A third process made a new lock meanwhile: that one holds it.
   } finally {
     rmSync(aside, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
