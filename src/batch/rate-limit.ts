@@ -147,6 +147,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   };
 
   const tryTake = async (draw: Draw, signal?: AbortSignal): Promise<Ticket | number> => {
+    const wasKnown = known() || unlimited;
     const held = await heldFor();
     if (held > 0) return held;
     let probe = false;
@@ -155,6 +156,15 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       if (!known() && !unlimited) {
         if (!(await learnt.probe())) return PROBE_POLL_MS;
         probe = true;
+      }
+    }
+    // The answer that taught the limits (or ended the probe) may have been a 429: its hold is
+    // written before them, so once they are seen the hold is looked for again.
+    if (!wasKnown) {
+      const heldNow = await heldFor();
+      if (heldNow > 0) {
+        if (probe) await learnt.endProbe();
+        return heldNow;
       }
     }
     const heldAfter = await paced(signal);
