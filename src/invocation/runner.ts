@@ -97,6 +97,8 @@ export interface Runner {
    * beyond the lists). Throws a ConfigError for bypassPermissions when the settings turn it off.
    */
   setPermissionMode(mode: PermissionMode): void;
+  /** The mode calls are approved in now, and whether the settings let bypassPermissions be chosen. */
+  permissionModes(): { readonly current: PermissionMode; readonly bypass: boolean };
   /**
    * `/compact`: the session's conversation, summarised by the model, as the start of a new
    * session (its transcript begins with the summary). Contract: never rejects.
@@ -192,6 +194,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const budgetOf = sessionBudgets(options, core.settings.maxBudgetUsd);
   // OpenTelemetry is loaded only when the environment (or the settings' env) turns tracing on.
   const tracing = openTracing(core.env);
+  let currentMode = core.permissionMode as PermissionMode;
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -248,7 +251,11 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
-    setPermissionMode: (mode) => setPermissionMode(core, mode),
+    setPermissionMode: (mode) => {
+      setPermissionMode(core, mode);
+      currentMode = mode;
+    },
+    permissionModes: () => ({ current: currentMode, bypass: !core.claude.bypassDisabled }),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
     endSession: (sessionId, reason, onWarning) => {
