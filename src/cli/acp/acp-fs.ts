@@ -13,8 +13,19 @@ export function editorFs(
   can: { readonly read: boolean; readonly write: boolean },
 ): ToolFs {
   const { readStream: _, ...disk } = NODE_FS;
+  // What the editor holds that the disk may not yet (a new file in an unsaved buffer), as a file.
+  const held = new Map<string, { size: number; mtimeMs: number }>();
   return {
     ...disk,
+    async stat(p) {
+      try {
+        return await NODE_FS.stat(p);
+      } catch (e) {
+        const h = held.get(p);
+        if (!h) throw e;
+        return { isFile: () => true, isDirectory: () => false, ...h };
+      }
+    },
     async readFile(p) {
       if (!can.read) return NODE_FS.readFile(p);
       const saved = await NODE_FS.readFile(p).catch(() => undefined);
@@ -32,6 +43,7 @@ export function editorFs(
     async writeFile(p, data) {
       if (!can.write) return NODE_FS.writeFile(p, data);
       await client.request("fs/write_text_file", { sessionId, path: p, content: data });
+      held.set(p, { size: Buffer.byteLength(data), mtimeMs: Date.now() });
     },
   };
 }
