@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect } from "vitest";
@@ -30,6 +30,12 @@ const call = (name: string, input: unknown, id = `call-${name}`) => ({
 /** The tool results the model was sent in its last request, as one text. */
 function lastResults(requests: readonly { body: { messages: readonly unknown[] } }[]): string {
   return JSON.stringify(requests.at(-1)?.body.messages.at(-1));
+}
+
+/** Whether a process runs with exactly this command line. */
+function sleeping(commandLine: string): boolean {
+  const ps = spawnSync("ps", ["-eo", "args"], { encoding: "utf8" });
+  return ps.stdout.split("\n").some((l) => l.trim() === commandLine);
 }
 
 async function newSession(editor: AcpEditor, cwd: string) {
@@ -255,6 +261,25 @@ describe("agentmd acp", () => {
     expect(after.stopReason).toBe("end_turn");
     editor.child.stdin?.end();
     expect(await editor.exited).toBe(0);
+  });
+
+  it("the end of standard input during a turn ends the agent with nothing left running", async ({
+    project,
+    env,
+    fake,
+  }) => {
+    const dir = project(PROJECT);
+    fake.push(call("Bash", { command: "sleep 37.25" }));
+    const editor = startEditor({ cwd: dir, env });
+    await initialize(editor);
+    const { sessionId } = await newSession(editor, dir);
+    void editor.connection.agent
+      .request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sleep" }] })
+      .catch(() => {});
+    await until(() => sleeping("sleep 37.25"), { what: "the command to start" });
+    editor.child.stdin?.end();
+    expect(await editor.exited).toBe(0);
+    await until(() => !sleeping("sleep 37.25"), { what: "the command to end" });
   });
 
   it("cancel during the model's answer ends the turn cancelled", async ({ project, env, fake }) => {

@@ -112,7 +112,7 @@ export async function runAcp(options: SessionOptions, io: RunIo): Promise<number
       return {};
     })
     .onNotification("session/cancel", async ({ params }) => {
-      (await sessions.get(params.sessionId))?.driver.cancel();
+      await (await sessions.get(params.sessionId))?.driver.cancel();
     });
   const connection = app.connect(ndJsonStream(writableOf(io), readableOf(stdin)));
   const unhook = io.onInterrupt?.(() => connection.close());

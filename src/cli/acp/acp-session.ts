@@ -163,7 +163,7 @@ export async function openAcpSession(
       for (const e of events) for (const update of mapper.replay(e)) await send(update);
     },
     async close() {
-      driver.cancel();
+      await driver.cancel();
       await driver.end("other", (m) => io.stderr.write(`agentmd: warning: ${printable(m)}\n`));
       await terminals?.close();
       await runner.close();

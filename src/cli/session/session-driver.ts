@@ -31,8 +31,11 @@ export interface SessionDriver {
   turn(input: Content, onEvent: (event: RunEvent) => void): Promise<RunResult>;
   /** The running turn's signal (aborted by `cancel`), or undefined between turns. */
   signal(): AbortSignal | undefined;
-  /** Stops the running turn (its running tool too); the session goes on with the next turn. */
-  cancel(): void;
+  /**
+   * Stops the running turn (its running tool too); resolves once it has ended. The session goes on
+   * with the next turn.
+   */
+  cancel(): Promise<void>;
   /** The mode now, and whether bypassPermissions may be chosen (the settings may turn it off). */
   modes(): { readonly current: PermissionMode; readonly available: readonly PermissionMode[] };
   /** Later calls are approved in `mode`, never beyond the lists. Throws a ConfigError when it is turned off. */
@@ -54,29 +57,38 @@ export interface DriverOptions {
 export function driveSession(runner: Runner, options: DriverOptions): SessionDriver {
   let started = options.resumed === true;
   let current: AbortController | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const runTurn = async (input: Content, onEvent: (event: RunEvent) => void): Promise<RunResult> => {
+    const controller = new AbortController();
+    current = controller;
+    try {
+      const handle = runner.run(input, {
+        signal: controller.signal,
+        ...(started ? { resume: options.sessionId } : { sessionId: options.sessionId }),
+        ...(options.agent && { agent: options.agent }),
+      });
+      for await (const event of handle) onEvent(event);
+      const result = await handle.result();
+      started ||= result.transcript !== undefined;
+      return result;
+    } finally {
+      if (current === controller) current = undefined;
+    }
+  };
   return {
     runner,
     sessionId: options.sessionId,
     busy: () => current !== undefined,
-    async turn(input, onEvent) {
-      const controller = new AbortController();
-      current = controller;
-      try {
-        const handle = runner.run(input, {
-          signal: controller.signal,
-          ...(started ? { resume: options.sessionId } : { sessionId: options.sessionId }),
-          ...(options.agent && { agent: options.agent }),
-        });
-        for await (const event of handle) onEvent(event);
-        const result = await handle.result();
-        started ||= result.transcript !== undefined;
-        return result;
-      } finally {
-        if (current === controller) current = undefined;
-      }
+    turn(input, onEvent) {
+      const turn = runTurn(input, onEvent);
+      running = turn.catch(() => {});
+      return turn;
     },
     signal: () => current?.signal,
-    cancel: () => current?.abort(),
+    cancel: () => {
+      current?.abort();
+      return running.then(() => {});
+    },
     modes() {
       const { current: mode, bypass } = runner.permissionModes();
       const all: PermissionMode[] = ["default", "acceptEdits", "plan"];
