@@ -13,16 +13,13 @@ import { findProjectRoot } from "../../definitions/discover.js";
 import { checkSessionId, newSessionId, sessionFile, sessionsDir } from "../../loop/transcript.js";
 import { AgentmdError } from "../../shared/errors.js";
 import type { RunIo } from "../commands/run-command.js";
-import { type OptionTable, optionsHelp } from "../flags/option-table.js";
-import { SESSION_FLAGS, type SessionOptions } from "../flags/session-flags.js";
+import { optionsHelp } from "../flags/option-table.js";
+import { ACP_FLAGS, type SessionOptions } from "../flags/session-flags.js";
 import { printable } from "../terminal/printable.js";
 import { VERSION } from "../version.js";
 import { type AcpSession, openAcpSession } from "./acp-session.js";
 
-const { continue: _c, resume: _r, verbose: _v, cwd: _d, "json-schema": _j, ...ACP_OWN } = SESSION_FLAGS;
-
-/** `agentmd acp`'s flags: those of a conversation, but for the session's choice (the editor's). */
-export const ACP_FLAGS = ACP_OWN satisfies OptionTable;
+export { ACP_FLAGS };
 
 export const ACP_HELP = `Usage: agentmd acp [options]
 
