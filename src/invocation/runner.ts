@@ -147,6 +147,18 @@ function setPermissionMode(core: Core, mode: Parameters<Runner["setPermissionMod
   core.approval.setMode?.(mode);
 }
 
+/** The session's permission mode: set (as the Agent SDK's `setPermissionMode`), and told. */
+function modeControl(core: Core): Pick<Runner, "setPermissionMode" | "permissionModes"> {
+  let current = core.permissionMode as PermissionMode;
+  return {
+    setPermissionMode: (mode) => {
+      setPermissionMode(core, mode);
+      current = mode;
+    },
+    permissionModes: () => ({ current, bypass: !core.claude.bypassDisabled }),
+  };
+}
+
 /**
  * Ends the sessions still open (their SessionEnd hooks), stops the MCP servers and sends the last
  * spans before the process exits (Ctrl-C and SIGTERM end runs, then close). Never rejects.
@@ -194,7 +206,6 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const budgetOf = sessionBudgets(options, core.settings.maxBudgetUsd);
   // OpenTelemetry is loaded only when the environment (or the settings' env) turns tracing on.
   const tracing = openTracing(core.env);
-  let currentMode = core.permissionMode as PermissionMode;
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -251,11 +262,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
-    setPermissionMode: (mode) => {
-      setPermissionMode(core, mode);
-      currentMode = mode;
-    },
-    permissionModes: () => ({ current: currentMode, bypass: !core.claude.bypassDisabled }),
+    ...modeControl(core),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
     endSession: (sessionId, reason, onWarning) => {
