@@ -5,6 +5,7 @@ import { describe, expect } from "vitest";
 import { type AcpEditor, initialize, startEditor } from "../support/acp-client.js";
 import { it } from "../support/fixture.js";
 import { REPO_ROOT } from "../support/fixtures.js";
+import { stdioServer } from "../support/mcp.js";
 import { until } from "../support/until.js";
 
 // `agentmd acp` end to end: the built CLI, started as an editor starts it, driven by the Agent
@@ -198,6 +199,67 @@ describe("agentmd acp", () => {
     expect(editor.asked.map((q) => q.toolCall.toolCallId)).toEqual(["call-Write"]);
     expect(ends.find((u) => u.toolCallId === "call-Write")?.status).toBe("failed");
     expect(existsSync(path.join(dir, "x.txt"))).toBe(false);
+    editor.child.stdin?.end();
+    expect(await editor.exited).toBe(0);
+  });
+
+  it("'allow always' is the REPL's: calls like it are not asked about again in the session", async ({
+    project,
+    env,
+    fake,
+  }) => {
+    // No list in agent.md: Claude Code's default tier, where a command that writes asks.
+    const dir = project({ "agent.md": "---\nname: main\n---\nYou help.\n" });
+    fake.push(
+      call("Bash", { command: "touch a.txt" }, "touch-a"),
+      call("Bash", { command: "touch b.txt" }, "touch-b"),
+      call("Bash", { command: "mkdir c" }, "mkdir-c"),
+      text("done"),
+    );
+    const editor = startEditor({
+      cwd: dir,
+      env,
+      answer: (q) => (q.toolCall.toolCallId === "touch-a" ? "allow_always" : "reject_once"),
+    });
+    await initialize(editor);
+    const { sessionId } = await newSession(editor, dir);
+    await editor.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    expect(editor.asked.map((q) => q.toolCall.toolCallId)).toEqual(["touch-a", "mkdir-c"]);
+    expect(existsSync(path.join(dir, "b.txt"))).toBe(true);
+    expect(existsSync(path.join(dir, "c"))).toBe(false);
+    editor.child.stdin?.end();
+    expect(await editor.exited).toBe(0);
+  });
+
+  it("the editor's MCP servers run under agent.md's list like any server", async ({ project, env, fake }) => {
+    const dir = project({ "agent.md": "---\nname: main\nallowed-tools: mcp__ed__echo\n---\nYou help.\n" });
+    fake.push(
+      call("mcp__ed__whoami", {}, "who"),
+      call("mcp__ed__echo", { text: "from the editor's server" }, "echo"),
+      text("done"),
+    );
+    const editor = startEditor({ cwd: dir, env });
+    await initialize(editor);
+    const server = stdioServer("basic");
+    const { sessionId } = await editor.connection.agent.request("session/new", {
+      cwd: dir,
+      mcpServers: [{ name: "ed", command: server.command, args: server.args, env: [] }],
+    });
+    await editor.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    const offered = (fake.requests[0]?.body.tools ?? []).map((t) => ("name" in t ? t.name : ""));
+    expect(offered).toContain("mcp__ed__echo");
+    expect(offered).not.toContain("mcp__ed__whoami");
+    const ends = editor.of(sessionId, "tool_call_update");
+    expect(ends.find((u) => u.toolCallId === "who")?.status).toBe("failed");
+    expect(ends.find((u) => u.toolCallId === "echo")?.status).toBe("completed");
+    expect(lastResults(fake.requests)).toContain("from the editor's server");
+    expect(editor.asked).toEqual([]);
     editor.child.stdin?.end();
     expect(await editor.exited).toBe(0);
   });
