@@ -51,7 +51,11 @@ describe("agentmd acp", () => {
   }) => {
     const dir = project(PROJECT);
     fake.push({
-      ...text("Hello from agentmd"),
+      kind: "message",
+      content: [
+        { type: "thinking", thinking: "They greet me." },
+        { type: "text", text: "Hello from agentmd" },
+      ],
       usage: { input_tokens: 100, output_tokens: 20 },
     });
     const editor = startEditor({ cwd: dir, env });
@@ -80,6 +84,9 @@ describe("agentmd acp", () => {
       .map((u) => (u.content.type === "text" ? u.content.text : ""))
       .join("");
     expect(said).toBe("Hello from agentmd");
+    expect(editor.of(sessionId, "agent_thought_chunk").map((u) => u.content)).toEqual([
+      { type: "text", text: "They greet me." },
+    ]);
     expect(editor.of(sessionId, "usage_update").at(-1)).toMatchObject({ used: 120, size: 200_000 });
     const commands = await until(() => editor.of(sessionId, "available_commands_update")[0], {
       what: "the commands",
@@ -359,6 +366,28 @@ describe("agentmd acp", () => {
     expect((await turn).stopReason).toBe("cancelled");
     editor.child.stdin?.end();
     expect(await editor.exited).toBe(0);
+  });
+
+  it("says why a turn ended: max_tokens, max_turn_requests, refusal", async ({ project, env, fake }) => {
+    const dir = project(PROJECT);
+    const turnOf = async (args: string[], ...steps: Parameters<typeof fake.push>) => {
+      const editor = startEditor({ cwd: dir, env, args });
+      await initialize(editor);
+      const { sessionId } = await newSession(editor, dir);
+      fake.push(...steps);
+      const r = await editor.connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "go" }],
+      });
+      editor.child.stdin?.end();
+      expect(await editor.exited).toBe(0);
+      return r.stopReason;
+    };
+    expect(await turnOf([], { ...text("cut off in the mid"), stopReason: "max_tokens" })).toBe("max_tokens");
+    expect(await turnOf(["--max-turns", "1"], call("Read", { file_path: path.join(dir, "notes.txt") }))).toBe(
+      "max_turn_requests",
+    );
+    expect(await turnOf([], { ...text(""), stopReason: "refusal" })).toBe("refusal");
   });
 
   it("changes mode with session/set_mode, and offers no bypassPermissions where the settings turn it off", async ({

@@ -223,7 +223,8 @@ export function stopReasonOf(r: RunResult): StopReason | undefined {
     case "declined":
       return "refusal";
     case "limit":
-      return r.limit === "max_tokens" ? "max_tokens" : "max_turn_requests";
+      // A text cut off by max_tokens ends the run `limit` without a kind; the other limits name theirs.
+      return r.limit === undefined || r.limit === "max_tokens" ? "max_tokens" : "max_turn_requests";
     default:
       return undefined;
   }
