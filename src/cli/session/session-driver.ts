@@ -28,7 +28,7 @@ export interface SessionDriver {
    * A turn: `input` (a prompt, or `/name args` as typed in the REPL) runs in the session, each event
    * given to `onEvent` as it comes. Rejects with a SessionError when the session cannot be continued.
    */
-  turn(input: Content, onEvent: (event: RunEvent) => void): Promise<RunResult>;
+  turn(input: Content, onEvent: (event: RunEvent) => void, options?: TurnOptions): Promise<RunResult>;
   /** The running turn's signal (aborted by `cancel`), or undefined between turns. */
   signal(): AbortSignal | undefined;
   /**
@@ -46,6 +46,13 @@ export interface SessionDriver {
   end(reason: string, onWarning?: (message: string) => void): Promise<void>;
 }
 
+export interface TurnOptions {
+  /** The main agent's model for this turn (an id or alias), over the runner's. */
+  readonly model?: string | undefined;
+  /** A stop of the caller's own (a terminal's Ctrl-C), beside `cancel`. */
+  readonly signal?: AbortSignal;
+}
+
 export interface DriverOptions {
   readonly sessionId: string;
   /** The session has turns already (a saved one being continued). */
@@ -58,12 +65,17 @@ export function driveSession(runner: Runner, options: DriverOptions): SessionDri
   let started = options.resumed === true;
   let current: AbortController | undefined;
   let running: Promise<unknown> = Promise.resolve();
-  const runTurn = async (input: Content, onEvent: (event: RunEvent) => void): Promise<RunResult> => {
+  const runTurn = async (
+    input: Content,
+    onEvent: (event: RunEvent) => void,
+    turn: TurnOptions,
+  ): Promise<RunResult> => {
     const controller = new AbortController();
     current = controller;
     try {
       const handle = runner.run(input, {
-        signal: controller.signal,
+        signal: turn.signal ? AbortSignal.any([controller.signal, turn.signal]) : controller.signal,
+        ...(turn.model && { model: turn.model }),
         ...(started ? { resume: options.sessionId } : { sessionId: options.sessionId }),
         ...(options.agent && { agent: options.agent }),
       });
@@ -79,8 +91,8 @@ export function driveSession(runner: Runner, options: DriverOptions): SessionDri
     runner,
     sessionId: options.sessionId,
     busy: () => current !== undefined,
-    turn(input, onEvent) {
-      const turn = runTurn(input, onEvent);
+    turn(input, onEvent, options = {}) {
+      const turn = runTurn(input, onEvent, options);
       running = turn.catch(() => {});
       return turn;
     },
