@@ -82,7 +82,7 @@ async function azureCliToken(env: Env, cwd: string): Promise<{ token: string; un
     maxChars: 64_000,
   });
   if (r.kind === "exited" && r.code === 127)
-    throw new ProviderSetupError(`has no key and found no way to sign in: ${WAYS_TO_SIGN_IN}`);
+    throw new ProviderSetupError(`no key, and no way to sign in was found: ${WAYS_TO_SIGN_IN}`);
   const said = r.stderr.text().trim().split("\n").slice(-2).join(" ");
   if (r.kind !== "exited" || r.code !== 0) {
     const how = r.kind === "exited" ? `exited ${r.code}` : r.kind === "timed-out" ? "did not finish" : r.kind;
