@@ -84,10 +84,11 @@ const COUNTING_AZ = (dir: string) =>
     `echo "{\\"accessToken\\": \\"entra-$n\\", \\"expires_on\\": $(( $(date +%s) + 3600 )), \\"tokenType\\": \\"Bearer\\"}"`,
   ].join("\n");
 
-const foundryEnv = (url: string, bin: string) => ({
+/** Foundry without a key; `bin` first on PATH (alone when `only`: no Azure CLI anywhere). */
+const foundryEnv = (url: string, bin: string, only = false) => ({
   CLAUDE_CODE_USE_FOUNDRY: "1",
   ANTHROPIC_FOUNDRY_BASE_URL: url,
-  PATH: bin,
+  PATH: only ? bin : `${bin}:${process.env.PATH ?? ""}`,
 });
 
 describe("Microsoft Foundry without a key: Microsoft Entra ID", () => {
@@ -124,9 +125,9 @@ describe("Microsoft Foundry without a key: Microsoft Entra ID", () => {
     try {
       fake.push(text("renewed"));
       const r = await cli(["-p", "go"], { env: foundryEnv(f.url, azOnPath(dir, COUNTING_AZ(dir))) });
+      expect(f.requests.map((q) => q.headers.authorization)).toEqual(["Bearer entra-1", "Bearer entra-2"]);
       expect(r.stderr).toBe("");
       expect(r.stdout).toBe("renewed\n");
-      expect(f.requests.map((q) => q.headers.authorization)).toEqual(["Bearer entra-1", "Bearer entra-2"]);
     } finally {
       await f.close();
     }
@@ -160,10 +161,10 @@ describe("Microsoft Foundry without a key: Microsoft Entra ID", () => {
     const f = await front("foundry");
     const empty = path.join(dir, "empty-bin");
     mkdirSync(empty);
-    const r = await cli(["-p", "go"], { env: foundryEnv(f.url, empty) });
+    const r = await cli(["-p", "go"], { env: foundryEnv(f.url, empty, true) });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^Microsoft Foundry: no key, and no way to sign in was found: set ANTHROPIC_FOUNDRY_API_KEY, or sign in to Microsoft Entra ID with the Azure CLI \(`az login`\), or install @azure\/identity/,
+      /^agentmd: Microsoft Foundry: no key, and no way to sign in was found: set ANTHROPIC_FOUNDRY_API_KEY, or sign in to Microsoft Entra ID with the Azure CLI \(`az login`\), or install @azure\/identity/,
     );
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(f.requests).toHaveLength(0);
@@ -242,7 +243,7 @@ describe("Google Vertex AI's sign-in never asks the metadata server where the cr
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /^Google Vertex AI: has no credentials to use: run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS/,
+      /^agentmd: Google Vertex AI: has no credentials to use: run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS/,
     );
     expect(r.stderr).not.toMatch(/MetadataLookupWarning|Warning/);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
@@ -299,7 +300,7 @@ describe("an install without the provider clients", () => {
     const run = await cli(["-p", "go"], { entry, env: bedrock });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      "Amazon Bedrock: its client @anthropic-ai/bedrock-sdk is not installed: run `npm install -g @anthropic-ai/bedrock-sdk` (or `npm install @anthropic-ai/bedrock-sdk` in the project whose agentmd runs)\n",
+      "agentmd: Amazon Bedrock: its client @anthropic-ai/bedrock-sdk is not installed: run `npm install -g @anthropic-ai/bedrock-sdk` (or `npm install @anthropic-ai/bedrock-sdk` in the project whose agentmd runs)\n",
     );
     const check = await cli(["check"], { entry, env: bedrock });
     expect(check.stdout).toContain(
@@ -309,7 +310,7 @@ describe("an install without the provider clients", () => {
       entry,
       env: { CLAUDE_CODE_USE_VERTEX: "1", CLOUD_ML_REGION: "global", ANTHROPIC_VERTEX_PROJECT_ID: "p" },
     });
-    expect(vertex.stderr).toMatch(/^Google Vertex AI: its client @anthropic-ai\/vertex-sdk is not installed/);
+    expect(vertex.stderr).toMatch(/^agentmd: Google Vertex AI: its client @anthropic-ai\/vertex-sdk is not installed/);
     expect(fake.requests).toHaveLength(1);
   });
 });
