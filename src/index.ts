@@ -33,7 +33,7 @@ function withNames(options: LoadOptions): LoadOptions {
   return options.toolNames ? options : { ...options, toolNames: builtinToolNames() };
 }
 
-export { UsageError } from "./cli/usage-error.js";
+export { UsageError } from "./cli/flags/usage-error.js";
 export {
   classify,
   type DefinitionInput,

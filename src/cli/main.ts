@@ -1,16 +1,16 @@
 import { didYouMean } from "../shared/did-you-mean.js";
+import type { RunIo } from "./commands/run-command.js";
+import { parseFlags } from "./flags/parse-flags.js";
+import { permissionFlags } from "./flags/permission-flags.js";
+import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./flags/session-flags.js";
+import { UsageError } from "./flags/usage-error.js";
+import { wrapperOptions } from "./flags/wrapper-flags.js";
 import type { CliIo } from "./io.js";
-import { parseFlags } from "./parse-flags.js";
-import { permissionFlags } from "./permission-flags.js";
-import { printable } from "./render.js";
-import type { RunIo } from "./run-command.js";
-import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./session-flags.js";
-import { UsageError } from "./usage-error.js";
+import { printable } from "./terminal/render.js";
 import { VERSION } from "./version.js";
-import { wrapperOptions } from "./wrapper-flags.js";
 
+export type { RunIo } from "./commands/run-command.js";
 export type { CliIo } from "./io.js";
-export type { RunIo } from "./run-command.js";
 
 const HELP = `agentmd — run LLM agents defined in markdown, with allow-lists enforced at every hop.
 
@@ -91,19 +91,19 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await trust(rest, io);
       case "mcp": {
         // MCP servers: the command lives in mcp-command.ts, loaded only when used.
-        const { runMcpCommand } = await import("./mcp-command.js");
+        const { runMcpCommand } = await import("./commands/mcp-command.js");
         return await runMcpCommand(rest, io, (m) => new UsageError(m));
       }
       case "plugin":
-        return (await import("./plugin-command.js")).runPluginCommand(rest, io);
+        return (await import("./commands/plugin-command.js")).runPluginCommand(rest, io);
       case "batch":
-        return await (await import("./batch-command.js")).batchCommand(rest, io);
+        return await (await import("./commands/batch-command.js")).batchCommand(rest, io);
       case "worker":
-        return await (await import("./worker-command.js")).workerCommand(rest, io);
+        return await (await import("./commands/worker-command.js")).workerCommand(rest, io);
       case "enqueue":
-        return await (await import("./enqueue-command.js")).enqueueCommand(rest, io);
+        return await (await import("./commands/enqueue-command.js")).enqueueCommand(rest, io);
       case "view":
-        return await (await import("./view-command.js")).viewCommand(rest, io);
+        return await (await import("./commands/view-command.js")).viewCommand(rest, io);
       default:
         return await withoutCommand(argv, io);
     }
@@ -139,7 +139,7 @@ function withoutCommand(argv: readonly string[], io: RunIo): Promise<number> {
 
 // Each command loads its own modules when it runs: `check` never pays for the SDK's start-up.
 async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { CHECK_HELP, CHECK_OPTIONS, runCheck } = await import("./check-command.js");
+  const { CHECK_HELP, CHECK_OPTIONS, runCheck } = await import("./commands/check-command.js");
   const { values, positionals } = parseFlags(args, CHECK_OPTIONS);
   if (values.help) {
     io.stdout.write(`${CHECK_HELP}\n`);
@@ -149,7 +149,7 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function tools(args: readonly string[], io: CliIo): Promise<number> {
-  const { TOOLS_HELP, TOOLS_OPTIONS, runTools } = await import("./tools-command.js");
+  const { TOOLS_HELP, TOOLS_OPTIONS, runTools } = await import("./commands/tools-command.js");
   const { values, positionals } = parseFlags(args, TOOLS_OPTIONS);
   if (values.help) {
     io.stdout.write(`${TOOLS_HELP}\n`);
@@ -172,7 +172,7 @@ async function tools(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function audit(args: readonly string[], io: CliIo): Promise<number> {
-  const { AUDIT_HELP, AUDIT_OPTIONS, runAudit } = await import("./audit-command.js");
+  const { AUDIT_HELP, AUDIT_OPTIONS, runAudit } = await import("./commands/audit-command.js");
   const { values, positionals } = parseFlags(args, AUDIT_OPTIONS);
   if (values.help) {
     io.stdout.write(`${AUDIT_HELP}\n`);
@@ -198,7 +198,7 @@ async function audit(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function trust(args: readonly string[], io: RunIo): Promise<number> {
-  const { TRUST_HELP, TRUST_OPTIONS, runTrust } = await import("./trust-command.js");
+  const { TRUST_HELP, TRUST_OPTIONS, runTrust } = await import("./commands/trust-command.js");
   const { values, positionals } = parseFlags(args, TRUST_OPTIONS);
   if (values.help) {
     io.stdout.write(`${TRUST_HELP}\n`);
@@ -221,7 +221,7 @@ async function trust(args: readonly string[], io: RunIo): Promise<number> {
 }
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
-  const { RUN_HELP, runRun } = await import("./run-command.js");
+  const { RUN_HELP, runRun } = await import("./commands/run-command.js");
   const parsed = parseFlags(args, RUN_FLAGS);
   const { positionals } = parsed;
   const wrapper = wrapperOptions(parsed.values, io.cwd);
@@ -264,7 +264,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
 }
 
 async function chat(args: readonly string[], io: RunIo): Promise<number> {
-  const { CHAT_HELP, runChat } = await import("./repl.js");
+  const { CHAT_HELP, runChat } = await import("./terminal/repl.js");
   const { values, positionals } = parseFlags(args, SESSION_FLAGS);
   if (values.help) {
     io.stdout.write(`${CHAT_HELP}\n`);
@@ -280,7 +280,7 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
 }
 
 async function init(args: readonly string[], io: CliIo): Promise<number> {
-  const { INIT_HELP, INIT_OPTIONS, runInit } = await import("./init-command.js");
+  const { INIT_HELP, INIT_OPTIONS, runInit } = await import("./commands/init-command.js");
   const { values, positionals } = parseFlags(args, INIT_OPTIONS);
   if (values.help) {
     io.stdout.write(`${INIT_HELP}\n`);
@@ -291,7 +291,7 @@ async function init(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 async function sessions(args: readonly string[], io: CliIo): Promise<number> {
-  const { SESSIONS_HELP, SESSIONS_OPTIONS, runSessions } = await import("./sessions-command.js");
+  const { SESSIONS_HELP, SESSIONS_OPTIONS, runSessions } = await import("./commands/sessions-command.js");
   const { values, positionals } = parseFlags(args, SESSIONS_OPTIONS);
   if (values.help) {
     io.stdout.write(`${SESSIONS_HELP}\n`);

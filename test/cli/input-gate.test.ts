@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { inputGate } from "../../src/cli/input-gate.js";
+import { inputGate } from "../../src/cli/terminal/input-gate.js";
 
 const collect = (s: NodeJS.ReadableStream) => {
   const got: string[] = [];

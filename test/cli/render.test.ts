@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { styleFor } from "../../src/cli/io.js";
-import { createTextRenderer, printable, summary } from "../../src/cli/render.js";
+import { createTextRenderer, printable, summary } from "../../src/cli/terminal/render.js";
 
 describe("rendering never lets output drive the terminal", () => {
   it("shows control characters instead of obeying them", () => {

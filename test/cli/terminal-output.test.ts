@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { styleFor } from "../../src/cli/io.js";
-import { listing } from "../../src/cli/listing.js";
-import { markdownStream, renderMarkdown } from "../../src/cli/markdown.js";
-import { createProgress } from "../../src/cli/progress.js";
-import { createTextRenderer, type RenderOptions, terminalRendering } from "../../src/cli/render.js";
-import { recapSession } from "../../src/cli/session-recap.js";
-import { HOLD_MS } from "../../src/cli/tool-lines.js";
-import { fitWidth, widthOf, wrapHanging } from "../../src/cli/width.js";
+import { listing } from "../../src/cli/terminal/listing.js";
+import { markdownStream, renderMarkdown } from "../../src/cli/terminal/markdown.js";
+import { createProgress } from "../../src/cli/terminal/progress.js";
+import { createTextRenderer, type RenderOptions, terminalRendering } from "../../src/cli/terminal/render.js";
+import { recapSession } from "../../src/cli/terminal/session-recap.js";
+import { HOLD_MS } from "../../src/cli/terminal/tool-lines.js";
+import { fitWidth, widthOf, wrapHanging } from "../../src/cli/terminal/width.js";
 import type { Definition } from "../../src/definitions/types.js";
 import type { RunEvent } from "../../src/loop/events.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { changePreview } from "../../src/cli/approval-prompt.js";
 import { styleFor } from "../../src/cli/io.js";
-import { summariseInput } from "../../src/cli/render.js";
+import { changePreview } from "../../src/cli/terminal/approval-prompt.js";
+import { summariseInput } from "../../src/cli/terminal/render.js";
 
 const plain = styleFor({ isTTY: false }, {});
 const colour = styleFor({ isTTY: true }, {});

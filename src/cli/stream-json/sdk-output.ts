@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RunEvent, RunResult } from "../../loop/events.js";
-import { type ClaudeSession, claudeOutput } from "../claude-output.js";
+import { type ClaudeSession, claudeOutput } from "../terminal/claude-output.js";
 import { VERSION } from "../version.js";
 import type { SdkMcpServer } from "./sdk-mcp.js";
 

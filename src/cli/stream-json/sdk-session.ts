@@ -5,12 +5,12 @@ import type { Runner } from "../../invocation/runner.js";
 import type { RunResult } from "../../loop/events.js";
 import { SessionError, type TranscriptStore } from "../../loop/transcript.js";
 import { ConfigError } from "../../shared/errors.js";
+import { restrictedWithNotice } from "../commands/project-trust.js";
+import { exitCode, latestSession, type RunIo } from "../commands/run-command.js";
+import type { SessionOptions } from "../flags/session-flags.js";
+import { type WrapperOptions, withWrapper } from "../flags/wrapper-flags.js";
 import { openRunner } from "../open-runner.js";
-import { restrictedWithNotice } from "../project-trust.js";
-import { printable } from "../render.js";
-import { exitCode, latestSession, type RunIo } from "../run-command.js";
-import type { SessionOptions } from "../session-flags.js";
-import { type WrapperOptions, withWrapper } from "../wrapper-flags.js";
+import { printable } from "../terminal/render.js";
 import {
   answer,
   openChannel,
