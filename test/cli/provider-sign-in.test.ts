@@ -310,7 +310,9 @@ describe("an install without the provider clients", () => {
       entry,
       env: { CLAUDE_CODE_USE_VERTEX: "1", CLOUD_ML_REGION: "global", ANTHROPIC_VERTEX_PROJECT_ID: "p" },
     });
-    expect(vertex.stderr).toMatch(/^agentmd: Google Vertex AI: its client @anthropic-ai\/vertex-sdk is not installed/);
+    expect(vertex.stderr).toMatch(
+      /^agentmd: Google Vertex AI: its client @anthropic-ai\/vertex-sdk is not installed/,
+    );
     expect(fake.requests).toHaveLength(1);
   });
 });
