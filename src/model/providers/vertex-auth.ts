@@ -45,9 +45,10 @@ export function vertexAuth(env: Env, projectId: string | undefined): VertexAuth 
       projectId: project,
     };
   }
-  // gcp-metadata reads METADATA_SERVER_DETECTION from the process: it is the user's own, never a project's.
-  if (!process.env.METADATA_SERVER_DETECTION && !g.gcpMetadata.getGCPResidency())
-    throw new ProviderSetupError(NO_CREDENTIALS);
+  // METADATA_SERVER_DETECTION, when set, says whether there is a metadata server (`none`: there is not).
+  const detection = env.METADATA_SERVER_DETECTION?.trim().toLowerCase();
+  const onGoogleCloud = detection ? detection !== "none" : g.gcpMetadata.getGCPResidency();
+  if (!onGoogleCloud) throw new ProviderSetupError(NO_CREDENTIALS);
   const project = projectId ?? projectOf(env, undefined);
   return {
     googleAuth: new g.GoogleAuth({ scopes: SCOPES, ...(project && { projectId: project }) }),
