@@ -252,6 +252,75 @@ describe("Google Vertex AI's sign-in never asks the metadata server where the cr
   });
 });
 
+describe("Google Vertex AI where the credentials do come from the metadata server, or name no project", () => {
+  it("on Google Cloud (METADATA_SERVER_DETECTION says so): the metadata server's token signs the run", async ({
+    project,
+    fake,
+    front,
+    cli,
+  }) => {
+    const server = await recorder((p) =>
+      p.includes("/service-accounts/default/token")
+        ? { status: 200, body: { access_token: "metadata-token", expires_in: 3600, token_type: "Bearer" } }
+        : { status: 404, body: {} },
+    );
+    try {
+      project({ "agent.md": AGENT });
+      const f = await front("vertex");
+      fake.push(text("on google cloud"));
+      const r = await cli(["-p", "go"], {
+        env: {
+          CLAUDE_CODE_USE_VERTEX: "1",
+          CLOUD_ML_REGION: "us-east5",
+          ANTHROPIC_VERTEX_PROJECT_ID: "proj",
+          ANTHROPIC_VERTEX_BASE_URL: f.url,
+          METADATA_SERVER_DETECTION: "assume-present",
+          GCE_METADATA_HOST: new URL(server.url).host,
+        },
+      });
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("on google cloud\n");
+      expect(f.requests[0]?.headers.authorization).toBe("Bearer metadata-token");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a key file that names no project, and no project set: one line naming the variable, nothing asked", async ({
+    project,
+    dir,
+    front,
+    metadata,
+    cli,
+  }) => {
+    project({
+      "agent.md": AGENT,
+      "adc.json": JSON.stringify({
+        type: "external_account",
+        audience: "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/p/providers/x",
+        subject_token_type: "urn:ietf:params:oauth:token-type:jwt",
+        token_url: `${metadata.url}/v1/token`,
+        credential_source: { file: path.join(dir, "adc.json") },
+      }),
+    });
+    const f = await front("vertex");
+    const r = await cli(["-p", "go"], {
+      env: {
+        CLAUDE_CODE_USE_VERTEX: "1",
+        CLOUD_ML_REGION: "us-east5",
+        ANTHROPIC_VERTEX_BASE_URL: f.url,
+        GOOGLE_APPLICATION_CREDENTIALS: path.join(dir, "adc.json"),
+        GCE_METADATA_HOST: new URL(metadata.url).host,
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^agentmd: Google Vertex AI: needs a project: set ANTHROPIC_VERTEX_PROJECT_ID/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(metadata.requests).toEqual([]);
+    expect(f.requests).toHaveLength(0);
+  });
+});
+
 /**
  * A copy of the built CLI installed without the optional provider clients: its node_modules links
  * every package of this checkout's but the three clients.
