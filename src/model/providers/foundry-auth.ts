@@ -48,9 +48,11 @@ function azureIdentityTokens(at: string): EntraTokens {
       try {
         return await provider();
       } catch (e) {
-        const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
+        // Azure's chain says why each of its ways failed, on lines of their own: one line here.
+        const said = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").trim();
+        const why = said.length > 400 ? `${said.slice(0, 400)}…` : said;
         throw new ProviderSetupError(
-          `Microsoft Entra ID sign-in failed (${AZURE_IDENTITY}: ${why}): ${WAYS_TO_SIGN_IN}`,
+          `Microsoft Entra ID sign-in failed (${AZURE_IDENTITY}: ${why}): run \`az login\`, or set AZURE_CLIENT_ID, AZURE_TENANT_ID and AZURE_CLIENT_SECRET for a service principal, or set ANTHROPIC_FOUNDRY_API_KEY`,
         );
       }
     },
