@@ -73,7 +73,11 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
         if (!r.ok && r.interrupted) interrupted ??= r.message;
         else if (!r.ok) {
           failed.push(r.message);
-          warnings.push(`${r.message}\nIts tools are not offered in this run.`);
+          warnings.push(
+            r.signIn
+              ? `${r.message}; its tools are not offered in this run`
+              : `${r.message}\nIts tools are not offered in this run.`,
+          );
         }
         if (!r.ok) continue;
         let made = toolsOf.get(r.listing);

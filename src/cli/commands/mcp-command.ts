@@ -83,6 +83,7 @@ export async function runMcpList(options: McpListOptions, io: CliIo): Promise<nu
     ...(options.timeoutMs !== undefined && { startTimeoutMs: options.timeoutMs }),
     cwd: root,
     env: io.env,
+    home: trustHome(io),
   });
   let reports: ServerReport[];
   try {

@@ -44,7 +44,7 @@ export async function mcpToolNames(
     const names = [...new Set(specs.map((s) => s.name))];
     return { names: [], lines: [], refused: untrustedServers(at.command, root, names) };
   }
-  const hub = createMcpHub({ timeoutMs: 30_000, cwd: root, env });
+  const hub = createMcpHub({ timeoutMs: 30_000, cwd: root, env, home: at.home });
   try {
     const wanted = reachable(specs, list);
     const lines: string[] = [];
