@@ -131,8 +131,8 @@ export class NewSignIn implements OAuthClientProvider {
     readonly url: string,
     readonly server: string,
     readonly redirectUrl: string,
-    private readonly onUrl: (authorizationUrl: URL) => void,
     private readonly expectedState: string,
+    private readonly onUrl: (authorizationUrl: URL) => void,
   ) {}
 
   get clientMetadata(): OAuthClientMetadata {
