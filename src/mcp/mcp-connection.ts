@@ -8,8 +8,8 @@ import type {
   Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../definitions/types.js";
-import { expandConfig } from "./expand-vars.js";
 import { settleOrAbandon } from "../shared/abort.js";
+import { expandConfig } from "./expand-vars.js";
 import { forgetLiveServer, rememberLiveServer, stopProcess } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
 import { MessageBuffer } from "./message-buffer.js";

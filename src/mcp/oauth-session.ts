@@ -51,7 +51,8 @@ export function runSignIn(
   home: string | undefined,
   sdk: McpSdk,
 ): RunSignIn | undefined {
-  if (home === undefined || (config.type !== "http" && config.type !== "sse") || !config.url) return undefined;
+  if (home === undefined || (config.type !== "http" && config.type !== "sse") || !config.url)
+    return undefined;
   let session: RunSignIn;
   try {
     session = new RunSignIn(home, config.url, server, sdk);

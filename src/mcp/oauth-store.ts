@@ -51,8 +51,7 @@ export function readSignIn(home: string, url: string): SignIn | undefined {
 /** Every sign-in of the file, by URL (`mcp logout` finds a name's). Throws `WriteError` when unreadable. */
 export function readSignIns(home: string): Readonly<Record<string, SignIn>> {
   const out: Record<string, SignIn> = {};
-  for (const [url, entry] of Object.entries(signIns(signInFile(home))))
-    if (isSignIn(entry)) out[url] = entry;
+  for (const [url, entry] of Object.entries(signIns(signInFile(home)))) if (isSignIn(entry)) out[url] = entry;
   return out;
 }
 

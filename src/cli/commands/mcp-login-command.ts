@@ -86,7 +86,9 @@ async function signIn(
   let asked = false;
   const provider = new NewSignIn(o.home, o.url, o.name, o.loopback.redirectUrl, o.state, (at) => {
     asked = true;
-    io.stdout.write(`To sign in to MCP server '${o.name}', open this address in a browser:\n\n  ${at.href}\n\n`);
+    io.stdout.write(
+      `To sign in to MCP server '${o.name}', open this address in a browser:\n\n  ${at.href}\n\n`,
+    );
     if (o.browser) openBrowser(at.href, io.env);
   });
   const requestInit = o.config.headers ? { headers: { ...o.config.headers } } : {};
