@@ -17,6 +17,10 @@ export class SignInNeeded extends Error {
 export const signInNeededMessage = (server: string) =>
   `MCP server '${server}' needs a sign-in: run 'agentmd mcp login ${server}'`;
 
+/** Whether a run's warning is the one that says a server needs a sign-in (`-p` says it, quiet or not). */
+export const asksForSignIn = (warning: string): boolean =>
+  /^MCP server '[^'\n]*' needs a sign-in: run 'agentmd mcp login [^'\n]*'/.test(warning);
+
 /** agentmd as an OAuth client: a public client (no secret) that gets its code on a loopback redirect. */
 export function clientMetadata(redirectUrl: string): OAuthClientMetadata {
   return {
