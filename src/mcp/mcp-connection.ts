@@ -34,14 +34,7 @@ export type ServerStatus =
 
 export type Started =
   | { ok: true; listing: ServerListing }
-  | {
-      ok: false;
-      message: string;
-      /** the caller's signal ended the wait */
-      interrupted?: true;
-      /** the server wants a sign-in (`agentmd mcp login`): `message` says so in one line */
-      signIn?: true;
-    };
+  | { ok: false; message: string /** the caller's signal ended the wait */; interrupted?: true };
 
 export type CallOutcome = { ok: true; result: CallToolResult } | { ok: false; message: string };
 
@@ -263,8 +256,9 @@ export class McpConnection {
       return ok(listing);
     } catch (e) {
       await client.close().catch(() => {});
-      const signIn = signInFailure(e, this.spec.name, sdk);
-      return signIn ? this.#fail(signIn, true) : this.#fail(await this.#describe(e, "could not be started"));
+      return this.#fail(
+        signInFailure(e, this.spec.name, sdk) ?? (await this.#describe(e, "could not be started")),
+      );
     } finally {
       if (this.#opening?.client === client) this.#opening = undefined;
     }
@@ -356,9 +350,8 @@ export class McpConnection {
       return this.#withStderr(
         `MCP server '${this.spec.name}' did not answer ${request.what} within ${this.cx.timeoutMs / 1000} s, so the call was cancelled (the server goes on running)`,
       );
-    const signIn = sdk && signInFailure(e, this.spec.name, sdk);
-    if (signIn) return signIn;
-    const message = await this.#describe(e, "failed during the call");
+    const message =
+      (sdk && signInFailure(e, this.spec.name, sdk)) ?? (await this.#describe(e, "failed during the call"));
     if (this.#client !== client) {
       this.#status = { state: "failed", message };
       return `${message}; it will be started again on the next call`;
@@ -385,12 +378,12 @@ export class McpConnection {
     return `MCP server '${this.spec.name}': ${this.#lost ?? "not running"}${tail ? `\nits stderr ended with:\n${tail}` : ""}`;
   }
 
-  #fail(why: string, signIn?: true): Started {
+  #fail(why: string): Started {
     const message = why.startsWith("MCP server")
       ? why
       : `MCP server '${this.spec.name}' could not be started: ${why}`;
     this.#status = { state: "failed", message };
-    return { ok: false, message, ...(signIn && { signIn }) };
+    return { ok: false, message };
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type StartWatch,
 } from "./mcp-connection.js";
 import { mcpTools } from "./mcp-tools.js";
+import { asksForSignIn } from "./oauth-provider.js";
 import { type McpServerSpec, serverKey, serverPrefix } from "./server-spec.js";
 
 /** The MCP tools of one run: what its servers offer, and which of them a server asked to defer. */
@@ -74,7 +75,7 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
         else if (!r.ok) {
           failed.push(r.message);
           warnings.push(
-            r.signIn
+            asksForSignIn(r.message)
               ? `${r.message}; its tools are not offered in this run`
               : `${r.message}\nIts tools are not offered in this run.`,
           );
