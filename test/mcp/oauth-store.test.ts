@@ -122,3 +122,21 @@ describe("agentmd mcp login and logout refuse what they cannot do", () => {
     expect(r.stderr).toContain("mcp login NAME");
   });
 });
+
+describe("no run reads the user's sign-ins", () => {
+  it.each([
+    ["Read", (h: string) => ({ file_path: path.join(h, ".agentmd", "mcp-auth.json") })],
+    ["Grep", (h: string) => ({ pattern: "access_token", path: path.join(h, ".agentmd") })],
+  ])(
+    "%s of ~/.agentmd/ is denied by the runner's own rules, whatever the list allows",
+    async (tool, input) => {
+      writeFiles(dir, { "agent.md": "---\nallowed-tools: Read, Grep\n---\nMain.\n" });
+      const r = await runCli(["tools", "--try", tool, JSON.stringify(input(home))], {
+        cwd: dir,
+        env: { HOME: home },
+      });
+      expect(r.code).toBe(3);
+      expect(r.stdout).toContain("is denied by 'Read(~/.agentmd/**)' in the runner's own rules");
+    },
+  );
+});
