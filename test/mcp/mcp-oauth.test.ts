@@ -81,7 +81,7 @@ async function runGetIssue(): Promise<CliRun> {
 
 const bearers = () => server.seen.filter((s) => s.authorization?.startsWith("Bearer "));
 
-describe("agentmd mcp login, then a run", () => {
+describe("agentmd mcp login, then a run", { timeout: 90_000 }, () => {
   it("signs in with discovery, registration and PKCE, keeps the sign-in 0600, and -p uses the tool with it", async () => {
     const emptyPath = path.join(dir, "no-programs");
     mkdirSync(emptyPath);
@@ -172,7 +172,7 @@ describe("agentmd mcp login, then a run", () => {
   });
 });
 
-describe("a server that wants a sign-in the run does not have", () => {
+describe("a server that wants a sign-in the run does not have", { timeout: 90_000 }, () => {
   const line =
     "MCP server 'secure' needs a sign-in: run 'agentmd mcp login secure'; its tools are not offered in this run";
 
@@ -206,7 +206,7 @@ describe("a server that wants a sign-in the run does not have", () => {
   });
 });
 
-describe("a sign-in is bound to the server's exact URL", () => {
+describe("a sign-in is bound to the server's exact URL", { timeout: 90_000 }, () => {
   /** A project elsewhere that names `secure` at `url`; its run, in process. */
   async function runElsewhere(url: string): Promise<void> {
     const other = path.join(dir, "elsewhere");
