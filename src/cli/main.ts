@@ -25,6 +25,7 @@ Commands:
   tools              show what a run may do at the end of a chain of hops, or judge one call
   audit [PATH]       what every entry point can do along every chain; --diff REV for a review
   mcp list           list the MCP servers, their status and their tools
+  mcp login NAME     sign in to an HTTP MCP server (OAuth); mcp logout NAME forgets it
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one
   plugin install|list|marketplace add   Claude Code plugins (docs/plugins.md)
