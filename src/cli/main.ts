@@ -1,7 +1,7 @@
 import { didYouMean } from "../shared/did-you-mean.js";
 import type { RunIo } from "./commands/run-command.js";
 import { parseFlags } from "./flags/parse-flags.js";
-import { permissionFlags } from "./flags/permission-flags.js";
+import { AUTO_MODE, autoAsDefault, permissionFlags } from "./flags/permission-flags.js";
 import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./flags/session-flags.js";
 import { UsageError } from "./flags/usage-error.js";
 import { wrapperOptions } from "./flags/wrapper-flags.js";
@@ -225,8 +225,12 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
   const parsed = parseFlags(args, RUN_FLAGS);
   const { positionals } = parsed;
   const wrapper = wrapperOptions(parsed.values, io.cwd);
-  // dontAsk is the default mode with no one to ask (the wrapper options carry it).
-  const values = wrapper.dontAsk ? { ...parsed.values, "permission-mode": undefined } : parsed.values;
+  // dontAsk is the default mode with no one to ask (the wrapper options carry it); auto is default.
+  const values = wrapper.dontAsk
+    ? { ...parsed.values, "permission-mode": undefined }
+    : parsed.values["permission-mode"] === AUTO_MODE
+      ? { ...parsed.values, "permission-mode": autoAsDefault(io.stderr) }
+      : parsed.values;
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
