@@ -19,6 +19,7 @@ import {
   userContent,
 } from "./sdk-channel.js";
 import { control, type Live, sessionStates } from "./sdk-control.js";
+import { type ClaudeHistory, claudeHistory } from "./sdk-history.js";
 import { sdkHooks } from "./sdk-hooks.js";
 import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
 import { commandsOf, replayOf, turnInput } from "./sdk-input.js";
@@ -165,7 +166,17 @@ async function turns(
   live: Live,
   store: TranscriptStore | undefined,
 ): Promise<number> {
-  const turn: TurnContext = { options, io, opened, channel, live, fresh: options.wrapper.sessionId };
+  const cwd = path.resolve(io.cwd, options.cwd ?? ".");
+  const warn = (m: string) => io.stderr.write(`agentmd: warning: ${printable(m)}\n`);
+  const turn: TurnContext = {
+    options,
+    io,
+    opened,
+    channel,
+    live,
+    fresh: options.wrapper.sessionId,
+    ...(options.wrapper.persist && { history: claudeHistory(io.env, cwd, warn) }),
+  };
   let code = 0;
   try {
     turn.session = await firstSession(options, io, opened.runner, store);
@@ -193,6 +204,8 @@ interface TurnContext {
   session?: string;
   /** `--session-id`: the first turn's new session. */
   fresh?: string | undefined;
+  /** The conversation as Claude Code keeps it (what `session/load` replays), unless not persisted. */
+  readonly history?: ClaudeHistory | undefined;
 }
 
 /** One user message: its run (a prompt, or `/name args`), its messages and its result; the exit code so far. */
@@ -228,9 +241,17 @@ async function oneTurn(t: TurnContext, message: SdkUserMessage): Promise<0 | 1> 
       ...(t.session ? { resume: t.session } : t.fresh ? { sessionId: t.fresh } : {}),
       ...(options.agent && { agent: options.agent }),
     });
+    let said = false;
     for await (const event of handle) {
       noteUsage(live, event);
-      for (const m of out.messages(event)) channel.send(m);
+      if (event.type === "run_start" && event.depth === 0 && !said) {
+        said = true;
+        t.history?.add(event.sessionId, { type: "user", message: message.message, uuid: message.uuid });
+      }
+      for (const m of out.messages(event) as Record<string, unknown>[]) {
+        channel.send(m);
+        t.history?.add(String(m.session_id ?? ""), m);
+      }
     }
     result = await handle.result();
   } catch (e) {
