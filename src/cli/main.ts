@@ -33,6 +33,7 @@ Commands:
   worker             take runs from a queue (--redis URL) and run them
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
   view               a local web page of the sessions (and, with --redis URL, the batches)
+  auth status        which credential the model requests would use (--json: Claude Code's shape)
 
 Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
 
@@ -54,12 +55,15 @@ const COMMANDS = [
   "audit",
   "trust",
   "plugin",
+  "auth",
   "help",
 ] as const;
 
 /** The CLI entry point; returns the process exit code. Contract: never throws. */
 export async function main(argv: readonly string[], io: RunIo): Promise<number> {
-  const [command, ...rest] = argv;
+  // `--settings JSON auth status`, as claude-agent-acp asks: the settings name no credential here.
+  const args = argv[0] === "--settings" && argv[2] === "auth" ? argv.slice(2) : argv;
+  const [command, ...rest] = args;
   try {
     switch (command) {
       case "-h":
@@ -94,6 +98,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         const { runMcpCommand } = await import("./commands/mcp-command.js");
         return await runMcpCommand(rest, io, (m) => new UsageError(m));
       }
+      case "auth":
+        return await auth(rest, io);
       case "plugin":
         return (await import("./commands/plugin-command.js")).runPluginCommand(rest, io);
       case "batch":
@@ -249,7 +255,12 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       throw new UsageError("--input-format stream-json needs --output-format stream-json");
     const { runSdkSession } = await import("./stream-json/sdk-session.js");
     return runSdkSession(
-      { ...sessionOptions(values, io.cwd), wrapper, ...(values.agent && { agent: values.agent }) },
+      {
+        ...sessionOptions(values, io.cwd),
+        wrapper,
+        ...(values.agent && { agent: values.agent }),
+        ...(parsed.values["permission-mode"] === AUTO_MODE && { autoSaid: true }),
+      },
       io,
     );
   }
@@ -281,6 +292,20 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
     },
     io,
   );
+}
+
+async function auth(args: readonly string[], io: CliIo): Promise<number> {
+  const { AUTH_HELP, AUTH_OPTIONS, runAuthStatus } = await import("./commands/auth-command.js");
+  const { values, positionals } = parseFlags(args, AUTH_OPTIONS);
+  if (values.help) {
+    io.stdout.write(`${AUTH_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1 || positionals[0] !== "status")
+    throw new UsageError(
+      "usage: agentmd auth status [--json] (agentmd has no login: it reads the environment)",
+    );
+  return runAuthStatus({ json: values.json }, io);
 }
 
 async function init(args: readonly string[], io: CliIo): Promise<number> {

@@ -55,7 +55,7 @@ describe("an editor through claude-agent-acp", { timeout: 90_000 }, () => {
       const r = await prompt(ed, sessionId, "hi");
       expect(r.stopReason).toBe("end_turn");
       expect(textOf(ed.updates, "agent_message_chunk")).toBe("hello there");
-      expect(r.usage?.inputTokens).toBe(12);
+      expect((r as { usage?: { inputTokens?: number } }).usage?.inputTokens).toBe(12);
       expect(kinds(ed.updates)).toContain("usage_update");
       expect(promptOf(fake, 0)).toBe("hi");
     });

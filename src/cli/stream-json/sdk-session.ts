@@ -30,6 +30,8 @@ import { forkSession, memoryTranscripts, projectTranscripts } from "./sdk-sessio
 export interface SdkSessionOptions extends SessionOptions {
   readonly wrapper: WrapperOptions;
   readonly agent?: string;
+  /** `--permission-mode auto` was given, and said on stderr to be `default`. */
+  readonly autoSaid?: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
   const live: Live = {
     mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default"),
     state: () => {},
+    ...(options.autoSaid && { autoSaid: true }),
   };
   if (options.wrapper.dontAsk) live.mode = "dontAsk";
   let onInit: (r: SdkRequest) => void = () => {};
