@@ -78,7 +78,7 @@ describe("what claude-agent-acp needs of agentmd's stream-json", () => {
     expect(responseTo(lines, "m1")?.response).toEqual({ mode: "default" });
     expect(lines.find((l) => l.subtype === "init")?.permissionMode).toBe("default");
     // Default mode with no one to ask: the call that needs approval is refused, never approved.
-    expect((lines.find((l) => l.type === "result")?.permission_denials as unknown[]).length).toBe(1);
+    expect(lines.find((l) => l.type === "result")?.permission_denials).toHaveLength(1);
   });
 
   test("stream events start each response with its id, model and usage, and end it with the whole usage", async ({
