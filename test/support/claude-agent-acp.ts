@@ -54,7 +54,7 @@ export async function startEditor(
 ): Promise<void> {
   const child: ChildProcess = spawn(NODE22, [ADAPTER], {
     cwd: options.cwd,
-    env: { ...options.env, CLAUDE_CODE_EXECUTABLE: process.env.SDKACP_EXE ?? AGENTMD_BIN },
+    env: { ...options.env, CLAUDE_CODE_EXECUTABLE: AGENTMD_BIN },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
