@@ -1,7 +1,7 @@
 import { didYouMean } from "../shared/did-you-mean.js";
 import type { RunIo } from "./commands/run-command.js";
 import { parseFlags } from "./flags/parse-flags.js";
-import { permissionFlags } from "./flags/permission-flags.js";
+import { AUTO_MODE, autoAsDefault, permissionFlags } from "./flags/permission-flags.js";
 import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./flags/session-flags.js";
 import { UsageError } from "./flags/usage-error.js";
 import { wrapperOptions } from "./flags/wrapper-flags.js";
@@ -35,6 +35,7 @@ Commands:
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
   view               a local web page of the sessions (and, with --redis URL, the batches)
   acp                an editor's agent: the Agent Client Protocol on stdin/stdout (docs/editors.md)
+  auth status        which credential the model requests would use (--json: Claude Code's shape)
 
 Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
 
@@ -57,12 +58,15 @@ const COMMANDS = [
   "trust",
   "plugin",
   "acp",
+  "auth",
   "help",
 ] as const;
 
 /** The CLI entry point; returns the process exit code. Contract: never throws. */
 export async function main(argv: readonly string[], io: RunIo): Promise<number> {
-  const [command, ...rest] = argv;
+  // `--settings JSON auth status`, as claude-agent-acp asks: the settings name no credential here.
+  const args = argv[0] === "--settings" && argv[2] === "auth" ? argv.slice(2) : argv;
+  const [command, ...rest] = args;
   try {
     switch (command) {
       case "-h":
@@ -97,6 +101,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         const { runMcpCommand } = await import("./commands/mcp-command.js");
         return await runMcpCommand(rest, io, (m) => new UsageError(m));
       }
+      case "auth":
+        return await auth(rest, io);
       case "plugin":
         return (await import("./commands/plugin-command.js")).runPluginCommand(rest, io);
       case "batch":
@@ -230,8 +236,12 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
   const parsed = parseFlags(args, RUN_FLAGS);
   const { positionals } = parsed;
   const wrapper = wrapperOptions(parsed.values, io.cwd);
-  // dontAsk is the default mode with no one to ask (the wrapper options carry it).
-  const values = wrapper.dontAsk ? { ...parsed.values, "permission-mode": undefined } : parsed.values;
+  // dontAsk is the default mode with no one to ask (the wrapper options carry it); auto is default.
+  const values = wrapper.dontAsk
+    ? { ...parsed.values, "permission-mode": undefined }
+    : parsed.values["permission-mode"] === AUTO_MODE
+      ? { ...parsed.values, "permission-mode": autoAsDefault(io.stderr) }
+      : parsed.values;
   if (values.help) {
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
@@ -250,7 +260,12 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       throw new UsageError("--input-format stream-json needs --output-format stream-json");
     const { runSdkSession } = await import("./stream-json/sdk-session.js");
     return runSdkSession(
-      { ...sessionOptions(values, io.cwd), wrapper, ...(values.agent && { agent: values.agent }) },
+      {
+        ...sessionOptions(values, io.cwd),
+        wrapper,
+        ...(values.agent && { agent: values.agent }),
+        ...(parsed.values["permission-mode"] === AUTO_MODE && { autoSaid: true }),
+      },
       io,
     );
   }
@@ -293,6 +308,20 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
     },
     io,
   );
+}
+
+async function auth(args: readonly string[], io: CliIo): Promise<number> {
+  const { AUTH_HELP, AUTH_OPTIONS, runAuthStatus } = await import("./commands/auth-command.js");
+  const { values, positionals } = parseFlags(args, AUTH_OPTIONS);
+  if (values.help) {
+    io.stdout.write(`${AUTH_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1 || positionals[0] !== "status")
+    throw new UsageError(
+      "usage: agentmd auth status [--json] (agentmd has no login: it reads the environment)",
+    );
+  return runAuthStatus({ json: values.json }, io);
 }
 
 async function init(args: readonly string[], io: CliIo): Promise<number> {

@@ -1,6 +1,7 @@
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { AUDIT_OPTIONS } from "../../src/cli/commands/audit-command.js";
+import { AUTH_OPTIONS } from "../../src/cli/commands/auth-command.js";
 import { BATCH_OPTIONS } from "../../src/cli/commands/batch-command.js";
 import { CHECK_OPTIONS } from "../../src/cli/commands/check-command.js";
 import { ENQUEUE_OPTIONS } from "../../src/cli/commands/enqueue-command.js";
@@ -36,6 +37,7 @@ const COMMANDS: readonly [readonly string[], OptionTable][] = [
   [["enqueue"], ENQUEUE_OPTIONS],
   [["worker"], WORKER_OPTIONS],
   [["view"], VIEW_OPTIONS],
+  [["auth"], AUTH_OPTIONS],
 ];
 
 const label = (name: string, o: OptionDecl) =>

@@ -10,7 +10,10 @@ export const PERMISSION_FLAGS = {
   "permission-mode": {
     type: "string",
     value: "M",
-    help: ["default, acceptEdits, plan or bypassPermissions (over the", "settings' permissions.defaultMode)"],
+    help: [
+      "default, acceptEdits, plan or bypassPermissions (over the",
+      "settings' permissions.defaultMode); auto is taken as default",
+    ],
   },
   allowedTools: {
     type: "string",
@@ -30,6 +33,20 @@ export const PERMISSION_FLAGS = {
   },
   "disallowed-tools": { type: "string", multiple: true, value: "R", aliasOf: "disallowedTools" },
 } as const satisfies OptionTable;
+
+/** Claude Code's mode in which a classifier approves calls. agentmd has none: it is `default`. */
+export const AUTO_MODE = "auto";
+
+/**
+ * `auto` as `default`, said once on stderr: it never widens anything (what the lists and settings
+ * do not approve is asked, or refused with no one to ask).
+ */
+export function autoAsDefault(stderr: { write(s: string): unknown }): "default" {
+  stderr.write(
+    "agentmd: permission mode 'auto' is taken as 'default': no classifier approves calls here; what the lists and settings do not approve is asked, or refused\n",
+  );
+  return "default";
+}
 
 type Values = {
   allowedTools?: string[];

@@ -64,6 +64,10 @@ export const WRAPPER_FLAGS = {
     type: "boolean",
     help: "with --input-format stream-json: the model's text as it streams",
   },
+  "replay-user-messages": {
+    type: "boolean",
+    help: "with --input-format stream-json: each user message taken, echoed",
+  },
   "no-session-persistence": { type: "boolean", help: "write no transcript" },
   "dangerously-skip-permissions": {
     type: "boolean",
@@ -90,6 +94,7 @@ export type WrapperValues = {
   "session-id"?: string;
   "fork-session"?: boolean;
   "include-partial-messages"?: boolean;
+  "replay-user-messages"?: boolean;
   "no-session-persistence"?: boolean;
   "dangerously-skip-permissions"?: boolean;
   "permission-prompt-tool"?: string;
@@ -108,6 +113,8 @@ export interface WrapperOptions {
   readonly sessionId?: string;
   readonly fork: boolean;
   readonly partialMessages: boolean;
+  /** `--replay-user-messages`: each user message taken is echoed back (`isReplay`), as Claude Code does. */
+  readonly replayUserMessages: boolean;
   readonly persist: boolean;
   readonly streamInput: boolean;
   /** `--permission-prompt-tool stdio`: calls that need approval are asked over the control protocol. */
@@ -143,6 +150,8 @@ export function wrapperOptions(v: WrapperValues, cwd: string): WrapperOptions {
     );
   if (tool !== undefined && input !== "stream-json")
     throw new UsageError("--permission-prompt-tool stdio needs --input-format stream-json");
+  if (v["replay-user-messages"] && input !== "stream-json")
+    throw new UsageError("--replay-user-messages needs --input-format stream-json");
   for (const s of splitList(v["setting-sources"] ?? ""))
     if (!SOURCES.has(s)) throw new UsageError(`--setting-sources: '${s}' is not one of user, project, local`);
   if (
@@ -171,6 +180,7 @@ export function wrapperOptions(v: WrapperValues, cwd: string): WrapperOptions {
     ...(v["session-id"] !== undefined && { sessionId: v["session-id"] }),
     fork: v["fork-session"] === true,
     partialMessages: v["include-partial-messages"] === true,
+    replayUserMessages: v["replay-user-messages"] === true,
     persist,
     streamInput: input === "stream-json",
     promptOverStdio: tool === "stdio",

@@ -31,6 +31,8 @@ export interface SdkUserMessage {
   readonly message: unknown;
   readonly session_id?: string;
   readonly parent_tool_use_id?: string | null;
+  /** The program's id for the message (claude-agent-acp's), echoed by `--replay-user-messages`. */
+  readonly uuid?: string;
 }
 
 /**

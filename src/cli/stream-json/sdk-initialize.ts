@@ -66,25 +66,34 @@ export function agentsOf(init: SdkInitialize): SubagentInput[] {
  */
 export function sdkApprover(
   channel: SdkChannel,
-  turn: { signal(): AbortSignal | undefined; interrupt(): void; mode(): string },
+  turn: {
+    signal(): AbortSignal | undefined;
+    interrupt(): void;
+    mode(): string;
+    /** Told when a question goes out (true) and when its answer (or none) has come (false). */
+    asking?(waiting: boolean): void;
+  },
 ): Approver {
   return async (req): Promise<ApprovalAnswer> => {
     if (turn.mode() === "dontAsk")
       return { kind: "deny", reason: "it is not pre-approved, and the session is in dontAsk mode" };
     const input = req.call.input as Record<string, unknown>;
-    const r = await channel.request(
-      {
-        subtype: "can_use_tool",
-        tool_name: req.call.tool,
-        display_name: req.call.tool,
-        input,
-        tool_use_id: req.callId ?? "",
-        description: req.reason,
-        permission_suggestions: [],
-        ...(req.depth > 0 && { agent_id: req.agent }),
-      },
-      turn.signal(),
-    );
+    turn.asking?.(true);
+    const r = await channel
+      .request(
+        {
+          subtype: "can_use_tool",
+          tool_name: req.call.tool,
+          display_name: req.call.tool,
+          input,
+          tool_use_id: req.callId ?? "",
+          description: req.reason,
+          permission_suggestions: [],
+          ...(req.depth > 0 && { agent_id: req.agent }),
+        },
+        turn.signal(),
+      )
+      .finally(() => turn.asking?.(false));
     if (r.behavior === "allow") {
       const changed = r.updatedInput;
       return typeof changed === "object" && changed !== null && !Array.isArray(changed)

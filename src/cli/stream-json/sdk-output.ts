@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { RunEvent, RunResult } from "../../loop/events.js";
-import { type ClaudeSession, claudeOutput } from "../terminal/claude-output.js";
+import { type Usage, ZERO_USAGE } from "../../model/models.js";
+import { type ClaudeSession, claudeOutput, messageId } from "../terminal/claude-output.js";
 import { VERSION } from "../version.js";
 import type { SdkMcpServer } from "./sdk-mcp.js";
 
@@ -87,37 +88,76 @@ function shaped(m: Record<string, unknown>, session: TurnSession): object[] {
 }
 
 /**
- * The Messages API's stream events of a turn's text, as `stream_event`s: a message with one text
- * block whose deltas are the run's `message_delta`s (tool inputs come whole, in the `assistant`
- * message).
+ * The Messages API's stream events of each response of the main agent, as `stream_event`s:
+ * `message_start` (its `id`, as the `assistant` messages carry it, its `model` and `usage`), one
+ * text block whose deltas are the run's `message_delta`s, and `message_delta` with the response's
+ * `stop_reason` and whole usage. Tool inputs come whole, in the `assistant` message. A response is
+ * known to have begun at its first text (or, with none, at its end): its input is not counted yet,
+ * so `message_start`'s usage is zero and `message_delta`'s says all of it, as the API's
+ * cumulative counts.
  */
 function partialMessages(): (e: RunEvent, sessionId: string) => object[] {
   let open = false;
+  let text = false;
+  let model = "";
+  let turn = 0;
+  let usage: Usage | undefined;
   const wrap = (event: object, sessionId: string) => ({
     type: "stream_event",
     event,
     session_id: sessionId,
     parent_tool_use_id: null,
   });
+  const start = (runId: string) => {
+    open = true;
+    return [
+      {
+        type: "message_start",
+        message: {
+          id: messageId(runId, turn),
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...ZERO_USAGE },
+        },
+      },
+    ];
+  };
   return (e, sessionId) => {
+    if (e.type === "run_start") model = e.model;
+    if (e.type === "turn_start") {
+      turn = e.turn;
+      usage = undefined;
+    }
+    if (e.type === "usage") usage = e.usage;
     if (e.type === "message_delta") {
-      const start = open
+      const begin = open ? [] : start(e.runId);
+      const block = text
         ? []
-        : [
-            { type: "message_start", message: { role: "assistant", content: [], type: "message" } },
-            { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-          ];
-      open = true;
+        : [{ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }];
+      text = true;
       return [
-        ...start,
+        ...begin,
+        ...block,
         { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: e.text } },
       ].map((x) => wrap(x, sessionId));
     }
-    if (e.type === "message_end" && open) {
+    if (e.type === "message_end") {
+      const begin = open ? [] : start(e.runId);
+      const stop = text ? [{ type: "content_block_stop", index: 0 }] : [];
       open = false;
+      text = false;
       return [
-        { type: "content_block_stop", index: 0 },
-        { type: "message_delta", delta: { stop_reason: e.stopReason, stop_sequence: null }, usage: {} },
+        ...begin,
+        ...stop,
+        {
+          type: "message_delta",
+          delta: { stop_reason: e.stopReason, stop_sequence: null },
+          usage: usage ?? ZERO_USAGE,
+        },
         { type: "message_stop" },
       ].map((x) => wrap(x, sessionId));
     }

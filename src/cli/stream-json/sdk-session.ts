@@ -1,10 +1,9 @@
 import path from "node:path";
-import { PERMISSION_MODES, type PermissionMode } from "../../definitions/settings.js";
 import type { MainAgentDefinition } from "../../definitions/types.js";
+import type { Content } from "../../invocation/run-types.js";
 import type { Runner } from "../../invocation/runner.js";
-import type { RunResult } from "../../loop/events.js";
+import type { RunEvent, RunResult } from "../../loop/events.js";
 import { SessionError, type TranscriptStore } from "../../loop/transcript.js";
-import { ConfigError } from "../../shared/errors.js";
 import { restrictedWithNotice } from "../commands/project-trust.js";
 import { exitCode, latestSession, type RunIo } from "../commands/run-command.js";
 import type { SessionOptions } from "../flags/session-flags.js";
@@ -19,8 +18,11 @@ import {
   type SdkUserMessage,
   userContent,
 } from "./sdk-channel.js";
+import { control, type Live, sessionStates } from "./sdk-control.js";
+import { type ClaudeHistory, claudeHistory } from "./sdk-history.js";
 import { sdkHooks } from "./sdk-hooks.js";
 import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
+import { commandsOf, replayOf, turnInput } from "./sdk-input.js";
 import { type SdkMcpServer, sdkMcpTools } from "./sdk-mcp.js";
 import { turnOutput } from "./sdk-output.js";
 import { forkSession, memoryTranscripts, projectTranscripts } from "./sdk-sessions.js";
@@ -28,13 +30,8 @@ import { forkSession, memoryTranscripts, projectTranscripts } from "./sdk-sessio
 export interface SdkSessionOptions extends SessionOptions {
   readonly wrapper: WrapperOptions;
   readonly agent?: string;
-}
-
-/** What the control requests change while the session runs. */
-interface Live {
-  mode: string;
-  turn?: AbortController;
-  runner?: Runner;
+  /** `--permission-mode auto` was given, and said on stderr to be `default`. */
+  readonly autoSaid?: boolean;
 }
 
 /**
@@ -50,17 +47,20 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
   }
   const live: Live = {
     mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default"),
+    state: () => {},
+    ...(options.autoSaid && { autoSaid: true }),
   };
   if (options.wrapper.dontAsk) live.mode = "dontAsk";
   let onInit: (r: SdkRequest) => void = () => {};
   const initialized = new Promise<SdkRequest>((resolve) => (onInit = resolve));
   let begun = false;
   const channel = openChannel({ stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }, (r) => {
-    if (r.request.subtype !== "initialize") control(r, channel, live);
+    if (r.request.subtype !== "initialize") control(r, channel, live, io.stderr);
     else if (begun)
       answer(channel, r.request_id, new Error("initialize must come before the first user message"));
     else onInit(r);
   });
+  live.state = sessionStates(io.env, channel);
   try {
     // The SDK writes initialize first. A program that writes user messages alone (Claude Code's
     // streaming input) gets the session as the flags make it; stdin ending first leaves nothing to do.
@@ -113,6 +113,7 @@ async function openSession(
         signal: () => live.turn?.signal,
         interrupt: () => live.turn?.abort(),
         mode: () => live.mode,
+        asking: (waiting) => live.state(waiting ? "requires_action" : "running"),
       })
     : undefined;
   const runner = await openRunner(
@@ -142,7 +143,7 @@ async function openSession(
   if (main?.mcpTimeout !== undefined) agentMs = main.mcpTimeout * 1000;
   if (request)
     answer(channel, request.request_id, {
-      commands: runner.slashNames().map((name) => ({ name, description: "", argumentHint: "" })),
+      commands: commandsOf(runner),
       agents: runner.definitions
         .filter((d) => d.surface === "agent")
         .map((d) => ({ name: d.name, description: d.description ?? "" })),
@@ -158,35 +159,6 @@ async function openSession(
   return { runner, mcpServers: mcp.servers };
 }
 
-/** The SDK's requests besides initialize: `interrupt`, `set_permission_mode`; others are refused. */
-function control(r: SdkRequest, channel: SdkChannel, live: Live): void {
-  const { subtype } = r.request;
-  if (subtype === "interrupt") {
-    live.turn?.abort();
-    answer(channel, r.request_id, { still_queued: [] });
-    return;
-  }
-  if (subtype === "set_permission_mode") {
-    const mode = String(r.request.mode);
-    if (mode !== "dontAsk" && !(PERMISSION_MODES as readonly string[]).includes(mode)) {
-      answer(channel, r.request_id, new Error(`'${mode}' is not a permission mode agentmd has`));
-      return;
-    }
-    try {
-      live.runner?.setPermissionMode(mode === "dontAsk" ? "default" : (mode as PermissionMode));
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      answer(channel, r.request_id, e);
-      return;
-    }
-    live.mode = mode;
-    channel.send({ type: "system", subtype: "status", status: null, permissionMode: mode });
-    answer(channel, r.request_id, { mode });
-    return;
-  }
-  answer(channel, r.request_id, new Error(`agentmd does not support the '${subtype}' request`));
-}
-
 /** Each user message a turn of the session, one after another, until stdin ends. */
 async function turns(
   options: SdkSessionOptions,
@@ -197,64 +169,116 @@ async function turns(
   live: Live,
   store: TranscriptStore | undefined,
 ): Promise<number> {
-  const { runner } = opened;
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
-  let session: string | undefined;
-  let fresh = options.wrapper.sessionId;
+  const warn = (m: string) => io.stderr.write(`agentmd: warning: ${printable(m)}\n`);
+  const turn: TurnContext = {
+    options,
+    io,
+    opened,
+    channel,
+    live,
+    fresh: options.wrapper.sessionId,
+    ...(options.wrapper.persist && { history: claudeHistory(io.env, cwd, warn) }),
+  };
   let code = 0;
   try {
-    session = await firstSession(options, io, runner, store);
+    turn.session = await firstSession(options, io, opened.runner, store);
   } catch (e) {
     if (!(e instanceof SessionError)) throw e;
     io.stderr.write(`agentmd: ${printable(e.message)}\n`);
     return 1;
   }
   for (let message = await first; message; message = await channel.nextUser()) {
-    const content = userContent(message);
-    if (typeof content === "object" && "error" in content) {
-      // Not a message the SDK's types allow: said as this message's result; the session goes on.
-      channel.send(failedTurn(content.error, session ?? ""));
-      code = 1;
-      continue;
-    }
-    const controller = new AbortController();
-    live.turn = controller;
-    // A signal stops the running turn; between turns it ends the process at once.
-    const unhook = io.onInterrupt?.(() => controller.abort());
-    const out = turnOutput({
-      cwd,
-      permissionMode: live.mode,
-      apiKeySource: io.env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : "none",
-      slashCommands: runner.slashNames(),
-      agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
-      mcpServers: opened.mcpServers,
-      partialMessages: options.wrapper.partialMessages,
-    });
-    const started = performance.now();
-    let result: RunResult;
-    try {
-      const handle = runner.run(content, {
-        signal: controller.signal,
-        ...(session ? { resume: session } : fresh ? { sessionId: fresh } : {}),
-        ...(options.agent && { agent: options.agent }),
-      });
-      for await (const event of handle) for (const m of out.messages(event)) channel.send(m);
-      result = await handle.result();
-    } catch (e) {
-      if (!(e instanceof SessionError)) throw e;
-      channel.send(failedTurn(e.message, session ?? ""));
-      code = 1;
-      continue;
-    } finally {
-      unhook?.();
-      live.turn = undefined;
-    }
-    session = result.sessionId;
-    fresh = undefined;
-    channel.send(out.result(result, performance.now() - started));
-    code = exitCode(result) === 0 ? 0 : 1;
+    if (options.wrapper.replayUserMessages) channel.send(replayOf(message, turn.session ?? turn.fresh ?? ""));
+    live.state("running");
+    code = await oneTurn(turn, message);
+    live.state("idle");
   }
   return code;
+}
+
+interface TurnContext {
+  readonly options: SdkSessionOptions;
+  readonly io: RunIo;
+  readonly opened: Opened;
+  readonly channel: SdkChannel;
+  readonly live: Live;
+  /** The session the turns go on (once the first has run, or resumed). */
+  session?: string;
+  /** `--session-id`: the first turn's new session. */
+  fresh?: string | undefined;
+  /** The conversation as Claude Code keeps it (what `session/load` replays), unless not persisted. */
+  readonly history?: ClaudeHistory | undefined;
+}
+
+/** One user message: its run (a prompt, or `/name args`), its messages and its result; the exit code so far. */
+async function oneTurn(t: TurnContext, message: SdkUserMessage): Promise<0 | 1> {
+  const { options, io, opened, channel, live } = t;
+  const { runner } = opened;
+  const content = userContent(message);
+  const taken = isError(content) ? content : turnInput(content, runner);
+  if ("error" in taken) {
+    // Not a message the SDK's types allow, or a /name the project lacks: said as this message's
+    // result; the session goes on.
+    channel.send(failedTurn(taken.error, t.session ?? ""));
+    return 1;
+  }
+  const controller = new AbortController();
+  live.turn = controller;
+  // A signal stops the running turn; between turns it ends the process at once.
+  const unhook = io.onInterrupt?.(() => controller.abort());
+  const out = turnOutput({
+    cwd: path.resolve(io.cwd, options.cwd ?? "."),
+    permissionMode: live.mode,
+    apiKeySource: io.env.ANTHROPIC_API_KEY ? "ANTHROPIC_API_KEY" : "none",
+    slashCommands: runner.slashNames(),
+    agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
+    mcpServers: opened.mcpServers,
+    partialMessages: options.wrapper.partialMessages,
+  });
+  const started = performance.now();
+  let result: RunResult;
+  try {
+    const handle = runner.run(taken.input, {
+      signal: controller.signal,
+      ...(t.session ? { resume: t.session } : t.fresh ? { sessionId: t.fresh } : {}),
+      ...(options.agent && { agent: options.agent }),
+    });
+    let said = false;
+    for await (const event of handle) {
+      noteUsage(live, event);
+      if (event.type === "run_start" && event.depth === 0 && !said) {
+        said = true;
+        t.history?.add(event.sessionId, { type: "user", message: message.message, uuid: message.uuid });
+      }
+      for (const m of out.messages(event) as Record<string, unknown>[]) {
+        channel.send(m);
+        t.history?.add(String(m.session_id ?? ""), m);
+      }
+    }
+    result = await handle.result();
+  } catch (e) {
+    if (!(e instanceof SessionError)) throw e;
+    channel.send(failedTurn(e.message, t.session ?? ""));
+    return 1;
+  } finally {
+    unhook?.();
+    live.turn = undefined;
+  }
+  t.session = result.sessionId;
+  t.fresh = undefined;
+  channel.send(out.result(result, performance.now() - started));
+  return exitCode(result) === 0 ? 0 : 1;
+}
+
+const isError = (c: Content | { error: string }): c is { error: string } =>
+  typeof c === "object" && !Array.isArray(c) && "error" in c;
+
+/** The main agent's model and last usage, for `get_context_usage`. */
+function noteUsage(live: Live, e: RunEvent): void {
+  if (e.depth !== 0) return;
+  if (e.type === "run_start") live.model = e.model;
+  if (e.type === "usage" && live.model !== undefined) live.last = { model: live.model, usage: e.usage };
 }
 
 /** The session the first turn continues: `--resume`/`--continue` (forked with `--fork-session`), or none. */

@@ -78,7 +78,7 @@ export function claudeOutput(session: ClaudeSession): ClaudeOutput {
             {
               type: "assistant",
               message: {
-                id: `msg_${e.runId.replace(/^run-/, "")}_${e.turn}`,
+                id: messageId(e.runId, e.turn),
                 type: "message",
                 role: "assistant",
                 model: runs.get(e.runId)?.model ?? "",
@@ -129,6 +129,9 @@ export function claudeOutput(session: ClaudeSession): ClaudeOutput {
     },
   };
 }
+
+/** A response's id in Claude Code's shapes: one per run and turn, shared by its messages. */
+export const messageId = (runId: string, turn: number): string => `msg_${runId.replace(/^run-/, "")}_${turn}`;
 
 /** The result's subtype, as Claude Code names how a run ended. */
 function subtypeOf(r: RunResult): string {
