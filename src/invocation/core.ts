@@ -127,6 +127,7 @@ export function createCore(options: RunnerOptions): Core {
     env,
     mcpJsonServers: mcpJsonFilter(claude.settings),
     plugins: definitions.plugins.filter((p) => !(options.restricted && p.owner === "project")),
+    roots: [projectDir, cwd, ...claude.settings.additionalDirectories],
   });
   const hop = createHopCore({
     projectDir,

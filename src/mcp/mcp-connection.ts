@@ -4,10 +4,15 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   CallToolResult,
   GetPromptResult,
+  ListResourcesResult,
   Prompt as McpPrompt,
   Tool as McpTool,
+  ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../definitions/types.js";
+import { CLIENT_CAPABILITIES, installHandlers } from "./client-handlers.js";
+import { orInterrupted, stopProcess } from "./connection-wait.js";
+import type { Elicit } from "./elicitation.js";
 import { expandConfig } from "./expand-vars.js";
 import { forgetLiveServer, rememberLiveServer } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
@@ -15,6 +20,7 @@ import { MessageBuffer } from "./message-buffer.js";
 import { type McpServerSpec, mcpToolName } from "./server-spec.js";
 import type { StartWatch } from "./start-watch.js";
 import { StderrTail } from "./stderr-tail.js";
+import { MAX_MESSAGE_BYTES, stdioEnv } from "./stdio-env.js";
 
 export type { StartWatch } from "./start-watch.js";
 
@@ -35,6 +41,7 @@ export type Started =
   | { ok: false; message: string /** the caller's signal ended the wait */; interrupted?: true };
 
 export type CallOutcome = { ok: true; result: CallToolResult } | { ok: false; message: string };
+type Outcome<T> = { ok: true; result: T } | { ok: false; message: string };
 
 export interface ConnectionContext {
   /** Milliseconds a server may take to answer one call (`mcpTimeout`). */
@@ -45,14 +52,13 @@ export interface ConnectionContext {
   readonly cwd: string;
   /** `${VAR}` values, and the environment a stdio server inherits (a few safe names of it). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The working folders `roots/list` is answered with (the project and every added folder). */
+  readonly roots?: readonly string[];
+  /** Who answers a server's questions (`elicitation/create`); absent: each is declined. */
+  readonly elicit?: Elicit;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
-
-/** The names of the runner's environment a stdio server inherits; its own `env` adds to them. */
-const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
-/** A trace context agentmd was started in goes on to its stdio servers (traced: their start-up span's). */
-const TRACE_CONTEXT = ["TRACEPARENT", "TRACESTATE"];
 
 /**
  * One MCP server, started on first use and shared by the runs of a runner. A server that fails to
@@ -112,12 +118,25 @@ export class McpConnection {
   }
 
   /** A prompt's messages, by its server-side name. Never rejects. */
-  getPrompt(
-    name: string,
-    args: Record<string, string>,
-  ): Promise<{ ok: true; result: GetPromptResult } | { ok: false; message: string }> {
+  getPrompt(name: string, args: Record<string, string>): Promise<Outcome<GetPromptResult>> {
     return this.#request(`the prompt '${name}'`, new AbortController().signal, (client, options) =>
       client.getPrompt({ name, arguments: args }, options),
+    );
+  }
+
+  /** One page of the server's resources (`resources/list`). Never rejects. */
+  listResources(signal: AbortSignal, cursor?: string): Promise<Outcome<ListResourcesResult>> {
+    return this.#request("resources/list", signal, (client, options) =>
+      client.getServerCapabilities()?.resources
+        ? client.listResources(cursor ? { cursor } : undefined, options)
+        : Promise.resolve({ resources: [] }),
+    );
+  }
+
+  /** One resource's contents (`resources/read`). Never rejects. */
+  readResource(uri: string, signal: AbortSignal): Promise<Outcome<ReadResourceResult>> {
+    return this.#request(`the resource ${uri}`, signal, (client, options) =>
+      client.readResource({ uri }, options),
     );
   }
 
@@ -220,7 +239,15 @@ export class McpConnection {
       return this.#fail(`the MCP client could not be loaded: ${(e as Error).message}`);
     }
     this.#sdk = sdk;
-    const client = new sdk.Client({ name: "agentmd", version: "0.1.0" }, { capabilities: {} });
+    const client = new sdk.Client(
+      { name: "agentmd", version: "0.1.0" },
+      { capabilities: { ...CLIENT_CAPABILITIES } },
+    );
+    installHandlers(client, sdk, this.spec.name, {
+      roots: this.cx.roots ?? [this.cx.cwd],
+      ...(this.cx.elicit && { elicit: this.cx.elicit }),
+      promptsChanged: () => void this.#relistPrompts(client),
+    });
     let transport: Transport;
     try {
       transport = this.#transport(config, sdk, client, traceparent);
@@ -251,13 +278,7 @@ export class McpConnection {
       return new sdk.StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: headers });
     if (config.type === "sse")
       return new sdk.SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers });
-    const env: Record<string, string> = {};
-    for (const k of [...INHERITED, ...TRACE_CONTEXT]) {
-      const v = this.cx.env[k];
-      if (typeof v === "string") env[k] = v;
-    }
-    // Traced: the server starts under its start-up span.
-    if (traceparent) env.TRACEPARENT = traceparent;
+    const env = stdioEnv(this.cx.env, traceparent);
     const transport = new sdk.StdioClientTransport({
       command: config.command ?? "",
       args: [...(config.args ?? [])],
@@ -293,14 +314,20 @@ export class McpConnection {
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
-    const prompts: McpPrompt[] = [];
-    if (client.getServerCapabilities()?.prompts) {
-      const page = await client
-        .listPrompts(undefined, { timeout: this.#startTimeout })
-        .catch(() => undefined);
-      prompts.push(...(page?.prompts ?? []));
-    }
-    return { tools, prompts };
+    return { tools, prompts: await this.#prompts(client) };
+  }
+
+  async #prompts(client: Client): Promise<McpPrompt[]> {
+    if (!client.getServerCapabilities()?.prompts) return [];
+    const page = await client.listPrompts(undefined, { timeout: this.#startTimeout }).catch(() => undefined);
+    return page?.prompts ?? [];
+  }
+
+  /** The server said its prompts changed: the listing takes the new ones (a new one is a command at once). */
+  async #relistPrompts(client: Client): Promise<void> {
+    const prompts = await this.#prompts(client);
+    if (this.#client !== client || this.#status.state !== "ready") return;
+    this.#status = { state: "ready", listing: { ...this.#status.listing, prompts } };
   }
 
   #onClose(client: Client): void {
@@ -364,35 +391,3 @@ export class McpConnection {
 }
 
 const ok = (listing: ServerListing): Started => ({ ok: true, listing });
-
-/** The largest message a stdio server may send (the SDK's default is 10 MB). */
-const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
-
-/** A start, or the run's interruption of the wait for it, whichever comes first. */
-function orInterrupted(starting: Promise<Started>, signal: AbortSignal, name: string): Promise<Started> {
-  const interrupted: Started = {
-    ok: false,
-    interrupted: true,
-    message: `the run was interrupted while MCP server '${name}' was starting`,
-  };
-  if (signal.aborted) return Promise.resolve(interrupted);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(interrupted);
-    signal.addEventListener("abort", onAbort, { once: true });
-    void starting.then((started) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(started);
-    });
-  });
-}
-
-/** SIGTERM to a stdio server's process (nothing for the HTTP transports). */
-function stopProcess(transport: Transport): void {
-  const pid = (transport as { pid?: number | null }).pid;
-  if (typeof pid !== "number") return;
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-}

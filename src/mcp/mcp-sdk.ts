@@ -11,6 +11,10 @@ export interface McpSdk {
   readonly McpError: typeof import("@modelcontextprotocol/sdk/types.js").McpError;
   readonly ErrorCode: typeof import("@modelcontextprotocol/sdk/types.js").ErrorCode;
   readonly deserializeMessage: typeof import("@modelcontextprotocol/sdk/shared/stdio.js").deserializeMessage;
+  readonly ListRootsRequestSchema: typeof import("@modelcontextprotocol/sdk/types.js").ListRootsRequestSchema;
+  readonly ElicitRequestSchema: typeof import("@modelcontextprotocol/sdk/types.js").ElicitRequestSchema;
+  readonly PromptListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").PromptListChangedNotificationSchema;
+  readonly ResourceListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ResourceListChangedNotificationSchema;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -34,6 +38,10 @@ export function loadMcpSdk(): Promise<McpSdk> {
       McpError: types.McpError,
       ErrorCode: types.ErrorCode,
       deserializeMessage: lines.deserializeMessage,
+      ListRootsRequestSchema: types.ListRootsRequestSchema,
+      ElicitRequestSchema: types.ElicitRequestSchema,
+      PromptListChangedNotificationSchema: types.PromptListChangedNotificationSchema,
+      ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,
     };
   })();
   return loading;
