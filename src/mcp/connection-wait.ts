@@ -1,5 +1,9 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Started } from "./mcp-connection.js";
+import type { ServerListing } from "./listing.js";
+
+export type Started =
+  | { ok: true; listing: ServerListing }
+  | { ok: false; message: string /** the caller's signal ended the wait */; interrupted?: true };
 
 /** A start, or the run's interruption of the wait for it, whichever comes first. */
 export function orInterrupted(

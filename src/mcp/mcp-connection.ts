@@ -11,7 +11,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../definitions/types.js";
 import { CLIENT_CAPABILITIES, installHandlers } from "./client-handlers.js";
-import { orInterrupted, stopProcess } from "./connection-wait.js";
+import { orInterrupted, type Started, stopProcess } from "./connection-wait.js";
 import type { Elicit } from "./elicitation.js";
 import { expandConfig } from "./expand-vars.js";
 import { forgetLiveServer, rememberLiveServer } from "./live-servers.js";
@@ -22,23 +22,18 @@ import type { StartWatch } from "./start-watch.js";
 import { StderrTail } from "./stderr-tail.js";
 import { MAX_MESSAGE_BYTES, stdioEnv } from "./stdio-env.js";
 
-export type { StartWatch } from "./start-watch.js";
+export type { Started } from "./connection-wait.js";
+export type { ServerListing } from "./listing.js";
 
-/** What a server offers, as listed when it started. */
-export interface ServerListing {
-  readonly tools: readonly McpTool[];
-  readonly prompts: readonly McpPrompt[];
-}
+import type { ServerListing } from "./listing.js";
+
+export type { StartWatch } from "./start-watch.js";
 
 export type ServerStatus =
   | { readonly state: "stopped" }
   | { readonly state: "starting" }
   | { readonly state: "ready"; readonly listing: ServerListing }
   | { readonly state: "failed"; readonly message: string };
-
-export type Started =
-  | { ok: true; listing: ServerListing }
-  | { ok: false; message: string /** the caller's signal ended the wait */; interrupted?: true };
 
 export type CallOutcome = { ok: true; result: CallToolResult } | { ok: false; message: string };
 type Outcome<T> = { ok: true; result: T } | { ok: false; message: string };

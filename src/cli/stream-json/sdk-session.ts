@@ -142,7 +142,7 @@ async function openSession(
   if (main?.mcpTimeout !== undefined) agentMs = main.mcpTimeout * 1000;
   if (request)
     answer(channel, request.request_id, {
-      commands: runner.slashNames().map((name) => ({ name, description: "", argumentHint: "" })),
+      commands: await runner.slashCommands(),
       agents: runner.definitions
         .filter((d) => d.surface === "agent")
         .map((d) => ({ name: d.name, description: d.description ?? "" })),
