@@ -143,3 +143,37 @@ describe("the list bounds what is read", () => {
     expect(promptOf(fake, 0)).toBe("ask @bob:later");
   });
 });
+
+describe("chat (input piped in)", () => {
+  const chat = (input: string) => runBinAsync(["chat"], { cwd: dir, env: env(), input });
+
+  it("a server's question is a form the user fills; /help lists the prompts with their arguments", async () => {
+    await project("stdio", "mcp__docs__*");
+    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("hello Alice")]);
+    const r = await chat("ask me\ny\n\nAlice\ny\n/help\n");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("MCP server 'docs' asks: What is your name?");
+    // An empty line for the required name is asked again.
+    expect(resultText(resultsSent(fake, 1)[0])).toBe('elicitation: accept {"name":"Alice","tea":true}');
+    expect(r.stdout).toMatch(
+      /MCP prompts:\n {2}\/mcp__docs__review <file> \[focus\] — Reviews a file for bugs\./,
+    );
+  });
+
+  it("declining the form answers decline, and the turn goes on", async () => {
+    await project("stdio", "mcp__docs__*");
+    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("fine")]);
+    const r = await chat("ask me\nn\n");
+    expect(r.code, r.stderr).toBe(0);
+    expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
+  });
+
+  it("a prompt the server adds later is a command at once (prompts/list_changed)", async () => {
+    await project("stdio", "mcp__docs__*");
+    fake = await startFakeAnthropic([call("mcp__docs__add_prompt", {}), text("added"), text("spoke")]);
+    const r = await chat("add one\n/mcp__docs__later\n");
+    expect(r.code, r.stderr).toBe(0);
+    const last = fake.requests.at(-1)?.body.messages.at(-1);
+    expect(JSON.stringify(last?.content)).toContain('"text":"The later prompt speaks."');
+  });
+});

@@ -19,6 +19,7 @@ import {
   type SdkUserMessage,
   userContent,
 } from "./sdk-channel.js";
+import { sdkElicit } from "./sdk-elicit.js";
 import { sdkHooks } from "./sdk-hooks.js";
 import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
 import { type SdkMcpServer, sdkMcpTools } from "./sdk-mcp.js";
@@ -123,6 +124,8 @@ async function openSession(
       permissions: { ...permissions, ...(approve && { approve }) },
       extra: {
         ...options.wrapper.runner,
+        // A server's question goes to the program's onElicitation (the SDK declines without one).
+        mcp: { ...options.wrapper.runner.mcp, elicit: sdkElicit(channel) },
         ...(store && { transcript: { store } }),
         agents: agentsOf(init),
         hooks: sdkHooks(init.hooks, channel, { permissionMode: () => live.mode, warn }),

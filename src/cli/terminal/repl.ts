@@ -14,6 +14,7 @@ import { openRunner } from "../open-runner.js";
 import { createApprovalPrompt, lineAnswerer } from "./approval-prompt.js";
 import { selectAnswerer } from "./approval-select.js";
 import { BUILTIN, REPL_COMMANDS } from "./chat-help.js";
+import { formElicit } from "./elicit-form.js";
 import { inputGate } from "./input-gate.js";
 import { lineQueue } from "./line-queue.js";
 import { listing, promptListing } from "./listing.js";
@@ -70,8 +71,17 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     io.stdout.write(question);
     return lines.next();
   };
+  // A server's question is a form asked here, as an approval is.
+  const elicit = formElicit(ask, style, {
+    before: () => chat.progress?.hold(true),
+    after: () => chat.progress?.hold(false),
+  });
   const runner = await openRunner(
-    { ...options, permissions: { ...options.permissions, approve } },
+    {
+      ...options,
+      permissions: { ...options.permissions, approve },
+      extra: { mcp: { elicit } },
+    },
     io,
     askedOnTerminal(io, tty ? ask : undefined),
   );
