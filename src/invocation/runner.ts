@@ -92,15 +92,11 @@ export interface Runner {
   run(input: Content, options?: RunOptions): RunHandle;
   /** `/name args`: a command or skill, exactly as a user typing it. */
   invoke(line: string, options?: RunOptions): RunHandle;
-  /**
-   * The names a user may type after `/`, sorted: the project's commands and skills, and the prompts
-   * of the MCP servers already running (starts nothing; for completion as the user types).
-   */
+  /** The names a user may type after `/`, sorted: commands, skills, running servers' prompts. */
   slashNames(): string[];
   /**
-   * Every command a user may type, described (`/help`, completion, the SDK's `initialize`, ACP):
-   * the project's commands and skills, and the prompts of the servers the session's list reaches
-   * (which starts them). Never rejects.
+   * Every command, described (`/help`, the SDK's `initialize`, ACP): commands, skills, and the
+   * prompts of the servers the session's list reaches (which starts them). Never rejects.
    */
   slashCommands(): Promise<SlashCommand[]>;
   /**
@@ -108,6 +104,8 @@ export interface Runner {
    * beyond the lists). Throws a ConfigError for bypassPermissions when the settings turn it off.
    */
   setPermissionMode(mode: PermissionMode): void;
+  /** The mode calls are approved in now, and whether the settings let bypassPermissions be chosen. */
+  permissionModes(): { readonly current: PermissionMode; readonly bypass: boolean };
   /**
    * `/compact`: the session's conversation, summarised by the model, as the start of a new
    * session (its transcript begins with the summary). Contract: never rejects.
@@ -154,6 +152,18 @@ function setPermissionMode(core: Core, mode: Parameters<Runner["setPermissionMod
       "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode)",
     );
   core.approval.setMode?.(mode);
+}
+
+/** The session's permission mode: set (as the Agent SDK's `setPermissionMode`), and told. */
+function modeControl(core: Core): Pick<Runner, "setPermissionMode" | "permissionModes"> {
+  let current = core.permissionMode as PermissionMode;
+  return {
+    setPermissionMode: (mode) => {
+      setPermissionMode(core, mode);
+      current = mode;
+    },
+    permissionModes: () => ({ current, bypass: !core.claude.bypassDisabled }),
+  };
 }
 
 /**
@@ -260,7 +270,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => [...new Set([...slashNames(core), ...readyPromptNames(core)])].sort(),
     slashCommands: () => slashCommands(core),
-    setPermissionMode: (mode) => setPermissionMode(core, mode),
+    ...modeControl(core),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
     endSession: (sessionId, reason, onWarning) => {
