@@ -128,6 +128,7 @@ export function createCore(options: RunnerOptions): Core {
     home,
     mcpJsonServers: mcpJsonFilter(claude.settings),
     plugins: definitions.plugins.filter((p) => !(options.restricted && p.owner === "project")),
+    roots: [projectDir, cwd, ...claude.settings.additionalDirectories],
   });
   const hop = createHopCore({
     projectDir,

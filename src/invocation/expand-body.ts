@@ -3,6 +3,7 @@ import { type CallContext, executeCall, resultText } from "../loop/execute-call.
 import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { ToolFs } from "../tools/builtin/fs.js";
 import { quoteIntoCommand, substituteArguments, usesArguments } from "./arguments.js";
+import { resourceBlocks } from "./attach-resources.js";
 import type { BodyPrompt, Expanded } from "./run-types.js";
 
 /** `!`cmd`` at a line start or after whitespace; a ```! fenced block. */
@@ -20,7 +21,12 @@ export const ATTACHMENT = /(?<=^|\s)@((?:~\/|\/|(?:\.{1,2}\/)+)?\.?[A-Za-z0-9_][
  * put in their place; `@path` files that exist attached as Read calls of the run. A denied or failing
  * command aborts the invocation with a message that names it.
  */
-export async function expandBody(prompt: BodyPrompt, run: CallContext, fs: ToolFs): Promise<Expanded> {
+export async function expandBody(
+  prompt: BodyPrompt,
+  run: CallContext,
+  fs: ToolFs,
+  servers: ReadonlySet<string> = new Set(),
+): Promise<Expanded> {
   const call = atCallerLevel(prompt, run);
   const source = prompt.skillDir
     ? prompt.body.replace(/\$\{(?:CLAUDE_)?SKILL_DIR\}/g, shownPath(call.cwd, prompt.skillDir))
@@ -47,9 +53,12 @@ export async function expandBody(prompt: BodyPrompt, run: CallContext, fs: ToolF
   let text = parts.join("");
   if (!usesArguments(source) && prompt.args.trim() !== "")
     text = `${text.trimEnd()}\n\nARGUMENTS: ${prompt.args}`;
+  // Both read from the body as written: a file's text or a resource's never attaches more.
+  const resources = await resourceBlocks(text, prompt.label, servers, call);
+  if (!resources.ok) return resources;
   const attached = await attachFiles(text, prompt.label, call, fs, calls);
   if (!attached.ok) return attached;
-  return { ok: true, text: attached.text.trim() };
+  return { ok: true, text: [attached.text.trimEnd(), ...resources.blocks].join("\n\n").trim() };
 }
 
 /**

@@ -1,5 +1,8 @@
 import type { CallApproval, RunState } from "../loop/execute-call.js";
 import type { StartWatch } from "../mcp/mcp-connection.js";
+import { reachable } from "../mcp/mcp-hub.js";
+import { LIST_RESOURCES, READ_RESOURCE, resourceServers, resourceTools } from "../mcp/mcp-resources.js";
+import type { McpServerSpec } from "../mcp/server-spec.js";
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
 import {
@@ -47,13 +50,16 @@ export async function runTools(
     ...external.servers.project,
     ...(spec.mcpScope ?? []).flatMap((def) => external.servers.inlineOf(def)),
   ];
-  const mcp = servers.length > 0 ? await external.hub.toolsFor(servers, spec.list, signal, watch) : undefined;
+  const found =
+    servers.length > 0 ? await external.hub.toolsFor(servers, spec.list, signal, watch) : undefined;
   const failed = {
-    failed: mcp?.failed ?? [],
-    ...(mcp?.interrupted !== undefined && { interrupted: mcp.interrupted }),
+    failed: found?.failed ?? [],
+    ...(found?.interrupted !== undefined && { interrupted: found.interrupted }),
   };
-  if (!mcp || mcp.tools.length === 0)
-    return { tools: [], hidden: new Set(), warnings: mcp?.warnings ?? [], ...failed };
+  const resources = resourceToolsOf(core, servers, spec.list);
+  if (!found || found.tools.length + resources.length === 0)
+    return { tools: [], hidden: new Set(), warnings: found?.warnings ?? [], ...failed };
+  const mcp = { ...found, tools: [...found.tools, ...resources] };
   const withoutSearch = registryWith(core, mcp.tools);
   const offerAll = (list: PermissionList) =>
     offeredUnderApproval(withoutSearch.all, list, approvalOf(core, spec));
@@ -86,6 +92,20 @@ export async function runTools(
       `${deferred.size} tool definitions are deferred (toolSearch), but this run's list does not allow ToolSearch, so the model cannot find them; allow ToolSearch, or set toolSearch: false`,
     );
   return { tools, hidden, warnings, ...failed };
+}
+
+/**
+ * ListMcpResourcesTool and ReadMcpResourceTool, when the list names them (and no tool of the
+ * catalog has their names), over the servers the list reaches whole.
+ */
+function resourceToolsOf(core: Core, servers: readonly McpServerSpec[], list: PermissionList): Tool[] {
+  const names = [LIST_RESOURCES, READ_RESOURCE];
+  if (names.some((n) => core.catalog.names.includes(n)) || offered(list, names).length === 0) return [];
+  const readable = resourceServers(reachable(servers, list), list);
+  if (readable.length === 0) return [];
+  return resourceTools(readable, (s) => core.external.hub.connection(s)).filter(
+    (t) => offered(list, [t.name]).length > 0,
+  );
 }
 
 /** The catalog's tools with `extra` beside them (the catalog's own registry when there are none). */

@@ -10,6 +10,7 @@ import type {
 import type { Budget } from "../loop/budget.js";
 import type { Hooks } from "../loop/hooks.js";
 import type { TranscriptStore } from "../loop/transcript.js";
+import type { Elicit } from "../mcp/elicitation.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import type { BuiltinToolDeps } from "../tools/builtin/index.js";
@@ -131,6 +132,12 @@ export interface RunnerOptions {
     readonly timeoutMs?: number;
     /** Milliseconds a server may take to start and list its tools (default 30,000). */
     readonly startTimeoutMs?: number;
+    /**
+     * Who answers a server's questions (`elicitation/create`, form mode): resolves with the user's
+     * answer. Absent: each question is declined, and the run goes on. The Elicitation and
+     * ElicitationResult hooks come first and last.
+     */
+    readonly elicit?: Elicit;
   };
   readonly concurrency?: {
     readonly enabled?: boolean;

@@ -30,6 +30,7 @@ import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { sessionHooks } from "./session-hooks.js";
 import { sessionReads } from "./session-reads.js";
+import { readyPromptNames, type SlashCommand, slashCommands } from "./slash-commands.js";
 
 export type { Compacted, CompactOptions } from "./compact-session.js";
 
@@ -42,6 +43,7 @@ export {
   DEFAULT_MAX_TOKENS,
 } from "../shared/defaults.js";
 export type { RunnerOptions } from "./runner-options.js";
+export type { SlashCommand } from "./slash-commands.js";
 
 export interface RunOptions {
   readonly signal?: AbortSignal;
@@ -90,8 +92,13 @@ export interface Runner {
   run(input: Content, options?: RunOptions): RunHandle;
   /** `/name args`: a command or skill, exactly as a user typing it. */
   invoke(line: string, options?: RunOptions): RunHandle;
-  /** The names a user may type after `/`, for completion and `/help`. */
+  /** The names a user may type after `/`, sorted: commands, skills, running servers' prompts. */
   slashNames(): string[];
+  /**
+   * Every command, described (`/help`, the SDK's `initialize`, ACP): commands, skills, and the
+   * prompts of the servers the session's list reaches (which starts them). Never rejects.
+   */
+  slashCommands(): Promise<SlashCommand[]>;
   /**
    * Claude Code's `setPermissionMode`: later calls of every run are approved in `mode` (never
    * beyond the lists). Throws a ConfigError for bypassPermissions when the settings turn it off.
@@ -261,7 +268,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     projectDir: core.projectDir,
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
-    slashNames: () => slashNames(core),
+    slashNames: () => [...new Set([...slashNames(core), ...readyPromptNames(core)])].sort(),
+    slashCommands: () => slashCommands(core),
     ...modeControl(core),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),

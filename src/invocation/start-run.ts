@@ -16,6 +16,7 @@ import { createBackgroundShells } from "../tools/builtin/background-shells.js";
 import { createReadRecord } from "../tools/read-record.js";
 import { type OfferedTool, type RegisteredTool, unsayableServerTools } from "../tools/registry.js";
 import type { Logger, Tool } from "../tools/types.js";
+import { attachResources, serverNames } from "./attach-resources.js";
 import { runStarts, skillCatalog } from "./catalog.js";
 import { createSkillTool, createTaskTool } from "./child-tools.js";
 import type { Core } from "./core.js";
@@ -97,7 +98,8 @@ function runCalls(
         ...(io.budget && { budget: io.budget }),
         ...(io.trace && { trace: io.trace }),
       }),
-    expand: (prompt, state, signal) => expandBody(prompt, { ...calls, state, signal }, core.fs),
+    expand: (prompt, state, signal) =>
+      expandBody(prompt, { ...calls, state, signal }, core.fs, serverNames(core)),
   };
   const starts = runStarts(core, spec);
   const starting = [
@@ -186,10 +188,13 @@ async function converse(
     // command's `!cmd` runs, and before anything is sent.
     const hooked = await promptHooks(spec, io, call);
     if (!hooked.ok) return endBeforeStart(run.ended, "refused", hooked.code, hooked.message);
+    const servers = serverNames(core);
     const content =
-      spec.prompt.kind === "content"
-        ? { ok: true as const, text: spec.prompt.content }
-        : await expandBody(spec.prompt, call, core.fs);
+      spec.prompt.kind !== "content"
+        ? await expandBody(spec.prompt, call, core.fs, servers)
+        : typeof spec.prompt.content === "string" && spec.depth === 0
+          ? await attachResources(spec.prompt.content, "the prompt", servers, call)
+          : { ok: true as const, text: spec.prompt.content };
     if (!content.ok) return endBeforeStart(run.ended, "error", "invocation_failed", content.message);
     const said = withContext(content.text, hooked.context);
     io.emit({ runId: call.runId, depth: spec.depth, type: "user_message", content: said });

@@ -1,6 +1,7 @@
 import type { Definition, MainAgentDefinition, McpServerConfigInput, Plugin } from "../definitions/types.js";
 import { DEFAULT_MCP_TIMEOUT_MS } from "../shared/defaults.js";
 import { parseToolSearch, type ToolSearchSetting } from "../tools/search/deferral.js";
+import type { Elicit } from "./elicitation.js";
 import { createMcpHub, type McpHub } from "./mcp-hub.js";
 import { type ProjectServers, projectServers } from "./project-servers.js";
 
@@ -23,6 +24,11 @@ export interface ExternalToolOptions {
     readonly timeoutMs?: number;
     /** Milliseconds a server may take to start and list its tools (default 30,000). */
     readonly startTimeoutMs?: number;
+    /**
+     * Who answers a server's questions (`elicitation/create`): chat asks with a form, stream-json
+     * the SDK program. Absent: each question is declined and the run goes on.
+     */
+    readonly elicit?: Elicit;
   };
   readonly tools?: { readonly toolSearch?: "auto" | `auto:${number}` | boolean };
 }
@@ -45,6 +51,10 @@ export function createExternalTools(input: {
   readonly mcpJsonServers?: { readonly enabled?: readonly string[]; readonly disabled?: readonly string[] };
   /** The enabled plugins whose servers start (`plugin_<plugin>_<server>`). */
   readonly plugins?: readonly Plugin[];
+  /** The run's working folders, as a server's `roots/list` is answered. */
+  readonly roots?: readonly string[];
+  /** Who answers a server's questions, over `options.mcp.elicit` (the hooks' turn first). */
+  readonly elicit?: Elicit;
 }): ExternalTools {
   const { options, main } = input;
   const timeoutMs =
@@ -63,6 +73,8 @@ export function createExternalTools(input: {
       cwd: input.projectDir ?? input.cwd,
       env: input.env,
       ...(input.home !== undefined && { home: input.home }),
+      ...(input.roots && { roots: input.roots }),
+      ...((input.elicit ?? options.mcp?.elicit) && { elicit: input.elicit ?? options.mcp?.elicit }),
     }),
     servers,
     toolSearch: parseToolSearch(options.tools?.toolSearch ?? main?.toolSearch),

@@ -4,11 +4,16 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   CallToolResult,
   GetPromptResult,
+  ListResourcesResult,
   Prompt as McpPrompt,
   Tool as McpTool,
+  ReadResourceResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../definitions/types.js";
 import { settleOrAbandon } from "../shared/abort.js";
+import { CLIENT_CAPABILITIES, installHandlers } from "./client-handlers.js";
+import type { Started } from "./connection-wait.js";
+import type { Elicit } from "./elicitation.js";
 import { expandConfig } from "./expand-vars.js";
 import { forgetLiveServer, rememberLiveServer, stopProcess } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
@@ -17,14 +22,14 @@ import { type RunSignIn, runSignIn, signInFailure } from "./oauth-session.js";
 import { type McpServerSpec, mcpToolName } from "./server-spec.js";
 import type { StartWatch } from "./start-watch.js";
 import { StderrTail } from "./stderr-tail.js";
+import { MAX_MESSAGE_BYTES, stdioEnv } from "./stdio-env.js";
+
+export type { Started } from "./connection-wait.js";
+export type { ServerListing } from "./listing.js";
+
+import type { ServerListing } from "./listing.js";
 
 export type { StartWatch } from "./start-watch.js";
-
-/** What a server offers, as listed when it started. */
-export interface ServerListing {
-  readonly tools: readonly McpTool[];
-  readonly prompts: readonly McpPrompt[];
-}
 
 export type ServerStatus =
   | { readonly state: "stopped" }
@@ -32,11 +37,8 @@ export type ServerStatus =
   | { readonly state: "ready"; readonly listing: ServerListing }
   | { readonly state: "failed"; readonly message: string };
 
-export type Started =
-  | { ok: true; listing: ServerListing }
-  | { ok: false; message: string /** the caller's signal ended the wait */; interrupted?: true };
-
 export type CallOutcome = { ok: true; result: CallToolResult } | { ok: false; message: string };
+type Outcome<T> = { ok: true; result: T } | { ok: false; message: string };
 
 export interface ConnectionContext {
   /** Milliseconds a server may take to answer one call (`mcpTimeout`). */
@@ -52,14 +54,13 @@ export interface ConnectionContext {
    * that of the environment agentmd was started with. None: no sign-in is used.
    */
   readonly home?: string;
+  /** The working folders `roots/list` is answered with (the project and every added folder). */
+  readonly roots?: readonly string[];
+  /** Who answers a server's questions (`elicitation/create`); absent: each is declined. */
+  readonly elicit?: Elicit;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
-
-/** The names of the runner's environment a stdio server inherits; its own `env` adds to them. */
-const INHERITED = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
-/** A trace context agentmd was started in goes on to its stdio servers (traced: their start-up span's). */
-const TRACE_CONTEXT = ["TRACEPARENT", "TRACESTATE"];
 
 /**
  * One MCP server, started on first use and shared by the runs of a runner. A server that fails to
@@ -126,12 +127,25 @@ export class McpConnection {
   }
 
   /** A prompt's messages, by its server-side name. Never rejects. */
-  getPrompt(
-    name: string,
-    args: Record<string, string>,
-  ): Promise<{ ok: true; result: GetPromptResult } | { ok: false; message: string }> {
+  getPrompt(name: string, args: Record<string, string>): Promise<Outcome<GetPromptResult>> {
     return this.#request(`the prompt '${name}'`, new AbortController().signal, (client, options) =>
       client.getPrompt({ name, arguments: args }, options),
+    );
+  }
+
+  /** One page of the server's resources (`resources/list`). Never rejects. */
+  listResources(signal: AbortSignal, cursor?: string): Promise<Outcome<ListResourcesResult>> {
+    return this.#request("resources/list", signal, (client, options) =>
+      client.getServerCapabilities()?.resources
+        ? client.listResources(cursor ? { cursor } : undefined, options)
+        : Promise.resolve({ resources: [] }),
+    );
+  }
+
+  /** One resource's contents (`resources/read`). Never rejects. */
+  readResource(uri: string, signal: AbortSignal): Promise<Outcome<ReadResourceResult>> {
+    return this.#request(`the resource ${uri}`, signal, (client, options) =>
+      client.readResource({ uri }, options),
     );
   }
 
@@ -237,7 +251,15 @@ export class McpConnection {
     this.#sdk = sdk;
     this.#signIn = runSignIn(config, this.spec.name, this.cx.home, sdk);
     await this.#signIn?.fresh();
-    const client = new sdk.Client({ name: "agentmd", version: "0.1.0" }, { capabilities: {} });
+    const client = new sdk.Client(
+      { name: "agentmd", version: "0.1.0" },
+      { capabilities: { ...CLIENT_CAPABILITIES } },
+    );
+    installHandlers(client, sdk, this.spec.name, {
+      roots: this.cx.roots ?? [this.cx.cwd],
+      ...(this.cx.elicit && { elicit: this.cx.elicit }),
+      promptsChanged: () => void this.#relistPrompts(client),
+    });
     let transport: Transport;
     try {
       transport = this.#transport(config, sdk, client, traceparent);
@@ -274,13 +296,7 @@ export class McpConnection {
       });
     if (config.type === "sse")
       return new sdk.SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers, ...auth });
-    const env: Record<string, string> = {};
-    for (const k of [...INHERITED, ...TRACE_CONTEXT]) {
-      const v = this.cx.env[k];
-      if (typeof v === "string") env[k] = v;
-    }
-    // Traced: the server starts under its start-up span.
-    if (traceparent) env.TRACEPARENT = traceparent;
+    const env = stdioEnv(this.cx.env, traceparent);
     const transport = new sdk.StdioClientTransport({
       command: config.command ?? "",
       args: [...(config.args ?? [])],
@@ -316,14 +332,20 @@ export class McpConnection {
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor && tools.length < 10_000);
-    const prompts: McpPrompt[] = [];
-    if (client.getServerCapabilities()?.prompts) {
-      const page = await client
-        .listPrompts(undefined, { timeout: this.#startTimeout })
-        .catch(() => undefined);
-      prompts.push(...(page?.prompts ?? []));
-    }
-    return { tools, prompts };
+    return { tools, prompts: await this.#prompts(client) };
+  }
+
+  async #prompts(client: Client): Promise<McpPrompt[]> {
+    if (!client.getServerCapabilities()?.prompts) return [];
+    const page = await client.listPrompts(undefined, { timeout: this.#startTimeout }).catch(() => undefined);
+    return page?.prompts ?? [];
+  }
+
+  /** The server said its prompts changed: the listing takes the new ones (a new one is a command at once). */
+  async #relistPrompts(client: Client): Promise<void> {
+    const prompts = await this.#prompts(client);
+    if (this.#client !== client || this.#status.state !== "ready") return;
+    this.#status = { state: "ready", listing: { ...this.#status.listing, prompts } };
   }
 
   #onClose(client: Client): void {
@@ -388,6 +410,3 @@ export class McpConnection {
 }
 
 const ok = (listing: ServerListing): Started => ({ ok: true, listing });
-
-/** The largest message a stdio server may send (the SDK's default is 10 MB). */
-const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;

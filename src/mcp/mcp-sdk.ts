@@ -15,6 +15,10 @@ export interface McpSdk {
   readonly UnauthorizedError: typeof import("@modelcontextprotocol/sdk/client/auth.js").UnauthorizedError;
   readonly OAuthError: typeof import("@modelcontextprotocol/sdk/server/auth/errors.js").OAuthError;
   readonly deserializeMessage: typeof import("@modelcontextprotocol/sdk/shared/stdio.js").deserializeMessage;
+  readonly ListRootsRequestSchema: typeof import("@modelcontextprotocol/sdk/types.js").ListRootsRequestSchema;
+  readonly ElicitRequestSchema: typeof import("@modelcontextprotocol/sdk/types.js").ElicitRequestSchema;
+  readonly PromptListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").PromptListChangedNotificationSchema;
+  readonly ResourceListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ResourceListChangedNotificationSchema;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -44,6 +48,10 @@ export function loadMcpSdk(): Promise<McpSdk> {
       UnauthorizedError: auth.UnauthorizedError,
       OAuthError: authErrors.OAuthError,
       deserializeMessage: lines.deserializeMessage,
+      ListRootsRequestSchema: types.ListRootsRequestSchema,
+      ElicitRequestSchema: types.ElicitRequestSchema,
+      PromptListChangedNotificationSchema: types.PromptListChangedNotificationSchema,
+      ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,
     };
   })();
   return loading;

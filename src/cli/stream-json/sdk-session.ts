@@ -19,6 +19,7 @@ import {
   userContent,
 } from "./sdk-channel.js";
 import { control, type Live, sessionStates } from "./sdk-control.js";
+import { sdkElicit } from "./sdk-elicit.js";
 import { type ClaudeHistory, claudeHistory } from "./sdk-history.js";
 import { sdkHooks } from "./sdk-hooks.js";
 import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
@@ -124,6 +125,8 @@ async function openSession(
       permissions: { ...permissions, ...(approve && { approve }) },
       extra: {
         ...options.wrapper.runner,
+        // A server's question goes to the program's onElicitation (the SDK declines without one).
+        mcp: { ...options.wrapper.runner.mcp, elicit: sdkElicit(channel) },
         ...(store && { transcript: { store } }),
         agents: agentsOf(init),
         hooks: sdkHooks(init.hooks, channel, { permissionMode: () => live.mode, warn }),
@@ -143,7 +146,7 @@ async function openSession(
   if (main?.mcpTimeout !== undefined) agentMs = main.mcpTimeout * 1000;
   if (request)
     answer(channel, request.request_id, {
-      commands: commandsOf(runner),
+      commands: await runner.slashCommands(),
       agents: runner.definitions
         .filter((d) => d.surface === "agent")
         .map((d) => ({ name: d.name, description: d.description ?? "" })),

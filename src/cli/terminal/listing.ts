@@ -29,3 +29,22 @@ export function listing(
   });
   return [style.bold(`${title}:`), ...lines].join("\n");
 }
+
+/** `/help`'s MCP prompts: each `/mcp__server__prompt <args>` and its description; "" when none. */
+export function promptListing(
+  commands: readonly { name: string; description: string; argumentHint: string }[],
+  style: Style,
+  width?: number,
+): string {
+  const prompts = commands.filter((c) => c.name.startsWith("mcp__"));
+  if (prompts.length === 0) return "";
+  const lines = prompts.flatMap((c) => {
+    const name = `  /${printable(c.name, false)}${c.argumentHint ? ` ${printable(c.argumentHint, false)}` : ""}`;
+    const description = printable(c.description.replace(/\s+/g, " ").trim(), false);
+    if (width === undefined) return [`${name}${style.dim(` — ${description}`)}`];
+    return wrapHanging(`${name} — `, description, width).map((l, i) =>
+      i === 0 ? `${name}${style.dim(l.slice(name.length))}` : style.dim(l),
+    );
+  });
+  return `${[style.bold("MCP prompts:"), ...lines].join("\n")}\n`;
+}

@@ -9,68 +9,29 @@ import { modelNameProblem, resolveModel } from "../../model/models.js";
 import { askedOnTerminal } from "../commands/project-trust.js";
 import { latestSession, type RunIo } from "../commands/run-command.js";
 import { runTools } from "../commands/tools-command.js";
-import { optionsHelp } from "../flags/option-table.js";
-import { SESSION_FLAGS, type SessionOptions } from "../flags/session-flags.js";
+import type { SessionOptions } from "../flags/session-flags.js";
 import { type Style, styleFor } from "../io.js";
 import { openRunner } from "../open-runner.js";
 import { driveSession, type SessionDriver } from "../session/session-driver.js";
 import { createApprovalPrompt, lineAnswerer } from "./approval-prompt.js";
 import { selectAnswerer } from "./approval-select.js";
+import { BUILTIN, REPL_COMMANDS } from "./chat-help.js";
+import { formElicit } from "./elicit-form.js";
 import { inputGate } from "./input-gate.js";
 import { lineQueue } from "./line-queue.js";
-import { listing } from "./listing.js";
+import { listing, promptListing } from "./listing.js";
 import { createProgress, type Progress } from "./progress.js";
 import { createTextRenderer, printable, summary, terminalRendering, terminalWidth } from "./render.js";
 import { recapSaved } from "./session-recap.js";
 import { unknownSlash } from "./unknown-slash.js";
 
-/** What a user may type in the REPL besides a message: `/help` shows it, and so does `chat --help`. */
-const REPL_COMMANDS = `  /name args      run a command or skill (Tab completes the names)
-  /help           this list             /tools     what the main agent may do
-  /agents         the subagents         /skills    the skills and commands
-  /model [NAME]   show or change the model (an id or alias: sonnet, opus, haiku)
-  /cost           tokens and cost of this conversation so far
-  /compact        summarise the conversation so far into one message, and go on
-  /clear          start a new conversation
-  /resume [ID]    list recent sessions, or continue one
-  /exit           leave (or Ctrl-D)`;
-
-export const CHAT_HELP = `Usage: agentmd [chat] [PROMPT] [options]
-
-A conversation with the main agent (agent.md). Type a message, or:
-${REPL_COMMANDS}
-A call that needs approval is asked about: press y (once), a (calls like it, for the
-session) or n, then a reason (told to the model); or the arrows and Enter. Ctrl-C stops the
-current turn; a second Ctrl-C leaves.
-Each conversation is a session, written to .agentmd/sessions/<id>.jsonl; what you type is
-kept in ~/.agentmd/history.
-
-PROMPT is sent first. The options are those of 'agentmd run':
-
-Options:
-${optionsHelp(SESSION_FLAGS, 25)}
-
-Example:
-  agentmd chat --permission-mode acceptEdits "tidy the README"`;
+export { CHAT_HELP } from "./chat-help.js";
 
 export interface ChatOptions extends SessionOptions {
   /** Sent as the first message. */
   readonly prompt?: string;
 }
 
-const BUILTIN = [
-  "/help",
-  "/tools",
-  "/agents",
-  "/skills",
-  "/model",
-  "/cost",
-  "/compact",
-  "/clear",
-  "/resume",
-  "/exit",
-  "/quit",
-];
 const HISTORY_SIZE = 500;
 
 /** The REPL. Returns the exit code when the user leaves. */
@@ -112,8 +73,17 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     io.stdout.write(question);
     return lines.next();
   };
+  // A server's question is a form asked here, as an approval is.
+  const elicit = formElicit(ask, style, {
+    before: () => chat.progress?.hold(true),
+    after: () => chat.progress?.hold(false),
+  });
   const runner = await openRunner(
-    { ...options, permissions: { ...options.permissions, approve } },
+    {
+      ...options,
+      permissions: { ...options.permissions, approve },
+      extra: { mcp: { elicit } },
+    },
     io,
     askedOnTerminal(io, tty ? ask : undefined),
   );
@@ -122,7 +92,9 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     gate?.close();
     return 1;
   }
+  // The servers the list reaches start now, so that their prompts complete as commands.
   slashNames = () => runner.slashNames();
+  void runner.slashCommands();
   const resumed = options.continueLast ? latestSession(io, cwd) : options.resume;
   if (resumed === null) io.stdout.write(`${style.dim("no session to continue yet: a new one starts")}\n`);
   else if (resumed) chat.session = resumed;
@@ -217,12 +189,15 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
   const [word = "", ...rest] = line.split(/\s+/);
   const arg = rest.join(" ");
   switch (word) {
-    case "/help":
-      // The REPL's own commands, then what this project adds (its commands and skills), then where the rest is.
+    case "/help": {
+      // The REPL's own commands, what this project adds (commands, skills, servers' prompts), the rest.
+      const width = terminalWidth(io.stdout, io.env);
+      const prompts = promptListing(await runner.slashCommands(), style, width);
       io.stdout.write(
-        `${REPL_COMMANDS}\n\n${listing(runner.definitions, "command", style, terminalWidth(io.stdout, io.env))}\n${listing(runner.definitions, "skill", style, terminalWidth(io.stdout, io.env))}\n${style.dim("approvals, Ctrl-C and the options: agentmd chat --help")}\n`,
+        `${REPL_COMMANDS}\n\n${listing(runner.definitions, "command", style, width)}\n${listing(runner.definitions, "skill", style, width)}\n${prompts}${style.dim("approvals, Ctrl-C and the options: agentmd chat --help")}\n`,
       );
       return;
+    }
     case "/tools":
       // The same report as `agentmd tools`: the settings' rules and the approval tier included.
       await runTools(
@@ -237,11 +212,13 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
     case "/agents":
       io.stdout.write(`${listing(runner.definitions, "agent", style, terminalWidth(io.stdout, io.env))}\n`);
       return;
-    case "/skills":
+    case "/skills": {
+      const width = terminalWidth(io.stdout, io.env);
       io.stdout.write(
-        `${listing(runner.definitions, "skill", style, terminalWidth(io.stdout, io.env))}\n${listing(runner.definitions, "command", style, terminalWidth(io.stdout, io.env))}\n`,
+        `${listing(runner.definitions, "skill", style, width)}\n${listing(runner.definitions, "command", style, width)}\n`,
       );
       return;
+    }
     case "/model": {
       const bad = arg ? modelNameProblem(arg) : undefined;
       if (bad) {

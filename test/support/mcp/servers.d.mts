@@ -1,4 +1,4 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 
-export function buildServer(kind: string): Server;
+export function buildServer(kind: string): Pick<Server, "connect" | "close">;
 export function markStarted(file: string | undefined): void;

@@ -9,6 +9,7 @@ import {
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { buildExtrasServer } from "./extras-server.mjs";
 
 const text = (t) => ({ content: [{ type: "text", text: t }] });
 const obj = (properties, required = []) => ({ type: "object", properties, required });
@@ -269,6 +270,7 @@ const PROMPTS = {
 
 /** A fresh server of one kind (a server object serves one connection). */
 export function buildServer(kind) {
+  if (kind === "extras") return buildExtrasServer();
   const tools = toolsOf(kind);
   const prompts = PROMPTS[kind] ?? [];
   const server = new Server(
