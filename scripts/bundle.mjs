@@ -2,11 +2,27 @@
 // `agentmd` resolves and reads a handful of files at start-up instead of hundreds. The library
 // (dist/index.js) stays unbundled. Dependencies that locate files of their own at run time
 // (the bash grammar's .wasm, jiti) or that only a few runs need (the MCP SDK) stay external.
-import { copyFileSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+
+// gray-matter's YAML reader (js-yaml 3) requires esprima at load time, hidden from bundlers, for a
+// `!!js/function` tag that its safe loading (the one gray-matter uses) never reads: a 280 kB parse
+// on every start-up. The bundle's copy of that file does without it.
+const noEsprima = {
+  name: "no-esprima",
+  setup(b) {
+    b.onLoad({ filter: /js-yaml[\\/]lib[\\/]js-yaml[\\/]type[\\/]js[\\/]function\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const stubbed = text.replace("esprima = _require('esprima');", "esprima = undefined;");
+      if (stubbed === text)
+        throw new Error(`no-esprima: ${args.path} no longer requires esprima as expected`);
+      return { contents: stubbed, loader: "js" };
+    });
+  },
+};
 rmSync(`${root}/dist/bundle`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -21,7 +37,6 @@ await build({
   chunkNames: "chunk-[hash]",
   external: [
     "web-tree-sitter",
-    "tree-sitter-bash",
     "jiti",
     "@modelcontextprotocol/sdk",
     "zod",
@@ -43,9 +58,15 @@ await build({
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
+  plugins: [noEsprima],
   legalComments: "none",
   logLevel: "warning",
 });
 // The surface validators precompiled beside the loader are read relative to the module that reads them.
 copyFileSync(`${root}/dist/definitions/surface-validators.cjs`, `${root}/dist/bundle/surface-validators.cjs`);
+// The bash grammar ships as its .wasm alone (src/permissions/shell/parse-shell.ts looks beside the
+// module first): beside the bundle for the CLI, beside the built parser for the library.
+const grammar = `${root}/node_modules/tree-sitter-bash/tree-sitter-bash.wasm`;
+copyFileSync(grammar, `${root}/dist/bundle/tree-sitter-bash.wasm`);
+copyFileSync(grammar, `${root}/dist/permissions/shell/tree-sitter-bash.wasm`);
 console.log("bundled the CLI into dist/bundle/");
