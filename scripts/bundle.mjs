@@ -1,7 +1,8 @@
-// Bundles the CLI into dist/bundle/ (one entry, lazily loaded chunks per command): a user's
-// `agentmd` resolves and reads a handful of files at start-up instead of hundreds. The library
-// (dist/index.js) stays unbundled. Dependencies that locate files of their own at run time
-// (the bash grammar's .wasm, jiti) or that only a few runs need (the MCP SDK) stay external.
+// Bundles the CLI and the library into dist/bundle/ (two entries sharing lazily loaded chunks, one
+// per command): a user's `agentmd` resolves and reads a handful of files at start-up instead of
+// hundreds, and an installed package needs none of the dependencies the bundle carries. Dependencies
+// that locate files of their own at run time (jiti, web-tree-sitter) or that only a few runs need
+// (the MCP SDK, the cloud providers' SDKs, OpenTelemetry's) stay external.
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -26,7 +27,9 @@ const noEsprima = {
 rmSync(`${root}/dist/bundle`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { cli: "src/cli/main.ts" },
+  // The library is bundled too (package.json's exports): an installed package needs none of the
+  // dependencies the bundle carries, and the CLI and the library share their chunks.
+  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts" },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,
