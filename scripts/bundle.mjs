@@ -1,7 +1,7 @@
 // Bundles the CLI and the library into dist/bundle/ (two entries sharing lazily loaded chunks, one
 // per command): a user's `agentmd` resolves and reads a handful of files at start-up instead of
 // hundreds, and an installed package needs none of the dependencies the bundle carries. Dependencies
-// that locate files of their own at run time (jiti, web-tree-sitter) or that only a few runs need
+// that locate files of their own at run time (jiti) or that only a few runs need
 // (the MCP SDK, the cloud providers' SDKs, OpenTelemetry's) stay external.
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -39,7 +39,6 @@ await build({
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunk-[hash]",
   external: [
-    "web-tree-sitter",
     "jiti",
     "@modelcontextprotocol/sdk",
     "zod",
@@ -67,9 +66,11 @@ await build({
 });
 // The surface validators precompiled beside the loader are read relative to the module that reads them.
 copyFileSync(`${root}/dist/definitions/surface-validators.cjs`, `${root}/dist/bundle/surface-validators.cjs`);
-// The bash grammar ships as its .wasm alone (src/permissions/shell/parse-shell.ts looks beside the
-// module first): beside the bundle for the CLI, beside the built parser for the library.
-const grammar = `${root}/node_modules/tree-sitter-bash/tree-sitter-bash.wasm`;
-copyFileSync(grammar, `${root}/dist/bundle/tree-sitter-bash.wasm`);
-copyFileSync(grammar, `${root}/dist/permissions/shell/tree-sitter-bash.wasm`);
+// The shell parser's two .wasm files ship alone, not their packages (src/permissions/shell/
+// parse-shell.ts looks beside the module first): beside the bundle, and beside the built parser.
+for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"]) {
+  const name = wasm.split("/")[1];
+  copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/bundle/${name}`);
+  copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/permissions/shell/${name}`);
+}
 console.log("bundled the CLI into dist/bundle/");

@@ -61,9 +61,14 @@ describe("the installed package is the bundle", () => {
     expect(twice).toEqual([]);
   });
 
-  it("the bash grammar ships as its .wasm beside the bundle, not as the tree-sitter-bash package", () => {
-    expect(Object.keys(pkg.dependencies)).not.toContain("tree-sitter-bash");
-    expect(readdirSync(bundleDir)).toContain("tree-sitter-bash.wasm");
-    expect(readdirSync(path.join(REPO_ROOT, "dist/permissions/shell"))).toContain("tree-sitter-bash.wasm");
+  it("the shell parser ships as its two .wasm files beside the bundle, not as their packages", () => {
+    for (const [dep, wasm] of [
+      ["tree-sitter-bash", "tree-sitter-bash.wasm"],
+      ["web-tree-sitter", "tree-sitter.wasm"],
+    ] as const) {
+      expect(Object.keys(pkg.dependencies)).not.toContain(dep);
+      expect(readdirSync(bundleDir)).toContain(wasm);
+      expect(readdirSync(path.join(REPO_ROOT, "dist/permissions/shell"))).toContain(wasm);
+    }
   });
 });

@@ -19,8 +19,8 @@ export function loadShellParser(): Promise<ShellParser> {
       // web-tree-sitter is imported here, on first use: a command that judges no command line never
       // reads it.
       const { Language, Parser } = await import("web-tree-sitter");
-      await Parser.init();
-      const bash = await Language.load(bashGrammarFile());
+      await Parser.init({ locateFile: () => wasmFile("tree-sitter.wasm", "web-tree-sitter") });
+      const bash = await Language.load(wasmFile("tree-sitter-bash.wasm", "tree-sitter-bash"));
       const p = new Parser();
       p.setLanguage(bash);
       return treeSitterShell(p);
@@ -33,13 +33,14 @@ export function loadShellParser(): Promise<ShellParser> {
 }
 
 /**
- * The bash grammar's .wasm: the copy the build puts beside the built module (dist/ and the CLI's
- * bundle carry it; the package tree-sitter-bash is a build-time dependency), else the package's own.
+ * The parser's or the bash grammar's .wasm: the copy the build puts beside the built module (dist/
+ * and the bundle carry both; their packages are build-time dependencies, the bundle carrying
+ * web-tree-sitter's code), else the package's own (run from source).
  */
-function bashGrammarFile(): string {
-  const beside = fileURLToPath(new URL("tree-sitter-bash.wasm", import.meta.url));
+function wasmFile(name: string, pkg: string): string {
+  const beside = fileURLToPath(new URL(name, import.meta.url));
   if (existsSync(beside)) return beside;
-  return createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
+  return createRequire(import.meta.url).resolve(`${pkg}/${name}`);
 }
 
 const NOT_LOADED = { parts: [], writes: [], unreadable: "the shell parser is not loaded" };
