@@ -12,6 +12,7 @@ import { REPO_ROOT } from "../support/fixtures.js";
 const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
   dependencies: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
   devDependencies: Record<string, string>;
 };
 const bundleDir = path.join(REPO_ROOT, "dist/bundle");
@@ -39,10 +40,12 @@ function externalsOfBundle(): Set<string> {
 }
 
 describe("the installed package is the bundle", () => {
-  it("every package the bundle loads at run time is installed with it", () => {
+  it("every package the bundle loads at run time is installed with it, or is a peer a user installs", () => {
+    // A cloud provider's client is an optional peer: a user installs it beside agentmd (docs/providers.md).
     const installed = new Set([
       ...Object.keys(pkg.dependencies),
       ...Object.keys(pkg.optionalDependencies ?? {}),
+      ...Object.keys(pkg.peerDependencies ?? {}),
     ]);
     const externals = [...externalsOfBundle()];
     expect(externals).toContain("@modelcontextprotocol/sdk");
