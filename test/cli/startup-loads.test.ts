@@ -106,10 +106,11 @@ describe("start-up loads what the command runs", () => {
     expect(runOnly(mods)).toEqual([]);
   });
 
-  it.each([[["tools"]], [["tools", "--try", "Bash", '{"command":"git status && git status --short"}']], [["audit"]]])(
-    "%j loads nothing only a run needs",
-    (argv) => {
-      expect(runOnly(modulesLoaded(argv, PROJECT))).toEqual([]);
-    },
-  );
+  it.each([
+    [["tools"]],
+    [["tools", "--try", "Bash", '{"command":"git status && git status --short"}']],
+    [["audit"]],
+  ])("%j loads nothing only a run needs", (argv) => {
+    expect(runOnly(modulesLoaded(argv, PROJECT))).toEqual([]);
+  });
 });
