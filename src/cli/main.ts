@@ -273,6 +273,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
 
 async function acp(args: readonly string[], io: RunIo): Promise<number> {
   const { ACP_FLAGS, ACP_HELP, runAcp } = await import("./acp/acp-command.js");
+  const { sessionOptions } = await import("./flags/session-flags.js");
   const { values, positionals } = parseFlags(args, ACP_FLAGS);
   if (values.help) {
     io.stdout.write(`${ACP_HELP}\n`);
