@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 import { closeSync, readFileSync } from "node:fs";
+import nodeModule from "node:module";
 import v8 from "node:v8";
-import { killLiveMcpServers, killLiveProcessGroups, main } from "../dist/bundle/cli.mjs";
+
+// Node 22.1+ keeps the bytecode it compiled for the bundle in a cache directory (NODE_COMPILE_CACHE,
+// else the system's temporary folder), so the next start skips compiling. The bundle is imported
+// after this, not statically, for the cache to apply to it. Node 20 has no such cache.
+nodeModule.enableCompileCache?.();
+const { killLiveMcpServers, killLiveProcessGroups, main } = await import("../dist/bundle/cli.mjs");
 
 // The bash grammar is WebAssembly. V8 would recompile it in the background with its optimising
 // compiler, and a process that ends waits for that: 0.4-0.7 s at every exit. Its baseline code

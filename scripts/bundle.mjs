@@ -1,16 +1,35 @@
-// Bundles the CLI into dist/bundle/ (one entry, lazily loaded chunks per command): a user's
-// `agentmd` resolves and reads a handful of files at start-up instead of hundreds. The library
-// (dist/index.js) stays unbundled. Dependencies that locate files of their own at run time
-// (the bash grammar's .wasm, jiti) or that only a few runs need (the MCP SDK) stay external.
-import { copyFileSync, rmSync } from "node:fs";
+// Bundles the CLI and the library into dist/bundle/ (two entries sharing lazily loaded chunks, one
+// per command): a user's `agentmd` resolves and reads a handful of files at start-up instead of
+// hundreds, and an installed package needs none of the dependencies the bundle carries. Dependencies
+// that locate files of their own at run time (jiti) or that only a few runs need
+// (the MCP SDK, the cloud providers' SDKs, OpenTelemetry's) stay external.
+import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+
+// gray-matter's YAML reader (js-yaml 3) requires esprima at load time, hidden from bundlers, for a
+// `!!js/function` tag that its safe loading (the one gray-matter uses) never reads: a 280 kB parse
+// on every start-up. The bundle's copy of that file does without it.
+const noEsprima = {
+  name: "no-esprima",
+  setup(b) {
+    b.onLoad({ filter: /js-yaml[\\/]lib[\\/]js-yaml[\\/]type[\\/]js[\\/]function\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const stubbed = text.replace("esprima = _require('esprima');", "esprima = undefined;");
+      if (stubbed === text)
+        throw new Error(`no-esprima: ${args.path} no longer requires esprima as expected`);
+      return { contents: stubbed, loader: "js" };
+    });
+  },
+};
 rmSync(`${root}/dist/bundle`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { cli: "src/cli/main.ts" },
+  // The library is bundled too (package.json's exports): an installed package needs none of the
+  // dependencies the bundle carries, and the CLI and the library share their chunks.
+  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts" },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,
@@ -20,8 +39,6 @@ await build({
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunk-[hash]",
   external: [
-    "web-tree-sitter",
-    "tree-sitter-bash",
     "jiti",
     "@modelcontextprotocol/sdk",
     "zod",
@@ -42,9 +59,17 @@ await build({
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
+  plugins: [noEsprima],
   legalComments: "none",
   logLevel: "warning",
 });
 // The surface validators precompiled beside the loader are read relative to the module that reads them.
 copyFileSync(`${root}/dist/definitions/surface-validators.cjs`, `${root}/dist/bundle/surface-validators.cjs`);
+// The shell parser's two .wasm files ship alone, not their packages (src/permissions/shell/
+// parse-shell.ts looks beside the module first): beside the bundle, and beside the built parser.
+for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"]) {
+  const name = wasm.split("/")[1];
+  copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/bundle/${name}`);
+  copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/permissions/shell/${name}`);
+}
 console.log("bundled the CLI into dist/bundle/");

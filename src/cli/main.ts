@@ -1,12 +1,13 @@
+// Start-up pays only for what the command runs: this module's static imports are the few small ones
+// every command needs (`--version` and `--help` load nothing else); each command loads its own
+// modules when it runs (`check` never loads the model client, MCP, the queue, tracing or the terminal
+// UI). test/cli/startup-loads.test.ts holds this with a trace of the files a command reads.
 import { didYouMean } from "../shared/did-you-mean.js";
 import type { RunIo } from "./commands/run-command.js";
 import { parseFlags } from "./flags/parse-flags.js";
-import { AUTO_MODE, autoAsDefault, permissionFlags } from "./flags/permission-flags.js";
-import { RUN_FLAGS, SESSION_FLAGS, sessionOptions } from "./flags/session-flags.js";
 import { UsageError } from "./flags/usage-error.js";
-import { wrapperOptions } from "./flags/wrapper-flags.js";
 import type { CliIo } from "./io.js";
-import { printable } from "./terminal/render.js";
+import { printable } from "./terminal/printable.js";
 import { VERSION } from "./version.js";
 
 export type { RunIo } from "./commands/run-command.js";
@@ -161,6 +162,7 @@ async function check(args: readonly string[], io: CliIo): Promise<number> {
 
 async function tools(args: readonly string[], io: CliIo): Promise<number> {
   const { TOOLS_HELP, TOOLS_OPTIONS, runTools } = await import("./commands/tools-command.js");
+  const { permissionFlags } = await import("./flags/permission-flags.js");
   const { values, positionals } = parseFlags(args, TOOLS_OPTIONS);
   if (values.help) {
     io.stdout.write(`${TOOLS_HELP}\n`);
@@ -233,6 +235,9 @@ async function trust(args: readonly string[], io: RunIo): Promise<number> {
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
   const { RUN_HELP, runRun } = await import("./commands/run-command.js");
+  const { RUN_FLAGS, sessionOptions } = await import("./flags/session-flags.js");
+  const { wrapperOptions } = await import("./flags/wrapper-flags.js");
+  const { AUTO_MODE, autoAsDefault } = await import("./flags/permission-flags.js");
   const parsed = parseFlags(args, RUN_FLAGS);
   const { positionals } = parsed;
   const wrapper = wrapperOptions(parsed.values, io.cwd);
@@ -285,6 +290,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
 
 async function acp(args: readonly string[], io: RunIo): Promise<number> {
   const { ACP_FLAGS, ACP_HELP, runAcp } = await import("./acp/acp-command.js");
+  const { sessionOptions } = await import("./flags/session-flags.js");
   const { values, positionals } = parseFlags(args, ACP_FLAGS);
   if (values.help) {
     io.stdout.write(`${ACP_HELP}\n`);
@@ -296,6 +302,7 @@ async function acp(args: readonly string[], io: RunIo): Promise<number> {
 
 async function chat(args: readonly string[], io: RunIo): Promise<number> {
   const { CHAT_HELP, runChat } = await import("./terminal/repl.js");
+  const { SESSION_FLAGS, sessionOptions } = await import("./flags/session-flags.js");
   const { values, positionals } = parseFlags(args, SESSION_FLAGS);
   if (values.help) {
     io.stdout.write(`${CHAT_HELP}\n`);
@@ -350,4 +357,4 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 export { killLiveMcpServers } from "../mcp/live-servers.js";
-export { killLiveProcessGroups } from "../tools/builtin/bash.js";
+export { killLiveProcessGroups } from "../tools/builtin/shell-process.js";

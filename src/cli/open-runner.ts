@@ -8,7 +8,7 @@ import type { RunnerOptions } from "../invocation/runner-options.js";
 import { ReplayFileError } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { CliIo } from "./io.js";
-import { printable } from "./terminal/render.js";
+import { printable } from "./terminal/printable.js";
 
 export interface RunnerFlags {
   readonly model?: string;

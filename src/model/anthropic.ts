@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import { APIUserAbortError } from "@anthropic-ai/sdk/core/error";
 import { sleep, untilAborted } from "../shared/abort.js";
 import { ConfigError } from "../shared/errors.js";
 import { createMessageBuilder } from "./message-builder.js";
@@ -277,8 +277,7 @@ async function attemptTurn(
     if (built) return { kind: "message", message: built.message, invalidInputs: built.invalidInputs };
     return failure(output, "connection_error", "the response stream ended before the message did", policy);
   } catch (e) {
-    if (cx.signal.aborted || (e instanceof Anthropic.APIUserAbortError && !silent))
-      return { kind: "aborted" };
+    if (cx.signal.aborted || (e instanceof APIUserAbortError && !silent)) return { kind: "aborted" };
     if (silent)
       return failure(
         output,

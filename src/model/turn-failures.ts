@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import { APIError } from "@anthropic-ai/sdk/core/error";
 import { isApiErrorType, type ModelErrorCode, type TurnOutcome } from "./model.js";
 import { credentialFailure, isRetriedStreamError, refusalHint } from "./providers/provider-errors.js";
 import type { ProviderSession } from "./providers/provider-session.js";
@@ -69,7 +69,7 @@ interface ApiErrorLike {
  * beside the CLI's bundle with its own copy of the SDK (so `instanceof` alone would miss it).
  */
 function apiErrorOf(e: unknown): ApiErrorLike | undefined {
-  if (e instanceof Anthropic.APIError) return e.status !== undefined ? (e as ApiErrorLike) : undefined;
+  if (e instanceof APIError) return e.status !== undefined ? (e as ApiErrorLike) : undefined;
   if (!(e instanceof Error) || !("status" in e) || !("headers" in e)) return undefined;
   return typeof e.status === "number" ? (e as unknown as ApiErrorLike) : undefined;
 }
@@ -171,8 +171,7 @@ export function cut(text: string): string {
 
 /** `overloaded_error`, `rate_limit_error`, `http_500`, …: what an API error was, for events. */
 export function errorCode(caught: unknown): ModelErrorCode {
-  const e =
-    apiErrorOf(caught) ?? (caught instanceof Anthropic.APIError ? (caught as ApiErrorLike) : undefined);
+  const e = apiErrorOf(caught) ?? (caught instanceof APIError ? (caught as ApiErrorLike) : undefined);
   if (e) {
     const body = e.error as { error?: { type?: unknown }; type?: unknown } | undefined;
     const t = e.type ?? body?.error?.type ?? body?.type;

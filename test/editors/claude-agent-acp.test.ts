@@ -36,7 +36,7 @@ async function newSession(ed: Editor, cwd: string): Promise<string> {
 const prompt = (ed: Editor, sessionId: string, line: string) =>
   ed.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: line }] });
 
-// Three processes a test (the adapter on Node 22, the SDK's agentmd, the fake model): slow on a busy machine.
+// Three processes a test (the adapter, the SDK's agentmd, the fake model): slow on a busy machine.
 describe("an editor through claude-agent-acp", { timeout: 90_000 }, () => {
   it("opens a session and streams the answer of a prompt, with its usage", async ({
     dir,

@@ -22,7 +22,11 @@ const PROJECT = { "agent.md": "---\nname: main\nallowed-tools: Bash\n---\nYou ru
 const preload = `--import=${path.join(REPO_ROOT, "test/support/log-imports.mjs")}`;
 const otlp = () => ({ OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
 const loaded = (log: string) =>
-  existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+  existsSync(log)
+    ? readFileSync(log, "utf8")
+        .split("\n")
+        .filter((u) => u.includes("/@opentelemetry/"))
+    : [];
 
 describe("agentmd run, traced or not", () => {
   test("without the variables no OpenTelemetry module is loaded and nothing is sent", async ({

@@ -19,7 +19,7 @@ import { inspectedTools } from "../../tools/custom/inspected-tools.js";
 import { type Inventory, projectInventory } from "../../trust/inventory/inventory.js";
 import { HELP_OPTION, type OptionTable, optionsHelp } from "../flags/option-table.js";
 import { type CliIo, styleFor } from "../io.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 import { diffJson, diffText } from "./audit-diff-format.js";
 import { type AuditHeader, auditJson, auditText } from "./audit-format.js";
 import { auditHtml, auditSvg } from "./audit-graph.js";

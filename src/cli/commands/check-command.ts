@@ -20,7 +20,7 @@ import { createBuiltinTools } from "../../tools/builtin/index.js";
 import { inspectedTools } from "../../tools/custom/inspected-tools.js";
 import { HELP_OPTION, type OptionTable, optionsHelp } from "../flags/option-table.js";
 import { type CliIo, type Style, styleFor } from "../io.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 import { projectChecks } from "./project-checks.js";
 
 export interface CheckOptions {

@@ -19,7 +19,7 @@ import { HELP_OPTION, type OptionTable, optionsHelp } from "../flags/option-tabl
 import { parseFlags } from "../flags/parse-flags.js";
 import { UsageError } from "../flags/usage-error.js";
 import type { CliIo } from "../io.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 import { trustHome } from "./project-trust.js";
 
 /** `plugin`'s options: its parser and its help's Options lines. */

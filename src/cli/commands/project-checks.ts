@@ -14,7 +14,7 @@ import { decide } from "../../permissions/decide.js";
 import { type DefinitionListContext, definitionList } from "../../permissions/definition-list.js";
 import { denialText } from "../../permissions/denial-text.js";
 import { intersect, UNRESTRICTED } from "../../permissions/permission-list.js";
-import { loadShellParser } from "../../permissions/shell/parse-shell.js";
+import { loadShellParser, NO_PARSER } from "../../permissions/shell/parse-shell.js";
 import type { ShellParser } from "../../permissions/shell/shell-parser.js";
 import type { DecideContext, PermissionList, ToolCall } from "../../permissions/types.js";
 import { DEFAULT_MAX_TOKENS } from "../../shared/defaults.js";
@@ -42,7 +42,9 @@ export interface ProjectFacts {
  * fit under `maxTokens` (warnings).
  */
 export async function projectChecks(facts: ProjectFacts): Promise<Diagnostic[]> {
-  const shell = await loadShellParser();
+  // The bash grammar is loaded only when a body has a `!cmd` to judge (a check of a project without
+  // one starts faster).
+  const shell = facts.definitions.some(hasBodyCommand) ? await loadShellParser() : NO_PARSER;
   return [
     ...mainApproval(facts.definitions),
     ...bodyCalls(facts, shell),
@@ -51,6 +53,11 @@ export async function projectChecks(facts: ProjectFacts): Promise<Diagnostic[]> 
     ...thinkingBudgets(facts.definitions),
     ...preloads(facts),
   ];
+}
+
+function hasBodyCommand(def: Definition): boolean {
+  if (def.surface !== "command" && def.surface !== "skill") return false;
+  return !def.body.matchAll(COMMAND_BLOCK).next().done;
 }
 
 /**

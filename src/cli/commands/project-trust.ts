@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import type { ProjectTrust } from "../../invocation/open-project.js";
 import { restrictedNotice } from "../../trust/describe-trust.js";
 import type { CliIo } from "../io.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 
 /**
  * The home folder whose `~/.agentmd/trust.json` holds the user's trust: that of the environment

@@ -40,7 +40,7 @@ import { realPathOf } from "../../tools/real-path.js";
 import type { SchemaValidationMode } from "../../tools/types.js";
 import { type CliIo, styleFor } from "../io.js";
 import { describeApproval } from "../terminal/describe-approval.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 import { formatDiagnostic } from "./check-command.js";
 import { mcpToolNames } from "./mcp-tool-names.js";
 import { trustHome } from "./project-trust.js";

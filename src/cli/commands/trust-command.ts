@@ -9,7 +9,7 @@ import { type TrustState, trustState } from "../../trust/trust-state.js";
 import { readTrust, recordTrust, revokeTrust, trustFile, trustFolders } from "../../trust/trust-store.js";
 import { HELP_OPTION, type OptionTable, optionsHelp } from "../flags/option-table.js";
 import { pageLines } from "../terminal/page-lines.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 import { trustHome } from "./project-trust.js";
 import type { RunIo } from "./run-command.js";
 

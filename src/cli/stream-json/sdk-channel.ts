@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import type { Content } from "../../invocation/run-types.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 
 /**
  * The Agent SDK's pipe, one JSON object a line each way. What the SDK writes is sorted as it

@@ -9,7 +9,7 @@ import { exitCode, latestSession, type RunIo } from "../commands/run-command.js"
 import type { SessionOptions } from "../flags/session-flags.js";
 import { type WrapperOptions, withWrapper } from "../flags/wrapper-flags.js";
 import { openRunner } from "../open-runner.js";
-import { printable } from "../terminal/render.js";
+import { printable } from "../terminal/printable.js";
 import {
   answer,
   openChannel,

@@ -1,4 +1,4 @@
-import Anthropic, { type BaseAnthropic } from "@anthropic-ai/sdk";
+import type { Anthropic, BaseAnthropic } from "@anthropic-ai/sdk";
 import type { AwsCredentials } from "./credential-helpers.js";
 import type { ProviderChoice } from "./provider-choice.js";
 import { loadClient, PROVIDER_PACKAGE, requireBeside } from "./provider-packages.js";
@@ -37,13 +37,17 @@ const QUIET = { maxRetries: 0, logLevel: "off" } as const;
 export async function providerClient(choice: ProviderChoice, o: ClientBasics): Promise<ModelClient> {
   const fetch = o.fetch && { fetch: o.fetch };
   switch (choice.kind) {
-    case "anthropic":
+    case "anthropic": {
+      // Loaded with the first request, not with the module: a command that builds a run without
+      // sending one (`agentmd tools`) never reads the client.
+      const { Anthropic } = await import("@anthropic-ai/sdk");
       return new Anthropic({
         ...(o.authToken ? { authToken: o.authToken, apiKey: null } : { apiKey: o.apiKey ?? "replay" }),
         ...(o.baseURL && { baseURL: o.baseURL }),
         ...fetch,
         ...QUIET,
       });
+    }
     case "bedrock": {
       const { AnthropicBedrock } = await loadClient("bedrock", () => import("@anthropic-ai/bedrock-sdk"));
       const common = {

@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Language, type Node, Parser } from "web-tree-sitter";
+import { fileURLToPath } from "node:url";
+import type { Node, Parser } from "web-tree-sitter";
 import { hiddenSubstitution, secondEvaluation } from "./hidden-code.js";
 import type { QuoteContext, ShellParser } from "./shell-parser.js";
 import { plainScript, type ShellPart, type ShellScript, UNKNOWN_VALUE } from "./shell-script.js";
@@ -14,9 +16,11 @@ let loading: Promise<ShellParser> | undefined;
 export function loadShellParser(): Promise<ShellParser> {
   loading ??= (async (): Promise<ShellParser> => {
     try {
-      const require = createRequire(import.meta.url);
-      await Parser.init();
-      const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+      // web-tree-sitter is imported here, on first use: a command that judges no command line never
+      // reads it.
+      const { Language, Parser } = await import("web-tree-sitter");
+      await Parser.init({ locateFile: () => wasmFile("tree-sitter.wasm", "web-tree-sitter") });
+      const bash = await Language.load(wasmFile("tree-sitter-bash.wasm", "tree-sitter-bash"));
       const p = new Parser();
       p.setLanguage(bash);
       return treeSitterShell(p);
@@ -26,6 +30,17 @@ export function loadShellParser(): Promise<ShellParser> {
     }
   })();
   return loading;
+}
+
+/**
+ * The parser's or the bash grammar's .wasm: the copy the build puts beside the built module (dist/
+ * and the bundle carry both; their packages are build-time dependencies, the bundle carrying
+ * web-tree-sitter's code), else the package's own (run from source).
+ */
+function wasmFile(name: string, pkg: string): string {
+  const beside = fileURLToPath(new URL(name, import.meta.url));
+  if (existsSync(beside)) return beside;
+  return createRequire(import.meta.url).resolve(`${pkg}/${name}`);
 }
 
 const NOT_LOADED = { parts: [], writes: [], unreadable: "the shell parser is not loaded" };

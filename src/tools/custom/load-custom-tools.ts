@@ -133,9 +133,18 @@ export function isTool(v: unknown): v is Tool {
   );
 }
 
-/** This package's entry point: `dist/index.js` (built beside this file, beside the CLI bundle, or beside `src/` when run from source). */
+/**
+ * This package's entry point: the bundled library beside the CLI's bundle (their chunks shared),
+ * `dist/index.js` built beside this file, or beside `src/` when run from source.
+ */
 function selfEntry(): string {
-  const candidates = ["../../index.js", "../index.js", "../../../dist/index.js", "../../index.ts"];
+  const candidates = [
+    "./index.mjs",
+    "../../index.js",
+    "../index.js",
+    "../../../dist/index.js",
+    "../../index.ts",
+  ];
   const paths = candidates.map((c) => fileURLToPath(new URL(c, import.meta.url)));
   return paths.find((p) => existsSync(p)) ?? (paths[0] as string);
 }

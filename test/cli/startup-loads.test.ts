@@ -1,0 +1,116 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { runBin } from "../support/cli.js";
+import { REPO_ROOT, tempDir } from "../support/fixtures.js";
+import { writeFiles } from "../support/tools.js";
+
+/**
+ * What each command of the built CLI loads, read from a trace of the modules Node resolves (never
+ * a time): a bundle chunk counts as the source modules esbuild wrote into it (its `// path`
+ * comments), any other file as its path. `--version` and `--help` load nothing but the entry's few
+ * small modules; `check`, `tools` and `audit` load the loader and permissions, not the model
+ * client, MCP, the queue, OpenTelemetry or the terminal UI.
+ */
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function modulesLoaded(argv: string[], files: Record<string, string> = {}): string[] {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  writeFiles(t.dir, files);
+  const log = path.join(t.dir, "imports.log");
+  const preload = `--import=${path.join(REPO_ROOT, "test/support/log-imports.mjs")}`;
+  const r = runBin(argv, { cwd: t.dir, env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  const urls = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+  const out = new Set<string>();
+  for (const url of urls) {
+    const file = path.relative(REPO_ROOT, fileURLToPath(url));
+    if (!file.startsWith(`dist${path.sep}bundle${path.sep}`)) {
+      out.add(file);
+      continue;
+    }
+    for (const m of readFileSync(fileURLToPath(url), "utf8").matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm))
+      out.add(m[1] ?? "");
+  }
+  return [...out].sort();
+}
+
+const PROJECT = {
+  "agent.md":
+    "---\nname: main\ndescription: Answers questions.\nallowed-tools: Read, Grep, Bash(git status:*)\n---\nYou answer.\n",
+};
+
+/**
+ * What only a run needs: the model client (the SDK's client; its error classes are small and the
+ * model seam's own), MCP, the queue, tracing, the terminal UI, the loop.
+ */
+const RUN_ONLY = [
+  "node_modules/@anthropic-ai/sdk/client",
+  "node_modules/@anthropic-ai/sdk/resources/",
+  "node_modules/@anthropic-ai/bedrock-sdk/",
+  "node_modules/@anthropic-ai/vertex-sdk/",
+  "node_modules/@anthropic-ai/foundry-sdk/",
+  "node_modules/@modelcontextprotocol/",
+  "node_modules/@opentelemetry/",
+  "node_modules/bullmq/",
+  "node_modules/ioredis/",
+  "node_modules/highlight.js/",
+  "node_modules/marked/",
+  "src/mcp/client",
+  "src/batch/",
+  "src/tracing/",
+  "src/loop/run-loop",
+  "src/cli/terminal/render.ts",
+  "src/cli/terminal/repl.ts",
+];
+const runOnly = (mods: string[]) => mods.filter((m) => RUN_ONLY.some((prefix) => m.startsWith(prefix)));
+
+describe("start-up loads what the command runs", () => {
+  it.each([["--version"], ["--help"], ["-v"]])(
+    "%s loads no package and only the entry's small modules",
+    (flag) => {
+      const mods = modulesLoaded([flag]);
+      expect(mods.filter((m) => m.startsWith("node_modules/") && !m.includes("fastest-levenshtein"))).toEqual(
+        [],
+      );
+      expect(
+        mods.filter((m) =>
+          /^src\/(definitions|permissions|invocation|loop|model|mcp\/(?!live-servers))/.test(m),
+        ),
+      ).toEqual([]);
+      expect(mods).toContain("src/cli/version.ts");
+    },
+  );
+
+  it("check of a small project loads the loader and permissions, nothing only a run needs, and not the bash grammar", () => {
+    const mods = modulesLoaded(["check"], PROJECT);
+    expect(mods).toContain("src/definitions/load-definition.ts");
+    expect(mods).toContain("src/permissions/permission-list.ts");
+    expect(runOnly(mods)).toEqual([]);
+    expect(mods.filter((m) => m.includes("tree-sitter"))).toEqual([]);
+  });
+
+  it("check loads the bash grammar when a command's body has a !command to judge", () => {
+    const mods = modulesLoaded(["check"], {
+      ...PROJECT,
+      "commands/status.md":
+        "---\ndescription: Status.\nallowed-tools: Bash(git status:*)\n---\n!`git status`\n",
+    });
+    expect(mods.some((m) => m.startsWith("node_modules/web-tree-sitter/"))).toBe(true);
+    expect(runOnly(mods)).toEqual([]);
+  });
+
+  it.each([
+    [["tools"]],
+    [["tools", "--try", "Bash", '{"command":"git status && git status --short"}']],
+    [["audit"]],
+  ])("%j loads nothing only a run needs", (argv) => {
+    expect(runOnly(modulesLoaded(argv, PROJECT))).toEqual([]);
+  });
+});
