@@ -1,6 +1,7 @@
 import type { PermissionMode } from "../definitions/settings.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
+import type { TurnCheckpoint } from "../loop/checkpoints.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/events.js";
 import type { Fired } from "../loop/hooks.js";
@@ -8,6 +9,7 @@ import {
   checkSessionId,
   conversationOf,
   fileTranscripts,
+  liveEvents,
   newSessionId,
   sessionsDir,
   type TranscriptStore,
@@ -26,12 +28,21 @@ import { slashNames } from "./find-invocable.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
 import { parseLine } from "./parse-line.js";
 import { prepareRun } from "./prepare-run.js";
+import {
+  type PromptTurn,
+  promptTurns,
+  type RewindReport,
+  type RewindRequest,
+  rewindSession,
+  turnCheckpoint,
+} from "./rewind-session.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { sessionHooks } from "./session-hooks.js";
+import { sessionHooks, sessionRefusal } from "./session-hooks.js";
 import { sessionReads } from "./session-reads.js";
 
 export type { Compacted, CompactOptions } from "./compact-session.js";
+export type { PromptTurn, RewindReport, RewindRequest } from "./rewind-session.js";
 
 import { endBeforeStart, newRunId, startRun } from "./start-run.js";
 
@@ -66,6 +77,8 @@ export interface RunOptions {
    * items together: each worker's runner serves many batches).
    */
   readonly budget?: Budget;
+  /** The id the caller gave this prompt (the Agent SDK's user message uuid): a rewind may name it. */
+  readonly promptId?: string;
 }
 
 /**
@@ -102,6 +115,10 @@ export interface Runner {
    * session (its transcript begins with the summary). Contract: never rejects.
    */
   compact(sessionId: string, options?: CompactOptions): Promise<Compacted>;
+  /** The prompts of a session's conversation, with the files each changed. Throws SessionError. */
+  turns(sessionId: string): Promise<PromptTurn[]>;
+  /** `/rewind`: the session's files, conversation or both, as just before a prompt. Throws SessionError. */
+  rewind(sessionId: string, request: RewindRequest): Promise<RewindReport>;
   /**
    * Ends a session: its SessionEnd hooks run (`reason`: `clear`, `prompt_input_exit`, `other`, …;
    * a failing one is `onWarning`'s). A session that did not start here is left alone. Never rejects.
@@ -213,8 +230,12 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             : undefined;
           const opened = await tracing;
           const trace = opened.tracing?.forRun(runOptions.traceparent);
+          const checkpoint = keep
+            ? turnCheckpoint(store, options, sessionId, runOptions.promptId, events)
+            : undefined;
           const emit: EventSink = (event) => {
             trace?.observe(event);
+            if (event.type === "run_start" && event.depth === 0) checkpoint?.begin(event.runId);
             // A running command's output is progress to show, not history to keep (its result is).
             if (event.type !== "tool_output") transcript?.write(event);
             events.push(event);
@@ -229,7 +250,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
           const budget = budgetOf(sessionId, runOptions.budget);
-          const out = { ...at, started, budget, ...(trace && { trace }) };
+          const out = { ...at, started, budget, ...(trace && { trace }), ...(checkpoint && { checkpoint }) };
           const result = unrecorded.result(await runLine(core, store, options, input, runOptions, out));
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
@@ -251,6 +272,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     setPermissionMode: (mode) => setPermissionMode(core, mode),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
+    turns: (sessionId) => promptTurns(store, checkSessionId(sessionId)),
+    rewind: (sessionId, request) => rewindSession(core, store, checkSessionId(sessionId), request),
     endSession: (sessionId, reason, onWarning) => {
       budgetOf.forget(sessionId);
       return sessions.end(sessionId, reason, onWarning);
@@ -278,6 +301,7 @@ async function runLine(
     started: Fired | undefined;
     budget: Budget;
     trace?: RunTrace;
+    checkpoint?: TurnCheckpoint;
   },
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
@@ -315,6 +339,7 @@ async function runLine(
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
     ...(out.trace && { trace: out.trace }),
+    ...(out.checkpoint && { checkpoint: out.checkpoint }),
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
@@ -343,18 +368,6 @@ async function runLine(
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
 }
 
-/** A SessionStart hook that blocked or failed: the session does not start (fail closed). */
-function sessionRefusal(started: Fired | undefined): { code: RunErrorCode; message: string } | undefined {
-  if (started?.kind === "failed")
-    return {
-      code: "hook_failed",
-      message: `the SessionStart hook failed (${started.reason}), so the session did not start`,
-    };
-  if (started?.kind === "block" || started?.kind === "halt")
-    return { code: "blocked_by_hook", message: `blocked by a SessionStart hook: ${started.reason}` };
-  return undefined;
-}
-
 /**
  * A session's conversation and the files it read, to continue it; damaged lines of its transcript
  * are skipped, and said. A store that does not say when it was written: every file is read again.
@@ -373,5 +386,5 @@ async function resumed(
       type: "warning",
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
-  return { messages: conversationOf(events), reads: sessionReads(events, cwd, modifiedMs ?? 0) };
+  return { messages: conversationOf(events), reads: sessionReads(liveEvents(events), cwd, modifiedMs ?? 0) };
 }

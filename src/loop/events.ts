@@ -190,6 +190,11 @@ export type RunEvent =
       /** The session it was compacted from (`/compact`), when it started a new one. */
       readonly from?: string;
     })
+  /**
+   * The conversation was put back to just before the top run `to` (its prompt): a resume goes on
+   * from there (`/rewind N conversation`). Written between runs, with `runId` "".
+   */
+  | (Base & { readonly type: "rewind"; readonly to: string })
   | (Base & { readonly type: "refusal"; readonly message: string })
   | (Base & { readonly type: "warning"; readonly message: string })
   | (Base & { readonly type: "error"; readonly code: RunErrorCode; readonly message: string })

@@ -23,7 +23,7 @@ import { WriteError } from "./errors.js";
  */
 export function writeFileWhole(
   file: string,
-  text: string,
+  text: string | Uint8Array,
   options: { readonly mode?: number; readonly folderMode?: number } = {},
 ): void {
   const target = linkTarget(file);
@@ -33,7 +33,7 @@ export function writeFileWhole(
   try {
     const fd = openSync(temp, "wx", modeOf(target) ?? options.mode ?? 0o666);
     try {
-      const bytes = Buffer.from(text, "utf8");
+      const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : Buffer.from(text);
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
       fsyncSync(fd);
     } finally {
