@@ -1,4 +1,3 @@
-import path from "node:path";
 import { checkpointsDir, openTurnCheckpoints, readCheckpoints } from "../loop/checkpoints.js";
 import type { EventStream } from "../loop/event-stream.js";
 import type { RunEvent } from "../loop/events.js";
@@ -181,10 +180,4 @@ export function turnCheckpoint(
   if (store.dir === undefined || options.checkpoints === false) return undefined;
   const warn = (message: string) => events.push({ runId: "", depth: 0, type: "warning", message });
   return openTurnCheckpoints(checkpointsDir(store.dir, sessionId), warn, promptId);
-}
-
-/** A file as a listing shows it: relative to the project when inside it. */
-export function shownFile(projectDir: string, file: string): string {
-  const rel = path.relative(projectDir, file);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : file;
 }
