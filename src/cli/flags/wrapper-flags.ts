@@ -64,6 +64,13 @@ export const WRAPPER_FLAGS = {
     type: "boolean",
     help: "with --input-format stream-json: the model's text as it streams",
   },
+  "replay-user-messages": {
+    type: "boolean",
+    help: [
+      "with --input-format stream-json: each user message said",
+      "back with its uuid (what rewindFiles names)",
+    ],
+  },
   "no-session-persistence": { type: "boolean", help: "write no transcript" },
   "dangerously-skip-permissions": {
     type: "boolean",
@@ -91,6 +98,7 @@ export type WrapperValues = {
   "fork-session"?: boolean;
   "include-partial-messages"?: boolean;
   "no-session-persistence"?: boolean;
+  "replay-user-messages"?: boolean;
   "dangerously-skip-permissions"?: boolean;
   "permission-prompt-tool"?: string;
   "permission-mode"?: string;
@@ -108,6 +116,8 @@ export interface WrapperOptions {
   readonly sessionId?: string;
   readonly fork: boolean;
   readonly partialMessages: boolean;
+  /** `--replay-user-messages`: each user message said back with its uuid. */
+  readonly replayUserMessages: boolean;
   readonly persist: boolean;
   readonly streamInput: boolean;
   /** `--permission-prompt-tool stdio`: calls that need approval are asked over the control protocol. */
@@ -171,6 +181,7 @@ export function wrapperOptions(v: WrapperValues, cwd: string): WrapperOptions {
     ...(v["session-id"] !== undefined && { sessionId: v["session-id"] }),
     fork: v["fork-session"] === true,
     partialMessages: v["include-partial-messages"] === true,
+    replayUserMessages: v["replay-user-messages"] === true,
     persist,
     streamInput: input === "stream-json",
     promptOverStdio: tool === "stdio",

@@ -23,6 +23,7 @@ import { sdkHooks } from "./sdk-hooks.js";
 import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
 import { type SdkMcpServer, sdkMcpTools } from "./sdk-mcp.js";
 import { turnOutput } from "./sdk-output.js";
+import { checkpointingOn, promptIdOf, replayedUser, rewindFilesRequest } from "./sdk-rewind.js";
 import { forkSession, memoryTranscripts, projectTranscripts } from "./sdk-sessions.js";
 
 export interface SdkSessionOptions extends SessionOptions {
@@ -35,6 +36,10 @@ interface Live {
   mode: string;
   turn?: AbortController;
   runner?: Runner;
+  /** The session the turns go on (for `rewind_files`), once known. */
+  session?: string;
+  /** The SDK's `enableFileCheckpointing`. */
+  checkpoints: boolean;
 }
 
 /**
@@ -50,6 +55,7 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
   }
   const live: Live = {
     mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default"),
+    checkpoints: checkpointingOn(io.env),
   };
   if (options.wrapper.dontAsk) live.mode = "dontAsk";
   let onInit: (r: SdkRequest) => void = () => {};
@@ -127,6 +133,7 @@ async function openSession(
         agents: agentsOf(init),
         hooks: sdkHooks(init.hooks, channel, { permissionMode: () => live.mode, warn }),
         tools: { extra: mcp.tools },
+        checkpoints: live.checkpoints,
       },
     },
     io,
@@ -161,6 +168,10 @@ async function openSession(
 /** The SDK's requests besides initialize: `interrupt`, `set_permission_mode`; others are refused. */
 function control(r: SdkRequest, channel: SdkChannel, live: Live): void {
   const { subtype } = r.request;
+  if (subtype === "rewind_files") {
+    rewindFilesRequest(r, channel, live).catch((e: Error) => answer(channel, r.request_id, e));
+    return;
+  }
   if (subtype === "interrupt") {
     live.turn?.abort();
     answer(channel, r.request_id, { still_queued: [] });
@@ -204,6 +215,7 @@ async function turns(
   let code = 0;
   try {
     session = await firstSession(options, io, runner, store);
+    live.session = session;
   } catch (e) {
     if (!(e instanceof SessionError)) throw e;
     io.stderr.write(`agentmd: ${printable(e.message)}\n`);
@@ -233,11 +245,15 @@ async function turns(
     const started = performance.now();
     let result: RunResult;
     try {
+      const promptId = promptIdOf(message);
       const handle = runner.run(content, {
         signal: controller.signal,
         ...(session ? { resume: session } : fresh ? { sessionId: fresh } : {}),
         ...(options.agent && { agent: options.agent }),
+        promptId,
       });
+      live.session = handle.sessionId;
+      if (options.wrapper.replayUserMessages) channel.send(replayedUser(message, promptId, handle.sessionId));
       for await (const event of handle) for (const m of out.messages(event)) channel.send(m);
       result = await handle.result();
     } catch (e) {
