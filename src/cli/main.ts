@@ -26,7 +26,7 @@ Commands:
   audit [PATH]       what every entry point can do along every chain; --diff REV for a review
   mcp list           list the MCP servers, their status and their tools
   init [DIR]         create a starter project (never overwrites)
-  sessions [show ID] list the project's sessions, or show one
+  sessions [show ID] list the project's sessions, or show one (rm ID: remove one)
   rewind [N code|conversation|both]   undo an agent's edits: files and/or conversation
                      as just before prompt N of a session (no N: its prompts)
   plugin install|list|marketplace add   Claude Code plugins (docs/plugins.md)
@@ -307,8 +307,10 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   }
   const [verb, id] = positionals;
   if (verb === undefined) return runSessions({ json: values.json }, io);
+  if (verb === "rm" && id !== undefined && positionals.length === 2)
+    return runSessions({ remove: id, json: values.json }, io);
   if (verb !== "show" || id === undefined || positionals.length > 2)
-    throw new UsageError("usage: agentmd sessions [show ID] [--json]");
+    throw new UsageError("usage: agentmd sessions [show ID | rm ID] [--json]");
   return runSessions({ show: id, json: values.json }, io);
 }
 

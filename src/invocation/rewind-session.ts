@@ -177,7 +177,8 @@ export function turnCheckpoint(
   promptId: string | undefined,
   events: EventStream<RunEvent>,
 ) {
-  if (store.dir === undefined || options.checkpoints === false) return undefined;
+  const off = options.checkpoints === false || options.transcript?.enabled === false;
+  if (store.dir === undefined || off) return undefined;
   const warn = (message: string) => events.push({ runId: "", depth: 0, type: "warning", message });
   return openTurnCheckpoints(checkpointsDir(store.dir, sessionId), warn, promptId);
 }

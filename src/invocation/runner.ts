@@ -207,8 +207,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   let closed: Promise<void> | undefined;
   const sessions = sessionHooks(core);
   const budgetOf = sessionBudgets(options, core.settings.maxBudgetUsd);
-  // OpenTelemetry is loaded only when the environment (or the settings' env) turns tracing on.
-  const tracing = openTracing(core.env);
+  const tracing = openTracing(core.env); // OpenTelemetry is loaded only when tracing is on
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -230,14 +229,11 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             : undefined;
           const opened = await tracing;
           const trace = opened.tracing?.forRun(runOptions.traceparent);
-          const checkpoint = keep
-            ? turnCheckpoint(store, options, sessionId, runOptions.promptId, events)
-            : undefined;
+          const checkpoint = turnCheckpoint(store, options, sessionId, runOptions.promptId, events);
           const emit: EventSink = (event) => {
             trace?.observe(event);
             if (event.type === "run_start" && event.depth === 0) checkpoint?.begin(event.runId);
-            // A running command's output is progress to show, not history to keep (its result is).
-            if (event.type !== "tool_output") transcript?.write(event);
+            if (event.type !== "tool_output") transcript?.write(event); // a command's output is progress
             events.push(event);
           };
           if (opened.warning) emit({ runId: "", depth: 0, type: "warning", message: opened.warning });
@@ -285,6 +281,19 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   };
 }
 
+/** What a line's run is given by the runner: its session, signal, sink, hooks' start, budget, trace. */
+interface LineOut {
+  sessionId: string;
+  /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
+  signal: AbortSignal;
+  emit: EventSink;
+  transcriptPath?: string;
+  started: Fired | undefined;
+  budget: Budget;
+  trace?: RunTrace;
+  checkpoint?: TurnCheckpoint;
+}
+
 /** A typed line (or `--agent`) as a run of the main agent's project: prepared, then started. */
 async function runLine(
   core: Core,
@@ -292,17 +301,7 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: {
-    sessionId: string;
-    /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
-    signal: AbortSignal;
-    emit: EventSink;
-    transcriptPath?: string;
-    started: Fired | undefined;
-    budget: Budget;
-    trace?: RunTrace;
-    checkpoint?: TurnCheckpoint;
-  },
+  out: LineOut,
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
   if (recording && typeof input === "string") recordInput(recording, input);

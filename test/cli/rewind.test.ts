@@ -52,7 +52,7 @@ describe("rewind through chat with piped input", () => {
     expect(messagesOf(fake, 7)).toContain("PROMPT-THREE");
     expect(messagesOf(fake, 7)).not.toContain("PROMPT-ONE");
     expect(messagesOf(fake, 7)).not.toContain("PROMPT-TWO");
-  });
+  }, 90_000);
 
   it("a subagent's edits belong to the turn that started it, and are put back with it", async ({
     dir,
@@ -78,7 +78,7 @@ describe("rewind through chat with piped input", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("restored c.txt");
     expect(readFileSync(path.join(dir, "c.txt"), "utf8")).toBe("original\n");
-  });
+  }, 90_000);
 });
 
 describe("agentmd rewind", () => {
@@ -118,7 +118,15 @@ describe("agentmd rewind", () => {
     const forced = await cli(["rewind", "1", "code", "--force"]);
     expect(forced.code, forced.stdout).toBe(0);
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("one\n");
-  });
+    // The checkpoints go with the session.
+    const [id] = sessionIds(dir);
+    const kept = path.join(dir, ".agentmd/sessions", `${id}.checkpoints`);
+    expect(existsSync(kept)).toBe(true);
+    const rm = await cli(["sessions", "rm", id as string]);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(existsSync(kept)).toBe(false);
+    expect(sessionIds(dir)).toEqual([]);
+  }, 90_000);
 
   it("writes nothing through a folder that has become a symbolic link out of the project", async ({
     dir,
@@ -136,7 +144,7 @@ describe("agentmd rewind", () => {
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/skipped sub\/x\.txt: now leads to .*outside\/x\.txt/);
     expect(readFileSync(path.join(dir, "outside/x.txt"), "utf8")).toBe("new\n");
-  });
+  }, 90_000);
 
   it("says what is missing: no session, a prompt out of range, a mode that is not one", async ({
     dir,
@@ -156,7 +164,7 @@ describe("agentmd rewind", () => {
     const far = await cli(["rewind", "5", "both"]);
     expect(far.code).toBe(1);
     expect(far.stdout).toContain("no prompt 5 in this session: it has 1 prompt (1 to 1)");
-  });
+  }, 90_000);
 });
 
 describe("--fork-session", () => {
@@ -188,5 +196,5 @@ describe("--fork-session", () => {
     const bad = await cli(["chat", "--fork-session"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--fork-session needs --resume ID or --continue");
-  });
+  }, 90_000);
 });

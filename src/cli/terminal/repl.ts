@@ -137,7 +137,6 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   const resumed = options.continueLast ? latestSession(io, cwd) : options.resume;
   if (resumed === null) io.stdout.write(`${style.dim("no session to continue yet: a new one starts")}\n`);
   else if (resumed) {
-    // --fork-session: the conversation (and its checkpoints) go on under a new id.
     const id = options.fork ? await forkedChat(io, runner, resumed) : resumed;
     if (id === undefined) {
       rl.close();
