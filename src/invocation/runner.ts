@@ -3,7 +3,7 @@ import type { Definition, Diagnostic } from "../definitions/types.js";
 import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
 import type { TurnCheckpoint } from "../loop/checkpoints.js";
 import { EventStream } from "../loop/event-stream.js";
-import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/events.js";
+import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import type { Fired } from "../loop/hooks.js";
 import {
   checkSessionId,

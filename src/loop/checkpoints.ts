@@ -97,7 +97,7 @@ export function openTurnCheckpoints(
       onError(`cannot keep the checkpoints of this session in ${dir}: ${(e as Error).message}`);
     }
   };
-  const keep = (file: string, bytes: Buffer): string | undefined => {
+  const keep = (bytes: Buffer): string | undefined => {
     if (bytes.length > CHECKPOINT_FILE_MAX_BYTES)
       return `larger than ${CHECKPOINT_FILE_MAX_BYTES / (1024 * 1024)} MiB`;
     used ??= blobBytes(dir);
@@ -124,7 +124,7 @@ export function openTurnCheckpoints(
       if (turn === undefined || broken || seen.has(file)) return;
       seen.add(file);
       const bytes = contentOf(file);
-      const why = bytes ? keep(file, bytes) : undefined;
+      const why = bytes ? keep(bytes) : undefined;
       if (why !== undefined) write({ t: "untracked", turn, file, why });
       else write({ t: "before", turn, file, hash: bytes ? hashOf(bytes) : null, real: realPathOf(file) });
     },

@@ -147,7 +147,6 @@ describe("agentmd rewind", () => {
   }, 90_000);
 
   it("says what is missing: no session, a prompt out of range, a mode that is not one", async ({
-    dir,
     fake,
     project,
     cli,
