@@ -1,7 +1,7 @@
 import { checkpointsDir, openTurnCheckpoints, readCheckpoints } from "../loop/checkpoints.js";
 import type { EventStream } from "../loop/event-stream.js";
 import type { RunEvent } from "../loop/events.js";
-import { type FileRewind, hasTurn, rewindFiles } from "../loop/rewind-files.js";
+import { type FileRewind, rewindFiles } from "../loop/rewind-files.js";
 import { liveEvents, SessionError, type TranscriptStore } from "../loop/transcript.js";
 import { decide } from "../permissions/decide.js";
 import { denialText } from "../permissions/denial-text.js";
@@ -20,8 +20,6 @@ export interface PromptTurn {
   readonly files: readonly string[];
   /** It ran Bash: what that changed is not in the checkpoint. */
   readonly ranBash: boolean;
-  /** It has a checkpoint (checkpoints were kept when it ran). */
-  readonly checkpointed: boolean;
 }
 
 export interface RewindRequest {
@@ -50,7 +48,10 @@ export type RewindReport =
 
 /** The prompts of a session's conversation as it stands, with what each changed. Throws SessionError. */
 export async function promptTurns(store: TranscriptStore, id: string): Promise<PromptTurn[]> {
-  const { events } = await store.read(id);
+  return turnsOf((await store.read(id)).events, store, id);
+}
+
+function turnsOf(events: readonly RunEvent[], store: TranscriptStore, id: string): PromptTurn[] {
   const lines = store.dir === undefined ? [] : readCheckpoints(checkpointsDir(store.dir, id));
   const live = liveEvents(events);
   const out: PromptTurn[] = [];
@@ -69,7 +70,6 @@ export async function promptTurns(store: TranscriptStore, id: string): Promise<P
       prompt,
       files,
       ranBash: mine.some((l) => l.t === "bash"),
-      checkpointed: hasTurn(lines, e.runId),
     });
   }
   return out;
@@ -94,38 +94,37 @@ export async function rewindSession(
   id: string,
   request: RewindRequest,
 ): Promise<RewindReport> {
-  const turns = await promptTurns(store, id);
+  const { events } = await store.read(id);
+  const turns = turnsOf(events, store, id);
   const dir = store.dir === undefined ? undefined : checkpointsDir(store.dir, id);
-  const lines = dir === undefined ? [] : readCheckpoints(dir);
-  const target = turnOf(turns, lines, request.to);
+  // Every top run in the order the session ran them, those a conversation rewind cut included.
+  const runs = events.flatMap((e) => (e.type === "run_start" && e.depth === 0 ? [e] : []));
+  const target = turnOf(turns, runs, request.to);
   if ("message" in target) return { ok: false, ...target };
   const { turn, runId } = target;
-  if (request.code && (dir === undefined || !hasTurn(lines, runId)))
-    return {
-      ok: false,
-      message: `${turn ? `prompt ${turn.n}` : "that prompt"} has no checkpoint of its files (checkpoints were off when it ran, or its session keeps none)`,
-    };
+  if (request.code && dir === undefined)
+    return { ok: false, message: "this session keeps no checkpoints of its files (it is not kept in files)" };
   if (request.conversation && !turn)
     return { ok: false, message: "that prompt is no longer part of the conversation" };
+  const from = runs.findIndex((r) => r.runId === runId);
+  const later = new Set(runs.slice(from).map((r) => r.runId));
+  const lines = dir === undefined ? [] : readCheckpoints(dir);
   const files =
     request.code && dir !== undefined
-      ? rewindFiles(dir, lines, runId, {
+      ? rewindFiles(dir, lines, later, {
           ...(request.force && { force: true }),
           ...(request.dryRun && { dryRun: true }),
           mayWrite: (file) => writeRefusal(core, file),
         })
       : undefined;
   if (request.conversation && !request.dryRun && turn) rewindConversation(store, id, turn.runId);
-  const from = turn?.n ?? 1;
-  const bashPrompts = turns
-    .filter((t) => t.n >= from && (t.ranBash || files?.bashTurns.includes(t.runId)))
-    .map((t) => t.n);
+  const bashPrompts = turns.filter((t) => later.has(t.runId) && t.ranBash).map((t) => t.n);
   return { ok: true, turn, ...(files && { files }), bashPrompts, conversation: request.conversation };
 }
 
 function turnOf(
   turns: readonly PromptTurn[],
-  lines: ReturnType<typeof readCheckpoints>,
+  runs: readonly Extract<RunEvent, { type: "run_start" }>[],
   to: RewindRequest["to"],
 ): { turn: PromptTurn | undefined; runId: string } | { message: string } {
   if (typeof to === "number") {
@@ -136,9 +135,9 @@ function turnOf(
       };
     return { turn, runId: turn.runId };
   }
-  const line = lines.find((l) => l.t === "turn" && l.prompt === to.promptId);
-  if (!line) return { message: `no user message '${to.promptId}' with a checkpoint in this session` };
-  return { turn: turns.find((t) => t.runId === line.turn), runId: line.turn };
+  const run = runs.find((r) => r.promptId === to.promptId);
+  if (!run) return { message: `no user message '${to.promptId}' in this session` };
+  return { turn: turns.find((t) => t.runId === run.runId), runId: run.runId };
 }
 
 /** Why the session's main agent could not write `file` now (a Write judged as a run judges it). */
@@ -174,11 +173,10 @@ export function turnCheckpoint(
   store: TranscriptStore,
   options: RunnerOptions,
   sessionId: string,
-  promptId: string | undefined,
   events: EventStream<RunEvent>,
 ) {
   const off = options.checkpoints === false || options.transcript?.enabled === false;
   if (store.dir === undefined || off) return undefined;
   const warn = (message: string) => events.push({ runId: "", depth: 0, type: "warning", message });
-  return openTurnCheckpoints(checkpointsDir(store.dir, sessionId), warn, promptId);
+  return openTurnCheckpoints(checkpointsDir(store.dir, sessionId), warn);
 }

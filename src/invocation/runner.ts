@@ -229,10 +229,10 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             : undefined;
           const opened = await tracing;
           const trace = opened.tracing?.forRun(runOptions.traceparent);
-          const checkpoint = turnCheckpoint(store, options, sessionId, runOptions.promptId, events);
-          const emit: EventSink = (event) => {
+          const checkpoint = turnCheckpoint(store, options, sessionId, events);
+          const emit: EventSink = (given) => {
+            const event = topStart(given, runOptions.promptId, checkpoint);
             trace?.observe(event);
-            if (event.type === "run_start" && event.depth === 0) checkpoint?.begin(event.runId);
             if (event.type !== "tool_output") transcript?.write(event); // a command's output is progress
             events.push(event);
           };
@@ -386,4 +386,11 @@ async function resumed(
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
   return { messages: conversationOf(events), reads: sessionReads(liveEvents(events), cwd, modifiedMs ?? 0) };
+}
+
+/** The prompt's top run starting: its checkpoint begins, and its `run_start` carries the caller's prompt id. */
+function topStart(event: RunEvent, promptId: string | undefined, checkpoint?: { begin(id: string): void }) {
+  if (event.type !== "run_start" || event.depth !== 0) return event;
+  checkpoint?.begin(event.runId);
+  return promptId === undefined ? event : { ...event, promptId };
 }

@@ -26,13 +26,12 @@ export const CHECKPOINTED_TOOLS: ReadonlySet<string> = new Set([
 
 /**
  * One line of a session's checkpoint log (`<id>.checkpoints/log.jsonl`), in the order things
- * happened: a prompt's turn began (`turn`, with the SDK's id of its user message); a file as it was
+ * happened, each naming the top run (the prompt's turn) it belongs to: a file as it was
  * before the turn first changed it (`before`: its content's hash, null when it did not exist, and
  * the real path it led to); a file as a change (or a rewind) left it (`after`); a file too large
  * to keep (`untracked`); the turn ran Bash (`bash`).
  */
 export type CheckpointLine =
-  | { readonly t: "turn"; readonly turn: string; readonly prompt?: string }
   | {
       readonly t: "before";
       readonly turn: string;
@@ -74,14 +73,14 @@ export function contentOf(file: string): Buffer | null {
 }
 
 /**
- * The checkpoints of one top run (one prompt) of a session: `begin(runId)` when its run starts
- * (its position in the session), then each change through the `TurnCheckpoint`. Never throws: a
- * folder that cannot be written says so once through `onError`, and the run goes on unchecked.
+ * The checkpoints of one top run (one prompt) of a session: `begin(runId)` when its run starts,
+ * then each change through the `TurnCheckpoint`; the folder is made at the first change (a session
+ * that changes no file has none). Never throws: a folder that cannot be written says so once
+ * through `onError`, and the run goes on unchecked.
  */
 export function openTurnCheckpoints(
   dir: string,
   onError: (message: string) => void,
-  prompt?: string,
 ): TurnCheckpoint & { begin(runId: string): void } {
   let turn: string | undefined;
   let broken = false;
@@ -116,9 +115,7 @@ export function openTurnCheckpoints(
   };
   return {
     begin(runId) {
-      if (turn !== undefined) return;
-      turn = runId;
-      write({ t: "turn", turn, ...(prompt !== undefined && { prompt }) });
+      turn ??= runId;
     },
     before(file) {
       if (turn === undefined || broken || seen.has(file)) return;

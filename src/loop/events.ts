@@ -73,6 +73,8 @@ export type RunEvent =
       readonly parentToolUseId?: string;
       /** The line the user typed, for a `/name args` run. */
       readonly input?: string;
+      /** The caller's id of the prompt a top run answers (the Agent SDK's user message uuid). */
+      readonly promptId?: string;
       /** The effective allow-list the run runs with, rule by rule (traced runs only). */
       readonly list?: readonly string[];
     })

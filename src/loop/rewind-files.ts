@@ -28,13 +28,9 @@ export interface RewindFilesOptions {
   readonly mayWrite: (file: string) => string | undefined;
 }
 
-/** Whether the log holds the start of top run `turn` (its checkpoint). */
-export const hasTurn = (lines: readonly CheckpointLine[], turn: string): boolean =>
-  lines.some((l) => l.t === "turn" && l.turn === turn);
-
 /**
- * Puts every file the turns from top run `turn` on changed (theirs, and every later turn's, in the
- * order they ran) back as it was just before `turn` began: a file that did not exist is removed.
+ * Puts every file the `turns` changed (a top run's and every later one's, as the session ran them)
+ * back as it was just before the first of them began: a file that did not exist is removed.
  * A file whose content is not what agentmd last left is a conflict, skipped unless `force`; one the
  * session could not write now, or whose path is now a link or leads elsewhere than it did, is
  * skipped and said. What is put back is noted in the log, so a later rewind knows it.
@@ -42,11 +38,10 @@ export const hasTurn = (lines: readonly CheckpointLine[], turn: string): boolean
 export function rewindFiles(
   dir: string,
   lines: readonly CheckpointLine[],
-  turn: string,
+  turns: ReadonlySet<string>,
   options: RewindFilesOptions,
 ): FileRewind {
-  const from = lines.findIndex((l) => l.t === "turn" && l.turn === turn);
-  const later = from < 0 ? [] : lines.slice(from);
+  const later = lines.filter((l) => turns.has(l.turn));
   const targets = new Map<string, { hash: string | null; real: string }>();
   const skipped: { file: string; reason: SkipReason; why: string }[] = [];
   for (const l of later) {

@@ -34,8 +34,8 @@ function turn(runId: string, edits: Record<string, string | null>): void {
   }
 }
 
-const rewind = (runId: string, o: { force?: boolean; dryRun?: boolean; deny?: string } = {}) =>
-  rewindFiles(store(), readCheckpoints(store()), runId, {
+const rewind = (runIds: readonly string[], o: { force?: boolean; dryRun?: boolean; deny?: string } = {}) =>
+  rewindFiles(store(), readCheckpoints(store()), new Set(runIds), {
     ...o,
     mayWrite: (file) => (o.deny !== undefined && file === at(o.deny) ? "denied by a rule" : undefined),
   });
@@ -128,7 +128,7 @@ describe("rewindFiles", () => {
     writeFileSync(at("a.txt"), "one");
     turn("run-1", { "a.txt": "two", "new/b.txt": "two" });
     c.meanwhile?.();
-    const r = rewind("run-1", c.options);
+    const r = rewind(["run-1"], c.options);
     expect(r.restored).toEqual(c.restored.map(at));
     expect(r.removed).toEqual(c.removed.map(at));
     expect(r.skipped.map((s) => [s.file, s.reason])).toEqual(c.skipped.map(([f, why]) => [at(f), why]));
@@ -155,7 +155,7 @@ describe("rewindFiles", () => {
           turn(`run-${i}`, edits);
         });
         const k = pick % turns.length;
-        const r = rewind(`run-${k}`);
+        const r = rewind(turns.map((_, i) => `run-${i}`).slice(k));
         expect(r.skipped).toEqual([]);
         expect(snapshot()).toEqual(states[k]);
       }),

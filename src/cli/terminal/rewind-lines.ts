@@ -40,7 +40,6 @@ export function turnsListing(
     const notes = [
       ...(t.files.length > 0 ? [`changed ${t.files.map((f) => printable(shown(f), false)).join(", ")}`] : []),
       ...(t.ranBash ? ["ran Bash (not covered)"] : []),
-      ...(!t.checkpointed ? ["no checkpoint"] : []),
     ];
     if (notes.length > 0) out += `      ${style.dim(notes.join("; "))}\n`;
   }
