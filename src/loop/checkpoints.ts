@@ -106,6 +106,7 @@ export function openTurnCheckpoints(
     if (used + bytes.length > CHECKPOINT_SESSION_MAX_BYTES)
       return `the session's checkpoints hold ${CHECKPOINT_SESSION_MAX_BYTES / (1024 * 1024)} MiB already`;
     try {
+      mkdirSync(path.dirname(blob), { recursive: true });
       writeFileSync(blob, bytes);
       used += bytes.length;
       return undefined;
