@@ -25,6 +25,7 @@ Commands:
   tools              show what a run may do at the end of a chain of hops, or judge one call
   audit [PATH]       what every entry point can do along every chain; --diff REV for a review
   mcp list           list the MCP servers, their status and their tools
+  mcp login NAME     sign in to an HTTP MCP server (OAuth); mcp logout NAME forgets it
   init [DIR]         create a starter project (never overwrites)
   sessions [show ID] list the project's sessions, or show one (rm ID: remove one)
   rewind [N code|conversation|both]   undo an agent's edits: files and/or conversation
@@ -35,6 +36,7 @@ Commands:
   worker             take runs from a queue (--redis URL) and run them
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
   view               a local web page of the sessions (and, with --redis URL, the batches)
+  acp                an editor's agent: the Agent Client Protocol on stdin/stdout (docs/editors.md)
 
 Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
 
@@ -57,6 +59,7 @@ const COMMANDS = [
   "audit",
   "trust",
   "plugin",
+  "acp",
   "help",
 ] as const;
 
@@ -109,6 +112,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await (await import("./commands/enqueue-command.js")).enqueueCommand(rest, io);
       case "view":
         return await (await import("./commands/view-command.js")).viewCommand(rest, io);
+      case "acp":
+        return await acp(rest, io);
       default:
         return await withoutCommand(argv, io);
     }
@@ -266,6 +271,17 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
     },
     io,
   );
+}
+
+async function acp(args: readonly string[], io: RunIo): Promise<number> {
+  const { ACP_FLAGS, ACP_HELP, runAcp } = await import("./acp/acp-command.js");
+  const { values, positionals } = parseFlags(args, ACP_FLAGS);
+  if (values.help) {
+    io.stdout.write(`${ACP_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`acp takes no arguments, not '${positionals[0]}'`);
+  return runAcp(sessionOptions(values, io.cwd), io);
 }
 
 async function chat(args: readonly string[], io: RunIo): Promise<number> {

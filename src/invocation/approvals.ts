@@ -269,8 +269,9 @@ export function sessionPermissions(input: {
 
 /**
  * The runner's own state is no tool's to read: the sessions in `.agentmd/` hold every file any run
- * read, so a subagent denied a file could otherwise find it in its caller's transcript. (Grep,
- * Glob and LS are bound by Read's rules.)
+ * read, so a subagent denied a file could otherwise find it in its caller's transcript; the
+ * user's `~/.agentmd/` holds the tokens of the MCP servers they signed in to. (Grep, Glob and LS
+ * are bound by Read's rules.)
  */
 export const RUNNER_DENY: readonly ToolEntry[] = [
   {
@@ -278,5 +279,11 @@ export const RUNNER_DENY: readonly ToolEntry[] = [
     pattern: ".agentmd/**",
     raw: "Read(.agentmd/**)",
     at: { file: "the runner's own rules (its sessions)", line: 1, column: 1 },
+  },
+  {
+    name: "Read",
+    pattern: "~/.agentmd/**",
+    raw: "Read(~/.agentmd/**)",
+    at: { file: "the runner's own rules (the user's sign-ins and trust)", line: 1, column: 1 },
   },
 ];

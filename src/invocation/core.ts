@@ -125,6 +125,7 @@ export function createCore(options: RunnerOptions): Core {
     projectDir: options.projectDir !== undefined ? projectDir : undefined,
     cwd,
     env,
+    home,
     mcpJsonServers: mcpJsonFilter(claude.settings),
     plugins: definitions.plugins.filter((p) => !(options.restricted && p.owner === "project")),
   });

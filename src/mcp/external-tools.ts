@@ -39,6 +39,8 @@ export function createExternalTools(input: {
   readonly projectDir: string | undefined;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The home folder of the environment agentmd was started with: where sign-ins are kept. */
+  readonly home?: string;
   /** The settings' `enabledMcpjsonServers` and `disabledMcpjsonServers`. */
   readonly mcpJsonServers?: { readonly enabled?: readonly string[]; readonly disabled?: readonly string[] };
   /** The enabled plugins whose servers start (`plugin_<plugin>_<server>`). */
@@ -60,6 +62,7 @@ export function createExternalTools(input: {
       ...(options.mcp?.startTimeoutMs !== undefined && { startTimeoutMs: options.mcp.startTimeoutMs }),
       cwd: input.projectDir ?? input.cwd,
       env: input.env,
+      ...(input.home !== undefined && { home: input.home }),
     }),
     servers,
     toolSearch: parseToolSearch(options.tools?.toolSearch ?? main?.toolSearch),

@@ -24,3 +24,14 @@ export function killLiveMcpServers(): void {
   }
   live.clear();
 }
+
+/** SIGTERM to a stdio server's process (nothing for the HTTP transports). */
+export function stopProcess(transport: object): void {
+  const pid = (transport as { pid?: number | null }).pid;
+  if (typeof pid !== "number") return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}

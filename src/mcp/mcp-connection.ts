@@ -8,10 +8,12 @@ import type {
   Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../definitions/types.js";
+import { settleOrAbandon } from "../shared/abort.js";
 import { expandConfig } from "./expand-vars.js";
-import { forgetLiveServer, rememberLiveServer } from "./live-servers.js";
+import { forgetLiveServer, rememberLiveServer, stopProcess } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
 import { MessageBuffer } from "./message-buffer.js";
+import { type RunSignIn, runSignIn, signInFailure } from "./oauth-session.js";
 import { type McpServerSpec, mcpToolName } from "./server-spec.js";
 import type { StartWatch } from "./start-watch.js";
 import { StderrTail } from "./stderr-tail.js";
@@ -45,6 +47,11 @@ export interface ConnectionContext {
   readonly cwd: string;
   /** `${VAR}` values, and the environment a stdio server inherits (a few safe names of it). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The home folder whose `~/.agentmd/mcp-auth.json` holds the user's sign-ins to HTTP servers:
+   * that of the environment agentmd was started with. None: no sign-in is used.
+   */
+  readonly home?: string;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -65,6 +72,8 @@ export class McpConnection {
   /** The server being started, until it is ready or has failed. */
   #opening: { readonly client: Client; readonly transport: Transport } | undefined;
   #sdk: McpSdk | undefined;
+  /** The sign-in kept for this server's URL, used while it is started. */
+  #signIn: RunSignIn | undefined;
   #starting: Promise<Started> | undefined;
   #status: ServerStatus = { state: "stopped" };
   #lost: string | undefined;
@@ -93,7 +102,12 @@ export class McpConnection {
     this.#starting ??= this.#watched(watch).finally(() => {
       this.#starting = undefined;
     });
-    return signal ? orInterrupted(this.#starting, signal, this.spec.name) : this.#starting;
+    if (!signal) return this.#starting;
+    return settleOrAbandon(this.#starting, signal, 0, () => ({
+      ok: false,
+      interrupted: true,
+      message: `the run was interrupted while MCP server '${this.spec.name}' was starting`,
+    }));
   }
 
   /**
@@ -135,6 +149,7 @@ export class McpConnection {
     for (let attempt = 0; ; attempt++) {
       const started = await this.start(signal);
       if (!started.ok) return { ok: false, message: started.message };
+      await this.#signIn?.fresh();
       const client = this.#client;
       if (!client) return { ok: false, message: this.#lostMessage() };
       // One signal per request: the SDK keeps its listener on the signal it is given, and a run's
@@ -220,6 +235,8 @@ export class McpConnection {
       return this.#fail(`the MCP client could not be loaded: ${(e as Error).message}`);
     }
     this.#sdk = sdk;
+    this.#signIn = runSignIn(config, this.spec.name, this.cx.home, sdk);
+    await this.#signIn?.fresh();
     const client = new sdk.Client({ name: "agentmd", version: "0.1.0" }, { capabilities: {} });
     let transport: Transport;
     try {
@@ -239,7 +256,9 @@ export class McpConnection {
       return ok(listing);
     } catch (e) {
       await client.close().catch(() => {});
-      return this.#fail(await this.#describe(e, "could not be started"));
+      return this.#fail(
+        signInFailure(e, this.spec.name, sdk) ?? (await this.#describe(e, "could not be started")),
+      );
     } finally {
       if (this.#opening?.client === client) this.#opening = undefined;
     }
@@ -247,10 +266,14 @@ export class McpConnection {
 
   #transport(config: McpServerConfig, sdk: McpSdk, owner: Client, traceparent?: string): Transport {
     const headers = config.headers ? { headers: { ...config.headers } } : {};
+    const auth = this.#signIn && { authProvider: this.#signIn.provider };
     if (config.type === "http")
-      return new sdk.StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: headers });
+      return new sdk.StreamableHTTPClientTransport(new URL(config.url ?? ""), {
+        requestInit: headers,
+        ...auth,
+      });
     if (config.type === "sse")
-      return new sdk.SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers });
+      return new sdk.SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers, ...auth });
     const env: Record<string, string> = {};
     for (const k of [...INHERITED, ...TRACE_CONTEXT]) {
       const v = this.cx.env[k];
@@ -327,7 +350,8 @@ export class McpConnection {
       return this.#withStderr(
         `MCP server '${this.spec.name}' did not answer ${request.what} within ${this.cx.timeoutMs / 1000} s, so the call was cancelled (the server goes on running)`,
       );
-    const message = await this.#describe(e, "failed during the call");
+    const message =
+      (sdk && signInFailure(e, this.spec.name, sdk)) ?? (await this.#describe(e, "failed during the call"));
     if (this.#client !== client) {
       this.#status = { state: "failed", message };
       return `${message}; it will be started again on the next call`;
@@ -367,32 +391,3 @@ const ok = (listing: ServerListing): Started => ({ ok: true, listing });
 
 /** The largest message a stdio server may send (the SDK's default is 10 MB). */
 const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
-
-/** A start, or the run's interruption of the wait for it, whichever comes first. */
-function orInterrupted(starting: Promise<Started>, signal: AbortSignal, name: string): Promise<Started> {
-  const interrupted: Started = {
-    ok: false,
-    interrupted: true,
-    message: `the run was interrupted while MCP server '${name}' was starting`,
-  };
-  if (signal.aborted) return Promise.resolve(interrupted);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(interrupted);
-    signal.addEventListener("abort", onAbort, { once: true });
-    void starting.then((started) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(started);
-    });
-  });
-}
-
-/** SIGTERM to a stdio server's process (nothing for the HTTP transports). */
-function stopProcess(transport: Transport): void {
-  const pid = (transport as { pid?: number | null }).pid;
-  if (typeof pid !== "number") return;
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-}

@@ -8,6 +8,7 @@ import {
   type StartWatch,
 } from "./mcp-connection.js";
 import { mcpTools } from "./mcp-tools.js";
+import { asksForSignIn } from "./oauth-provider.js";
 import { type McpServerSpec, serverKey, serverPrefix } from "./server-spec.js";
 
 /** The MCP tools of one run: what its servers offer, and which of them a server asked to defer. */
@@ -73,7 +74,11 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
         if (!r.ok && r.interrupted) interrupted ??= r.message;
         else if (!r.ok) {
           failed.push(r.message);
-          warnings.push(`${r.message}\nIts tools are not offered in this run.`);
+          warnings.push(
+            asksForSignIn(r.message)
+              ? `${r.message}; its tools are not offered in this run`
+              : `${r.message}\nIts tools are not offered in this run.`,
+          );
         }
         if (!r.ok) continue;
         let made = toolsOf.get(r.listing);

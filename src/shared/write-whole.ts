@@ -19,19 +19,21 @@ import { WriteError } from "./errors.js";
  * reader sees the old file or the new one, never part of one; a full disk, a folder that cannot be
  * made or written leave the old file as it was and throw `WriteError`, whose message names the
  * file and says why in one line. A symlinked file is written where the link points (the link
- * stays); an existing file keeps its mode. `folderMode` is the mode of folders made on the way.
+ * stays); an existing file keeps its mode, unless `ownerOnly` (a file of secrets), which is always
+ * written with `mode`. `folderMode` is the mode of folders made on the way.
  */
 export function writeFileWhole(
   file: string,
   text: string | Uint8Array,
-  options: { readonly mode?: number; readonly folderMode?: number } = {},
+  options: { readonly mode?: number; readonly folderMode?: number; readonly ownerOnly?: boolean } = {},
 ): void {
   const target = linkTarget(file);
   const dir = path.dirname(target);
   makeFolderOf(target, options.folderMode, file);
   const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomPart()}.tmp`);
   try {
-    const fd = openSync(temp, "wx", modeOf(target) ?? options.mode ?? 0o666);
+    const mode = (options.ownerOnly ? undefined : modeOf(target)) ?? options.mode ?? 0o666;
+    const fd = openSync(temp, "wx", mode);
     try {
       const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : Buffer.from(text);
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);

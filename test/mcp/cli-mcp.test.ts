@@ -154,7 +154,7 @@ describe("agentmd mcp list", () => {
   it("--help lists the flags and an example; bad usage exits 2", async () => {
     const help = await runCli(["mcp", "--help"], { cwd: dir });
     expect(help.stdout).toContain("--timeout SECONDS");
-    expect(help.stdout).toContain("Example:\n  agentmd mcp list");
+    expect(help.stdout).toContain("Examples:\n  agentmd mcp list\n  agentmd mcp login linear");
     expect((await runCli(["mcp", "start"], { cwd: dir })).code).toBe(2);
     expect((await runCli(["mcp", "list", "--timeout", "x"], { cwd: dir })).code).toBe(2);
   });

@@ -1,41 +1,50 @@
 import path from "node:path";
-import { userDirOf } from "../../definitions/discover.js";
-import { findProjectRoot, loadProject } from "../../definitions/index.js";
-import { loadSettings, mcpJsonFilter } from "../../definitions/settings.js";
-import { toolNames } from "../../definitions/tool-names.js";
-import { builtinCatalog } from "../../invocation/tool-catalog.js";
 import { createMcpHub } from "../../mcp/mcp-hub.js";
-import { projectServers } from "../../mcp/project-servers.js";
 import { type McpServerSpec, mcpToolName } from "../../mcp/server-spec.js";
 import { DEFAULT_MCP_TIMEOUT_MS } from "../../shared/defaults.js";
 import { trustState } from "../../trust/trust-state.js";
 import { HELP_OPTION, type OptionTable, optionsHelp } from "../flags/option-table.js";
 import { parseFlags } from "../flags/parse-flags.js";
 import { type CliIo, styleFor } from "../io.js";
-import { formatDiagnostic } from "./check-command.js";
-import { untrustedServers } from "./mcp-tool-names.js";
+import { projectSpecs, untrustedServers } from "./mcp-tool-names.js";
 import { trustHome } from "./project-trust.js";
 
 /** `mcp`'s options: its parser and its help's option lines. */
 export const MCP_OPTIONS = {
   json: { type: "boolean", default: false, help: "machine-readable output" },
-  timeout: { type: "string", value: "SECONDS", help: "how long a server may take to start (default 30)" },
+  timeout: {
+    type: "string",
+    value: "SECONDS",
+    help: [
+      "list: how long a server may take to start (default 30);",
+      "login: how long to wait for the browser (default 300)",
+    ],
+  },
+  "no-browser": { type: "boolean", default: false, help: "login: print the address, open no browser" },
   ...HELP_OPTION,
 } as const satisfies OptionTable;
 
 export const MCP_HELP = `Usage: agentmd mcp list [--json] [--timeout SECONDS]
+       agentmd mcp login NAME [--no-browser] [--timeout SECONDS]
+       agentmd mcp logout NAME
 
-Lists the project's MCP servers — those of .mcp.json, agent.md's mcpServers, and
-each subagent's inline ones — tries to start each, and prints its status and its
-tools as mcp__server__tool (and its prompts as /mcp__server__prompt). Every
-server is stopped again before the command ends.
+list    Lists the project's MCP servers — those of .mcp.json, agent.md's
+        mcpServers, and each subagent's inline ones — tries to start each, and
+        prints its status and its tools as mcp__server__tool (and its prompts as
+        /mcp__server__prompt). Every server is stopped again before it ends.
+login   Signs in to the HTTP server NAME with OAuth: prints the address to open
+        (and opens a browser when it can), waits for the browser to come back
+        to agentmd on 127.0.0.1, and keeps the sign-in in ~/.agentmd/mcp-auth.json
+        (readable by you alone) for that server's URL only. Runs refresh it.
+logout  Forgets the sign-in kept for NAME's URL.
 
 ${optionsHelp(MCP_OPTIONS, 21)}
 
-Example:
+Examples:
   agentmd mcp list
+  agentmd mcp login linear
 
-Exit status: 0 when every server started, 1 when one did not, 2 on bad usage.`;
+Exit status: 0 on success (list: every server started), 1 when not, 2 on bad usage.`;
 
 export interface McpListOptions {
   readonly json: boolean;
@@ -55,18 +64,8 @@ interface ServerReport {
 
 /** Runs `agentmd mcp list`; returns the exit code. */
 export async function runMcpList(options: McpListOptions, io: CliIo): Promise<number> {
-  const root = findProjectRoot(io.cwd, io.env.HOME);
-  const user = userDirOf(io.env.HOME);
-  const loaded = loadProject(root, { toolNames: builtinCatalog().names, ...user });
-  const settings = loadSettings(root, user.userDir, toolNames(builtinCatalog().names)).settings;
-  const servers = projectServers(root, loaded.definitions, { mcpJsonServers: mcpJsonFilter(settings) });
+  const { root, specs } = projectSpecs(io);
   const style = styleFor(io.stdout, io.env);
-  for (const d of servers.diagnostics)
-    if (d.severity !== "info") io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
-  const specs: McpServerSpec[] = [
-    ...servers.project,
-    ...loaded.definitions.flatMap((d) => servers.inlineOf(d)),
-  ];
   // Starting a server runs the project's code: only in a folder whose code is trusted.
   if (specs.length > 0 && trustState(root, trustHome(io)).kind === "untrusted") {
     io.stderr.write(
@@ -83,6 +82,7 @@ export async function runMcpList(options: McpListOptions, io: CliIo): Promise<nu
     ...(options.timeoutMs !== undefined && { startTimeoutMs: options.timeoutMs }),
     cwd: root,
     env: io.env,
+    home: trustHome(io),
   });
   let reports: ServerReport[];
   try {
@@ -144,13 +144,21 @@ export async function runMcpCommand(
     io.stdout.write(`${MCP_HELP}\n`);
     return 0;
   }
-  if (positionals[0] !== "list" || positionals.length > 1)
-    throw usage("usage: agentmd mcp list [--json] [--timeout SECONDS]");
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
     const s = Number(values.timeout);
     if (!(s > 0)) throw usage(`--timeout must be a number of seconds above 0, not '${values.timeout}'`);
     timeoutMs = s * 1000;
   }
+  const [sub, name, ...rest] = positionals;
+  if ((sub === "login" || sub === "logout") && name !== undefined && rest.length === 0) {
+    const { runMcpLogin, runMcpLogout, LOGIN_WAIT_MS } = await import("./mcp-login-command.js");
+    if (sub === "logout") return runMcpLogout(name, io);
+    return runMcpLogin({ name, waitMs: timeoutMs ?? LOGIN_WAIT_MS, browser: !values["no-browser"] }, io);
+  }
+  if (sub !== "list" || positionals.length > 1)
+    throw usage(
+      "usage: agentmd mcp list [--json] [--timeout SECONDS] | mcp login NAME [--no-browser] | mcp logout NAME",
+    );
   return runMcpList({ json: values.json, ...(timeoutMs !== undefined && { timeoutMs }) }, io);
 }

@@ -1,9 +1,16 @@
+import { userDirOf } from "../../definitions/discover.js";
+import { findProjectRoot, loadProject } from "../../definitions/index.js";
+import { loadSettings, mcpJsonFilter } from "../../definitions/settings.js";
+import { toolNames } from "../../definitions/tool-names.js";
 import type { Definition } from "../../definitions/types.js";
+import { builtinCatalog } from "../../invocation/tool-catalog.js";
 import { createMcpHub, reachable } from "../../mcp/mcp-hub.js";
 import { type ProjectServerOptions, projectServers } from "../../mcp/project-servers.js";
 import { type McpServerSpec, mcpToolName } from "../../mcp/server-spec.js";
 import type { PermissionList } from "../../permissions/types.js";
 import { trustState } from "../../trust/trust-state.js";
+import { type CliIo, styleFor } from "../io.js";
+import { formatDiagnostic } from "./check-command.js";
 
 export interface StartedServers {
   /** `mcp__server__tool` of every server that started. */
@@ -12,6 +19,24 @@ export interface StartedServers {
   readonly lines: readonly string[];
   /** Set when nothing started because the folder is not trusted: the sentence that says so. */
   readonly refused?: string;
+}
+
+/**
+ * The servers of the project `io.cwd` is in, as `mcp` sees them: `.mcp.json`'s (as the settings
+ * let them start), agent.md's and each subagent's inline ones; the definitions' problems with them
+ * are written to stderr.
+ */
+export function projectSpecs(io: CliIo): { readonly root: string; readonly specs: McpServerSpec[] } {
+  const root = findProjectRoot(io.cwd, io.env.HOME);
+  const user = userDirOf(io.env.HOME);
+  const loaded = loadProject(root, { toolNames: builtinCatalog().names, ...user });
+  const settings = loadSettings(root, user.userDir, toolNames(builtinCatalog().names)).settings;
+  const servers = projectServers(root, loaded.definitions, { mcpJsonServers: mcpJsonFilter(settings) });
+  const style = styleFor(io.stderr, io.env);
+  for (const d of servers.diagnostics)
+    if (d.severity !== "info") io.stderr.write(`${formatDiagnostic(d, io.cwd, style)}\n`);
+  const specs = [...servers.project, ...loaded.definitions.flatMap((d) => servers.inlineOf(d))];
+  return { root, specs };
 }
 
 /**
@@ -44,7 +69,7 @@ export async function mcpToolNames(
     const names = [...new Set(specs.map((s) => s.name))];
     return { names: [], lines: [], refused: untrustedServers(at.command, root, names) };
   }
-  const hub = createMcpHub({ timeoutMs: 30_000, cwd: root, env });
+  const hub = createMcpHub({ timeoutMs: 30_000, cwd: root, env, home: at.home });
   try {
     const wanted = reachable(specs, list);
     const lines: string[] = [];

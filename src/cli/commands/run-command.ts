@@ -4,6 +4,7 @@ import type { Runner } from "../../invocation/runner.js";
 import type { RunEvent, RunResult } from "../../loop/events.js";
 import { newestSession } from "../../loop/session-list.js";
 import { SessionBusyError, SessionError, sessionsDir } from "../../loop/transcript.js";
+import { asksForSignIn } from "../../mcp/oauth-provider.js";
 import { loadRecording, recordedInput } from "../../model/record-replay.js";
 import { optionsHelp } from "../flags/option-table.js";
 import { RUN_FLAGS, type SessionOptions } from "../flags/session-flags.js";
@@ -163,10 +164,15 @@ function outputFor(
     };
   }
   if (options.claudeShapes) {
-    // `-p` text: the answer alone on stdout (--verbose: the run as agentmd shows it, on stderr).
+    // `-p` text: the answer alone on stdout (--verbose: the run as agentmd shows it, on stderr);
+    // quiet, a server that needs a sign-in is still said, in one line.
     const render = options.verbose ? createTextRenderer(io.stderr, styleFor(io.stderr, io.env)) : undefined;
     return {
-      event: (e) => render?.(e),
+      event: (e) => {
+        if (render) render(e);
+        else if (e.type === "warning" && e.depth === 0 && asksForSignIn(e.message))
+          io.stderr.write(`agentmd: ${printable(e.message)}\n`);
+      },
       stop: () => {},
       end: (r) => {
         if (r.outcome === "done") io.stdout.write(`${r.text.trimEnd()}\n`);
