@@ -180,3 +180,14 @@ export function turnCheckpoint(
   const warn = (message: string) => events.push({ runId: "", depth: 0, type: "warning", message });
   return openTurnCheckpoints(checkpointsDir(store.dir, sessionId), warn);
 }
+
+/** The prompt's top run starting: its checkpoint begins, and its `run_start` carries the caller's prompt id. */
+export function topStart(
+  event: RunEvent,
+  promptId: string | undefined,
+  checkpoint?: { begin(id: string): void },
+) {
+  if (event.type !== "run_start" || event.depth !== 0) return event;
+  checkpoint?.begin(event.runId);
+  return promptId === undefined ? event : { ...event, promptId };
+}

@@ -7,19 +7,15 @@ import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import type { Fired } from "../loop/hooks.js";
 import {
   checkSessionId,
-  conversationOf,
   fileTranscripts,
-  liveEvents,
   newSessionId,
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
-import type { MessageParam } from "../model/messages.js";
 import { isModel } from "../model/model.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { ReadRecord } from "../tools/types.js";
 import { openTracing, type RunTrace } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Compacted, type CompactOptions, compactSession } from "./compact-session.js";
@@ -34,12 +30,13 @@ import {
   type RewindReport,
   type RewindRequest,
   rewindSession,
+  topStart,
   turnCheckpoint,
 } from "./rewind-session.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { sessionHooks, sessionRefusal } from "./session-hooks.js";
-import { sessionReads } from "./session-reads.js";
+import { resumed } from "./session-reads.js";
 
 export type { Compacted, CompactOptions } from "./compact-session.js";
 export type { PromptTurn, RewindReport, RewindRequest } from "./rewind-session.js";
@@ -379,32 +376,4 @@ async function runLine(
   return prepared.kind === "refused"
     ? endBeforeStart(ended, "refused", "refused_by_permissions", prepared.message)
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
-}
-
-/**
- * A session's conversation and the files it read, to continue it; damaged lines of its transcript
- * are skipped, and said. A store that does not say when it was written: every file is read again.
- */
-async function resumed(
-  store: TranscriptStore,
-  id: string,
-  emit: EventSink,
-  cwd: string,
-): Promise<{ messages: MessageParam[]; reads: ReadRecord }> {
-  const { events, skipped, modifiedMs } = await store.read(id);
-  if (skipped > 0)
-    emit({
-      runId: "",
-      depth: 0,
-      type: "warning",
-      message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
-    });
-  return { messages: conversationOf(events), reads: sessionReads(liveEvents(events), cwd, modifiedMs ?? 0) };
-}
-
-/** The prompt's top run starting: its checkpoint begins, and its `run_start` carries the caller's prompt id. */
-function topStart(event: RunEvent, promptId: string | undefined, checkpoint?: { begin(id: string): void }) {
-  if (event.type !== "run_start" || event.depth !== 0) return event;
-  checkpoint?.begin(event.runId);
-  return promptId === undefined ? event : { ...event, promptId };
 }

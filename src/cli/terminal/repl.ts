@@ -215,7 +215,6 @@ interface Chat {
   readonly io: RunIo;
   readonly cwd: string;
   readonly options: ChatOptions;
-  /** Writes a question and takes the next line typed (undefined at the end of input). */
   readonly ask: (question: string) => Promise<string | undefined>;
   session: string | undefined;
   written: boolean;
