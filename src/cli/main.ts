@@ -28,7 +28,9 @@ Commands:
   mcp list           list the MCP servers, their status and their tools
   mcp login NAME     sign in to an HTTP MCP server (OAuth); mcp logout NAME forgets it
   init [DIR]         create a starter project (never overwrites)
-  sessions [show ID] list the project's sessions, or show one
+  sessions [show ID] list the project's sessions, or show one (rm ID: remove one)
+  rewind [N code|conversation|both]   undo an agent's edits: files and/or conversation
+                     as just before prompt N of a session (no N: its prompts)
   plugin install|list|marketplace add   Claude Code plugins (docs/plugins.md)
   trust [DIR]        review the project's code (hooks, MCP servers, tools) and trust it to run
   batch FILE.jsonl   many runs, one a line of FILE: here, or on workers with --redis URL
@@ -51,6 +53,7 @@ const COMMANDS = [
   "mcp",
   "init",
   "sessions",
+  "rewind",
   "batch",
   "worker",
   "enqueue",
@@ -89,6 +92,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await sessions(rest, io);
       case "run":
         return await run(rest, io);
+      case "rewind":
+        return await rewind(rest, io);
       case "check":
         return await check(rest, io);
       case "tools":
@@ -308,9 +313,12 @@ async function chat(args: readonly string[], io: RunIo): Promise<number> {
     io.stdout.write(`${CHAT_HELP}\n`);
     return 0;
   }
+  if (values["fork-session"] && !values.resume && !values.continue)
+    throw new UsageError("--fork-session needs --resume ID or --continue");
   return runChat(
     {
       ...sessionOptions(values, io.cwd),
+      ...(values["fork-session"] && { fork: true }),
       ...(positionals.length > 0 && { prompt: positionals.join(" ") }),
     },
     io,
@@ -351,9 +359,36 @@ async function sessions(args: readonly string[], io: CliIo): Promise<number> {
   }
   const [verb, id] = positionals;
   if (verb === undefined) return runSessions({ json: values.json }, io);
+  if (verb === "rm" && id !== undefined && positionals.length === 2)
+    return runSessions({ remove: id, json: values.json }, io);
   if (verb !== "show" || id === undefined || positionals.length > 2)
-    throw new UsageError("usage: agentmd sessions [show ID] [--json]");
+    throw new UsageError("usage: agentmd sessions [show ID | rm ID] [--json]");
   return runSessions({ show: id, json: values.json }, io);
+}
+
+async function rewind(args: readonly string[], io: CliIo): Promise<number> {
+  const { REWIND_HELP, REWIND_OPTIONS, runRewind } = await import("./commands/rewind-command.js");
+  const { permissionFlags } = await import("./flags/permission-flags.js");
+  const { values, positionals } = parseFlags(args, REWIND_OPTIONS);
+  if (values.help) {
+    io.stdout.write(`${REWIND_HELP}\n`);
+    return 0;
+  }
+  const permissions = permissionFlags(values);
+  return runRewind(
+    {
+      words: [
+        ...positionals,
+        ...(values.force ? ["--force"] : []),
+        ...(values["dry-run"] ? ["--dry-run"] : []),
+      ],
+      json: values.json === true,
+      ...(values.resume !== undefined && { session: values.resume }),
+      ...(values.cwd !== undefined && { cwd: values.cwd }),
+      ...(Object.keys(permissions).length > 0 && { permissions }),
+    },
+    io,
+  );
 }
 
 export { killLiveMcpServers } from "../mcp/live-servers.js";

@@ -1,11 +1,13 @@
 // The data of invocation: how a run is asked for, who asks, what it is, and what a run hands the
 // tools that start runs below it. Types only, so every file of invocation can name them without
 // importing the code that makes or starts runs (this file is the leaf of the layer).
+
 import type { Effort, Thinking } from "../definitions/effort-thinking.js";
 import type { OutputSchema } from "../definitions/output-schema.js";
 import type { Definition } from "../definitions/types.js";
 import type { BackgroundRuns } from "../loop/background-runs.js";
 import type { Budget } from "../loop/budget.js";
+import type { TurnCheckpoint } from "../loop/checkpoints.js";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { RunState } from "../loop/execute-call.js";
 import type { Hooks } from "../loop/hooks.js";
@@ -206,6 +208,8 @@ export interface RunIo {
   readonly trace?: RunTrace;
   /** The files the session read before this run (a resumed session's): its main run starts from them. */
   readonly reads?: ReadRecord;
+  /** The checkpoints of the prompt's turn: every hop's edits go to them (not a worktree's). */
+  readonly checkpoint?: TurnCheckpoint;
 }
 
 /** The call that starts a child run: its signal, and its tool_use id (the child's parent_tool_use_id). */

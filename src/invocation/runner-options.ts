@@ -163,6 +163,12 @@ export interface RunnerOptions {
   /** Hooks as functions, run after agent.md's and the settings' command hooks. */
   readonly hooks?: Hooks;
   /** Where each session's events go: `dir` (default `.agentmd/sessions/`), or a store of your own. */
+  /**
+   * Keep checkpoints of the files each prompt's Write, Edit, MultiEdit and NotebookEdit calls change
+   * (beside the session's transcript, in a store of files), so that `rewind` can put them back.
+   * Default: true.
+   */
+  readonly checkpoints?: boolean;
   readonly transcript?: {
     readonly enabled?: boolean;
     readonly dir?: string;

@@ -1,23 +1,21 @@
 import type { PermissionMode } from "../definitions/settings.js";
 import type { Definition, Diagnostic } from "../definitions/types.js";
 import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
+import type { TurnCheckpoint } from "../loop/checkpoints.js";
 import { EventStream } from "../loop/event-stream.js";
-import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/events.js";
+import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
 import type { Fired } from "../loop/hooks.js";
 import {
   checkSessionId,
-  conversationOf,
   fileTranscripts,
   newSessionId,
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
-import type { MessageParam } from "../model/messages.js";
 import { isModel } from "../model/model.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { ReadRecord } from "../tools/types.js";
 import { openTracing, type RunTrace } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Compacted, type CompactOptions, compactSession } from "./compact-session.js";
@@ -26,13 +24,23 @@ import { slashNames } from "./find-invocable.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
 import { parseLine } from "./parse-line.js";
 import { prepareRun } from "./prepare-run.js";
+import {
+  type PromptTurn,
+  promptTurns,
+  type RewindReport,
+  type RewindRequest,
+  rewindSession,
+  topStart,
+  turnCheckpoint,
+} from "./rewind-session.js";
 import type { Content, RunIo, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
-import { sessionHooks } from "./session-hooks.js";
-import { sessionReads } from "./session-reads.js";
+import { sessionHooks, sessionRefusal } from "./session-hooks.js";
+import { resumed } from "./session-reads.js";
 import { readyPromptNames, type SlashCommand, slashCommands } from "./slash-commands.js";
 
 export type { Compacted, CompactOptions } from "./compact-session.js";
+export type { PromptTurn, RewindReport, RewindRequest } from "./rewind-session.js";
 
 import { endBeforeStart, newRunId, startRun } from "./start-run.js";
 
@@ -68,6 +76,8 @@ export interface RunOptions {
    * items together: each worker's runner serves many batches).
    */
   readonly budget?: Budget;
+  /** The id the caller gave this prompt (the Agent SDK's user message uuid): a rewind may name it. */
+  readonly promptId?: string;
 }
 
 /**
@@ -111,6 +121,10 @@ export interface Runner {
    * session (its transcript begins with the summary). Contract: never rejects.
    */
   compact(sessionId: string, options?: CompactOptions): Promise<Compacted>;
+  /** The prompts of a session's conversation, with the files each changed. Throws SessionError. */
+  turns(sessionId: string): Promise<PromptTurn[]>;
+  /** `/rewind`: the session's files, conversation or both, as just before a prompt. Throws SessionError. */
+  rewind(sessionId: string, request: RewindRequest): Promise<RewindReport>;
   /**
    * Ends a session: its SessionEnd hooks run (`reason`: `clear`, `prompt_input_exit`, `other`, …;
    * a failing one is `onWarning`'s). A session that did not start here is left alone. Never rejects.
@@ -211,8 +225,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   let closed: Promise<void> | undefined;
   const sessions = sessionHooks(core);
   const budgetOf = sessionBudgets(options, core.settings.maxBudgetUsd);
-  // OpenTelemetry is loaded only when the environment (or the settings' env) turns tracing on.
-  const tracing = openTracing(core.env);
+  const tracing = openTracing(core.env); // OpenTelemetry is loaded only when tracing is on
   const run: Runner["run"] = (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
@@ -234,10 +247,11 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             : undefined;
           const opened = await tracing;
           const trace = opened.tracing?.forRun(runOptions.traceparent);
-          const emit: EventSink = (event) => {
+          const checkpoint = turnCheckpoint(store, options, sessionId, events);
+          const emit: EventSink = (given) => {
+            const event = topStart(given, runOptions.promptId, checkpoint);
             trace?.observe(event);
-            // A running command's output is progress to show, not history to keep (its result is).
-            if (event.type !== "tool_output") transcript?.write(event);
+            if (event.type !== "tool_output") transcript?.write(event); // a command's output is progress
             events.push(event);
           };
           if (opened.warning) emit({ runId: "", depth: 0, type: "warning", message: opened.warning });
@@ -250,7 +264,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
           const budget = budgetOf(sessionId, runOptions.budget);
-          const out = { ...at, started, budget, ...(trace && { trace }) };
+          const out = { ...at, started, budget, ...(trace && { trace }), ...(checkpoint && { checkpoint }) };
           const result = unrecorded.result(await runLine(core, store, options, input, runOptions, out));
           return transcript?.intact && transcript.file ? { ...result, transcript: transcript.file } : result;
         } finally {
@@ -273,6 +287,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     ...modeControl(core),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
+    turns: (sessionId) => promptTurns(store, checkSessionId(sessionId)),
+    rewind: (sessionId, request) => rewindSession(core, store, checkSessionId(sessionId), request),
     endSession: (sessionId, reason, onWarning) => {
       budgetOf.forget(sessionId);
       return sessions.end(sessionId, reason, onWarning);
@@ -284,6 +300,19 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   };
 }
 
+/** What a line's run is given by the runner: its session, signal, sink, hooks' start, budget, trace. */
+interface LineOut {
+  sessionId: string;
+  /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
+  signal: AbortSignal;
+  emit: EventSink;
+  transcriptPath?: string;
+  started: Fired | undefined;
+  budget: Budget;
+  trace?: RunTrace;
+  checkpoint?: TurnCheckpoint;
+}
+
 /** A typed line (or `--agent`) as a run of the main agent's project: prepared, then started. */
 async function runLine(
   core: Core,
@@ -291,16 +320,7 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: {
-    sessionId: string;
-    /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
-    signal: AbortSignal;
-    emit: EventSink;
-    transcriptPath?: string;
-    started: Fired | undefined;
-    budget: Budget;
-    trace?: RunTrace;
-  },
+  out: LineOut,
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
   if (recording && typeof input === "string") recordInput(recording, input);
@@ -337,6 +357,7 @@ async function runLine(
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
     ...(out.trace && { trace: out.trace }),
+    ...(out.checkpoint && { checkpoint: out.checkpoint }),
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
@@ -363,37 +384,4 @@ async function runLine(
   return prepared.kind === "refused"
     ? endBeforeStart(ended, "refused", "refused_by_permissions", prepared.message)
     : endBeforeStart(ended, "error", "invocation_failed", prepared.message);
-}
-
-/** A SessionStart hook that blocked or failed: the session does not start (fail closed). */
-function sessionRefusal(started: Fired | undefined): { code: RunErrorCode; message: string } | undefined {
-  if (started?.kind === "failed")
-    return {
-      code: "hook_failed",
-      message: `the SessionStart hook failed (${started.reason}), so the session did not start`,
-    };
-  if (started?.kind === "block" || started?.kind === "halt")
-    return { code: "blocked_by_hook", message: `blocked by a SessionStart hook: ${started.reason}` };
-  return undefined;
-}
-
-/**
- * A session's conversation and the files it read, to continue it; damaged lines of its transcript
- * are skipped, and said. A store that does not say when it was written: every file is read again.
- */
-async function resumed(
-  store: TranscriptStore,
-  id: string,
-  emit: EventSink,
-  cwd: string,
-): Promise<{ messages: MessageParam[]; reads: ReadRecord }> {
-  const { events, skipped, modifiedMs } = await store.read(id);
-  if (skipped > 0)
-    emit({
-      runId: "",
-      depth: 0,
-      type: "warning",
-      message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
-    });
-  return { messages: conversationOf(events), reads: sessionReads(events, cwd, modifiedMs ?? 0) };
 }

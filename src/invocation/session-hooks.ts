@@ -1,4 +1,4 @@
-import type { EventSink } from "../loop/events.js";
+import type { EventSink, RunErrorCode } from "../loop/events.js";
 import { hookTrace } from "../loop/hook-trace.js";
 import { type Fired, fireHooks, type HookContext } from "../loop/hooks.js";
 import type { Core } from "./core.js";
@@ -81,4 +81,18 @@ export function sessionHooks(core: Core): SessionHooks {
       ),
     compacted: (sessionId) => void fromCompaction.add(sessionId),
   };
+}
+
+/** A SessionStart hook that blocked or failed: the session does not start (fail closed). */
+export function sessionRefusal(
+  started: Fired | undefined,
+): { code: RunErrorCode; message: string } | undefined {
+  if (started?.kind === "failed")
+    return {
+      code: "hook_failed",
+      message: `the SessionStart hook failed (${started.reason}), so the session did not start`,
+    };
+  if (started?.kind === "block" || started?.kind === "halt")
+    return { code: "blocked_by_hook", message: `blocked by a SessionStart hook: ${started.reason}` };
+  return undefined;
 }

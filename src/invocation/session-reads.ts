@@ -1,4 +1,6 @@
-import type { RunEvent } from "../loop/events.js";
+import type { EventSink, RunEvent } from "../loop/events.js";
+import { conversationOf, liveEvents, type TranscriptStore } from "../loop/transcript.js";
+import type { MessageParam } from "../model/messages.js";
 import { resolveInput } from "../tools/builtin/fs.js";
 import { createReadRecord } from "../tools/read-record.js";
 import type { ReadRecord } from "../tools/types.js";
@@ -36,4 +38,25 @@ export function sessionReads(events: readonly RunEvent[], cwd: string, seenAt: n
     }
   }
   return record;
+}
+
+/**
+ * A session's conversation and the files it read, to continue it; damaged lines of its transcript
+ * are skipped, and said. A store that does not say when it was written: every file is read again.
+ */
+export async function resumed(
+  store: TranscriptStore,
+  id: string,
+  emit: EventSink,
+  cwd: string,
+): Promise<{ messages: MessageParam[]; reads: ReadRecord }> {
+  const { events, skipped, modifiedMs } = await store.read(id);
+  if (skipped > 0)
+    emit({
+      runId: "",
+      depth: 0,
+      type: "warning",
+      message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
+    });
+  return { messages: conversationOf(events), reads: sessionReads(liveEvents(events), cwd, modifiedMs ?? 0) };
 }

@@ -97,6 +97,7 @@ function runCalls(
         ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
         ...(io.budget && { budget: io.budget }),
         ...(io.trace && { trace: io.trace }),
+        ...(io.checkpoint && { checkpoint: io.checkpoint }),
       }),
     expand: (prompt, state, signal) =>
       expandBody(prompt, { ...calls, state, signal }, core.fs, serverNames(core)),
@@ -297,6 +298,8 @@ function callContext(
     // A run bounded by a narrower mode (a subagent's permissionMode) is approved in it.
     approval: approvalOf(core, spec),
     shells: createBackgroundShells(),
+    // A worktree's files are its own folder's: a rewind of the project leaves them alone.
+    ...(io.checkpoint && !spec.workdir && { checkpoint: io.checkpoint }),
     ...(io.trace && { traceparent: (callId: string) => io.trace?.traceparent(run.runId, callId) }),
   };
 }

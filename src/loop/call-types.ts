@@ -8,6 +8,7 @@ import type { BackgroundShells } from "../tools/builtin/background-shells.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Logger, ReadRecord, SchemaValidationMode, ToolResult } from "../tools/types.js";
 import type { BackgroundRuns } from "./background-runs.js";
+import type { TurnCheckpoint } from "./checkpoints.js";
 import type { CallDecision, EventSink } from "./events.js";
 import type { Hooks } from "./hooks.js";
 
@@ -34,6 +35,8 @@ export interface CallContext {
   readonly agent?: string;
   /** The approval tier of the session; absent: every call the lists allow runs. */
   readonly approval?: CallApproval;
+  /** The checkpoints of the prompt's turn (a subagent's calls belong to its top run's); absent: none kept. */
+  readonly checkpoint?: TurnCheckpoint;
   /** The run's background commands; the run closes them when it ends. */
   readonly shells?: BackgroundShells;
   /** The run's background tasks (background subagents): waited for, or stopped, before it ends. */

@@ -73,6 +73,8 @@ export type RunEvent =
       readonly parentToolUseId?: string;
       /** The line the user typed, for a `/name args` run. */
       readonly input?: string;
+      /** The caller's id of the prompt a top run answers (the Agent SDK's user message uuid). */
+      readonly promptId?: string;
       /** The effective allow-list the run runs with, rule by rule (traced runs only). */
       readonly list?: readonly string[];
     })
@@ -190,6 +192,11 @@ export type RunEvent =
       /** The session it was compacted from (`/compact`), when it started a new one. */
       readonly from?: string;
     })
+  /**
+   * The conversation was put back to just before the top run `to` (its prompt): a resume goes on
+   * from there (`/rewind N conversation`). Written between runs, with `runId` "".
+   */
+  | (Base & { readonly type: "rewind"; readonly to: string })
   | (Base & { readonly type: "refusal"; readonly message: string })
   | (Base & { readonly type: "warning"; readonly message: string })
   | (Base & { readonly type: "error"; readonly code: RunErrorCode; readonly message: string })

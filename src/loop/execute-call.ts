@@ -10,6 +10,7 @@ import { realPathOf } from "../tools/real-path.js";
 import { executeTool, prepareInput } from "../tools/registry.js";
 import { checkInput } from "../tools/schema-gate.js";
 import type { SandboxStart, Tool, ToolResult } from "../tools/types.js";
+import { checkpointCall } from "./checkpoints.js";
 import type { CallDecision } from "./events.js";
 import { type Fired, fireHooks, hookContext } from "./hooks.js";
 import { appendNote, resultText, toResultBlock } from "./tool-results.js";
@@ -121,6 +122,8 @@ async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Sett
   const { input } = again;
   // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
+  // A file an editing call changes is kept first, for the turn's checkpoint (`/rewind`).
+  const kept = checkpointCall(cx.checkpoint, tool.name, input, cx.cwd);
   const running = executeTool(tool, input, {
     cwd: cx.cwd,
     signal: cx.signal,
@@ -134,6 +137,7 @@ async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Sett
     report: (event) => cx.emit({ runId: cx.runId, depth: cx.depth, ...event }),
   });
   const result = await abandonAfterAbort(tool, running, cx.signal);
+  kept?.after();
   if (result === ABANDONED) return { decision: "interrupted", result };
   const response = { content: resultText(result), is_error: result.isError };
   const post = await fireHooks(

@@ -56,6 +56,8 @@ export interface TranscriptStore {
   ): { write(event: RunEvent): void; readonly intact?: boolean; readonly file?: string };
   read(id: string): SessionRead | Promise<SessionRead>;
   lock?(id: string): () => void;
+  /** The folder of a store of files: its sessions' checkpoints are kept beside them. */
+  readonly dir?: string;
 }
 
 /**
@@ -82,6 +84,7 @@ export function fileTranscripts(dir: string): TranscriptStore {
     open: (id, onError) => openTranscript(dir, id, onError),
     read: (id) => readSession(dir, id),
     lock: (id) => lockSession(dir, id),
+    dir,
   };
 }
 
@@ -179,7 +182,8 @@ const NOT_RUN = "Interrupted: the session ended before this call was executed. T
  * whose result never made it into the transcript is answered for what is known: started (its
  * outcome unknown) or never executed.
  */
-export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
+export function conversationOf(all: readonly RunEvent[]): MessageParam[] {
+  const events = liveEvents(all);
   const messages: MessageParam[] = [];
   let pending: string[] = [];
   const started = new Set<string>();
@@ -230,6 +234,23 @@ export function conversationOf(events: readonly RunEvent[]): MessageParam[] {
   }
   settlePending();
   return messages;
+}
+
+/**
+ * A session's events as its conversation stands: a `rewind` event cuts what came after the top
+ * run it names began (a rewind to a run not found, or found only in a part already cut, is ignored).
+ */
+export function liveEvents(events: readonly RunEvent[]): RunEvent[] {
+  const live: RunEvent[] = [];
+  for (const e of events) {
+    if (e.type !== "rewind") {
+      live.push(e);
+      continue;
+    }
+    const at = live.findIndex((x) => x.type === "run_start" && x.depth === 0 && x.runId === e.to);
+    if (at >= 0) live.splice(at);
+  }
+  return live;
 }
 
 /**

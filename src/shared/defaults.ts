@@ -43,3 +43,9 @@ export const DEFAULT_CUSTOM_TOOL_TIMEOUT_MS = 600_000;
 
 /** `toolSearch: auto` defers tool definitions past this share of the context window, in percent. */
 export const DEFAULT_TOOL_SEARCH_PERCENT = 10;
+
+/** The largest file a session's checkpoints keep (a larger one is listed as not kept). */
+export const CHECKPOINT_FILE_MAX_BYTES = 10 * 1024 * 1024;
+
+/** What one session's checkpoints may hold in all: files past it are listed as not kept. */
+export const CHECKPOINT_SESSION_MAX_BYTES = 100 * 1024 * 1024;

@@ -24,7 +24,7 @@ import { WriteError } from "./errors.js";
  */
 export function writeFileWhole(
   file: string,
-  text: string,
+  text: string | Uint8Array,
   options: { readonly mode?: number; readonly folderMode?: number; readonly ownerOnly?: boolean } = {},
 ): void {
   const target = linkTarget(file);
@@ -35,7 +35,7 @@ export function writeFileWhole(
     const mode = (options.ownerOnly ? undefined : modeOf(target)) ?? options.mode ?? 0o666;
     const fd = openSync(temp, "wx", mode);
     try {
-      const bytes = Buffer.from(text, "utf8");
+      const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : Buffer.from(text);
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
       fsyncSync(fd);
     } finally {

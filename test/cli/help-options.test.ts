@@ -8,6 +8,7 @@ import { ENQUEUE_OPTIONS } from "../../src/cli/commands/enqueue-command.js";
 import { INIT_OPTIONS } from "../../src/cli/commands/init-command.js";
 import { MCP_OPTIONS } from "../../src/cli/commands/mcp-command.js";
 import { PLUGIN_OPTIONS } from "../../src/cli/commands/plugin-command.js";
+import { REWIND_OPTIONS } from "../../src/cli/commands/rewind-command.js";
 import { SESSIONS_OPTIONS } from "../../src/cli/commands/sessions-command.js";
 import { TOOLS_OPTIONS } from "../../src/cli/commands/tools-command.js";
 import { TRUST_OPTIONS } from "../../src/cli/commands/trust-command.js";
@@ -32,6 +33,7 @@ const COMMANDS: readonly [readonly string[], OptionTable][] = [
   [["mcp"], MCP_OPTIONS],
   [["plugin"], PLUGIN_OPTIONS],
   [["sessions"], SESSIONS_OPTIONS],
+  [["rewind"], REWIND_OPTIONS],
   [["init"], INIT_OPTIONS],
   [["batch"], BATCH_OPTIONS],
   [["enqueue"], ENQUEUE_OPTIONS],

@@ -1,6 +1,8 @@
+import { existsSync, rmSync } from "node:fs";
 import { findProjectRoot } from "../../definitions/discover.js";
+import { removeCheckpoints } from "../../loop/checkpoints.js";
 import { listSessions } from "../../loop/session-list.js";
-import { readSession, SessionError, sessionsDir } from "../../loop/transcript.js";
+import { readSession, SessionError, sessionFile, sessionHolder, sessionsDir } from "../../loop/transcript.js";
 import { HELP_OPTION, type OptionTable, optionsHelp } from "../flags/option-table.js";
 import { type CliIo, styleFor } from "../io.js";
 import { createTextRenderer, printable } from "../terminal/render.js";
@@ -13,9 +15,11 @@ export const SESSIONS_OPTIONS = {
 
 export const SESSIONS_HELP = `Usage: agentmd sessions [--json]
        agentmd sessions show ID [--json]
+       agentmd sessions rm ID
 
 Lists the project's sessions (.agentmd/sessions/), newest first, or shows one: its
-events rendered as the run showed them (or as JSON lines with --json).
+events rendered as the run showed them (or as JSON lines with --json). 'rm' removes
+a session: its transcript and its checkpoints (what 'agentmd rewind' puts back).
 Continue one with 'agentmd run --resume ID' (or 'agentmd -c' for the newest).
 
 Options:
@@ -25,8 +29,9 @@ Example:
   agentmd sessions show 20261130-101500-a1b2c3 --json`;
 
 /** Runs `agentmd sessions`; returns the exit code. */
-export function runSessions(args: { show?: string; json: boolean }, io: CliIo): number {
+export function runSessions(args: { show?: string; remove?: string; json: boolean }, io: CliIo): number {
   const dir = sessionsDir(findProjectRoot(io.cwd, io.env.HOME));
+  if (args.remove !== undefined) return removeSession(dir, args.remove, io);
   if (args.show !== undefined) {
     let events: ReturnType<typeof readSession>["events"];
     try {
@@ -75,4 +80,29 @@ export function runSessions(args: { show?: string; json: boolean }, io: CliIo): 
     );
   }
   return 0;
+}
+
+/** `sessions rm ID`: the transcript and its checkpoints go together; a session in use is left alone. */
+function removeSession(dir: string, id: string, io: CliIo): number {
+  try {
+    const file = sessionFile(dir, id);
+    const holder = sessionHolder(dir, id);
+    if (holder !== undefined) {
+      io.stderr.write(
+        `agentmd sessions: the session ${id} is in use by another agentmd (process ${holder})\n`,
+      );
+      return 75;
+    }
+    if (!existsSync(file)) {
+      io.stderr.write(`agentmd sessions: no session '${printable(id, false)}' in ${dir}\n`);
+      return 1;
+    }
+    rmSync(file, { force: true });
+    removeCheckpoints(dir, id);
+    io.stdout.write(`removed the session ${id} and its checkpoints\n`);
+    return 0;
+  } catch (e) {
+    io.stderr.write(`agentmd sessions: ${printable((e as Error).message, false)}\n`);
+    return 1;
+  }
 }

@@ -93,7 +93,11 @@ const SESSION_OWN_FLAGS = {
 } as const satisfies OptionTable;
 
 /** The flags of `run` and `chat`, spelled as Claude Code spells them (agentmd's own names too). */
-export const SESSION_FLAGS = { ...SESSION_OWN_FLAGS, ...HELP_OPTION } as const satisfies OptionTable;
+export const SESSION_FLAGS = {
+  ...SESSION_OWN_FLAGS,
+  "fork-session": WRAPPER_FLAGS["fork-session"],
+  ...HELP_OPTION,
+} as const satisfies OptionTable;
 
 /** `agentmd acp`'s: a conversation's, but for what each editor session chooses (its folder, a saved session to load). */
 const {

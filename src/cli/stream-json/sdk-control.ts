@@ -7,6 +7,7 @@ import { DEFAULT_CONTEXT_WINDOW } from "../../shared/defaults.js";
 import { ConfigError } from "../../shared/errors.js";
 import { AUTO_MODE, autoAsDefault } from "../flags/permission-flags.js";
 import { answer, type SdkChannel, type SdkRequest } from "./sdk-channel.js";
+import { rewindFilesRequest } from "./sdk-rewind.js";
 
 /** What the control requests read and change while the session runs. */
 export interface Live {
@@ -21,6 +22,10 @@ export interface Live {
   last?: { model: string; usage: Usage };
   /** Whether `auto` was said to be `default` on stderr already (it is said once). */
   autoSaid?: boolean;
+  /** The session the turns go on (for `rewind_files`), once known. */
+  session?: string;
+  /** The SDK's `enableFileCheckpointing`. */
+  checkpoints: boolean;
 }
 
 export type SessionState = "running" | "requires_action" | "idle";
@@ -67,6 +72,10 @@ export function control(
   live: Live,
   stderr: { write(s: string): unknown },
 ): void {
+  if (r.request.subtype === "rewind_files") {
+    rewindFilesRequest(r, channel, live).catch((e: Error) => answer(channel, r.request_id, e));
+    return;
+  }
   const handler = HANDLERS[r.request.subtype];
   const response = handler
     ? handler(r, live, stderr)

@@ -55,13 +55,13 @@ function slashLine(content: Content): string | undefined {
  * `--replay-user-messages`: the user message taken, echoed as Claude Code echoes it, with the
  * `uuid` the program gave it (which is how claude-agent-acp knows its prompt has begun).
  */
-export function replayOf(m: SdkUserMessage, sessionId: string): object {
+export function replayOf(m: SdkUserMessage, uuid: string, sessionId: string): object {
   return {
     type: "user",
     message: m.message,
     session_id: sessionId,
     parent_tool_use_id: m.parent_tool_use_id ?? null,
-    ...(typeof m.uuid === "string" && { uuid: m.uuid }),
+    uuid,
     timestamp: new Date().toISOString(),
     isReplay: true,
   };

@@ -23,9 +23,10 @@ import { sdkElicit } from "./sdk-elicit.js";
 import { type ClaudeHistory, claudeHistory } from "./sdk-history.js";
 import { sdkHooks } from "./sdk-hooks.js";
 import { agentsOf, type SdkInitialize, sdkApprover, systemPromptOf } from "./sdk-initialize.js";
-import { commandsOf, replayOf, turnInput } from "./sdk-input.js";
+import { replayOf, turnInput } from "./sdk-input.js";
 import { type SdkMcpServer, sdkMcpTools } from "./sdk-mcp.js";
 import { turnOutput } from "./sdk-output.js";
+import { checkpointingOn, promptIdOf } from "./sdk-rewind.js";
 import { forkSession, memoryTranscripts, projectTranscripts } from "./sdk-sessions.js";
 
 export interface SdkSessionOptions extends SessionOptions {
@@ -50,6 +51,7 @@ export async function runSdkSession(options: SdkSessionOptions, io: RunIo): Prom
     mode: options.wrapper.bypass ? "bypassPermissions" : (options.permissions?.mode ?? "default"),
     state: () => {},
     ...(options.autoSaid && { autoSaid: true }),
+    checkpoints: checkpointingOn(io.env),
   };
   if (options.wrapper.dontAsk) live.mode = "dontAsk";
   let onInit: (r: SdkRequest) => void = () => {};
@@ -131,6 +133,7 @@ async function openSession(
         agents: agentsOf(init),
         hooks: sdkHooks(init.hooks, channel, { permissionMode: () => live.mode, warn }),
         tools: { extra: mcp.tools },
+        checkpoints: live.checkpoints,
       },
     },
     io,
@@ -186,15 +189,18 @@ async function turns(
   let code = 0;
   try {
     turn.session = await firstSession(options, io, opened.runner, store);
+    live.session = turn.session;
   } catch (e) {
     if (!(e instanceof SessionError)) throw e;
     io.stderr.write(`agentmd: ${printable(e.message)}\n`);
     return 1;
   }
   for (let message = await first; message; message = await channel.nextUser()) {
-    if (options.wrapper.replayUserMessages) channel.send(replayOf(message, turn.session ?? turn.fresh ?? ""));
+    const promptId = promptIdOf(message);
+    if (options.wrapper.replayUserMessages)
+      channel.send(replayOf(message, promptId, turn.session ?? turn.fresh ?? ""));
     live.state("running");
-    code = await oneTurn(turn, message);
+    code = await oneTurn(turn, message, promptId);
     live.state("idle");
   }
   return code;
@@ -215,7 +221,7 @@ interface TurnContext {
 }
 
 /** One user message: its run (a prompt, or `/name args`), its messages and its result; the exit code so far. */
-async function oneTurn(t: TurnContext, message: SdkUserMessage): Promise<0 | 1> {
+async function oneTurn(t: TurnContext, message: SdkUserMessage, promptId: string): Promise<0 | 1> {
   const { options, io, opened, channel, live } = t;
   const { runner } = opened;
   const content = userContent(message);
@@ -246,7 +252,9 @@ async function oneTurn(t: TurnContext, message: SdkUserMessage): Promise<0 | 1> 
       signal: controller.signal,
       ...(t.session ? { resume: t.session } : t.fresh ? { sessionId: t.fresh } : {}),
       ...(options.agent && { agent: options.agent }),
+      promptId,
     });
+    live.session = handle.sessionId;
     let said = false;
     for await (const event of handle) {
       noteUsage(live, event);

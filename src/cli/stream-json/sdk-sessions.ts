@@ -1,3 +1,4 @@
+import { copyCheckpoints } from "../../loop/checkpoints.js";
 import type { RunEvent } from "../../loop/events.js";
 import {
   checkSessionId,
@@ -47,5 +48,7 @@ export async function forkSession(
   if (id === from) throw new SessionError("--fork-session needs a new --session-id, not the one resumed");
   const out = s.open(id, () => {});
   for (const e of events) out.write(e);
+  // Its checkpoints too, so that the fork can rewind its files as the original could.
+  if (s.dir !== undefined) copyCheckpoints(s.dir, from, id);
   return id;
 }

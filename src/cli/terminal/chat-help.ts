@@ -10,6 +10,7 @@ export const REPL_COMMANDS = `  /name args      run a command or skill (Tab comp
   /compact        summarise the conversation so far into one message, and go on
   /clear          start a new conversation
   /resume [ID]    list recent sessions, or continue one
+  /rewind [N code|conversation|both]   put files and/or the conversation back to before prompt N
   /exit           leave (or Ctrl-D)`;
 
 export const CHAT_HELP = `Usage: agentmd [chat] [PROMPT] [options]
@@ -41,6 +42,7 @@ export const BUILTIN = [
   "/compact",
   "/clear",
   "/resume",
+  "/rewind",
   "/exit",
   "/quit",
 ];

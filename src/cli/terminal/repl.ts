@@ -1,4 +1,3 @@
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Runner } from "../../invocation/runner.js";
@@ -17,11 +16,13 @@ import { createApprovalPrompt, lineAnswerer } from "./approval-prompt.js";
 import { selectAnswerer } from "./approval-select.js";
 import { BUILTIN, REPL_COMMANDS } from "./chat-help.js";
 import { formElicit } from "./elicit-form.js";
+import { HISTORY_SIZE, openHistory } from "./history.js";
 import { inputGate } from "./input-gate.js";
 import { lineQueue } from "./line-queue.js";
 import { listing, promptListing } from "./listing.js";
 import { createProgress, type Progress } from "./progress.js";
 import { createTextRenderer, printable, summary, terminalRendering, terminalWidth } from "./render.js";
+import { forkedChat, rewindInChat } from "./rewind-chat.js";
 import { recapSaved } from "./session-recap.js";
 import { unknownSlash } from "./unknown-slash.js";
 
@@ -30,9 +31,9 @@ export { CHAT_HELP } from "./chat-help.js";
 export interface ChatOptions extends SessionOptions {
   /** Sent as the first message. */
   readonly prompt?: string;
+  /** `--fork-session`: the resumed conversation goes on under a new id; the old session stays as it was. */
+  readonly fork?: boolean;
 }
-
-const HISTORY_SIZE = 500;
 
 /** The REPL. Returns the exit code when the user leaves. */
 export async function runChat(options: ChatOptions, io: RunIo): Promise<number> {
@@ -58,7 +59,20 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     },
   });
   const lines = lineQueue(rl);
-  const chat: Chat = { style, io, cwd, options, session: undefined, written: false, totals: newTotals() };
+  const ask = async (question: string) => {
+    io.stdout.write(question);
+    return lines.next();
+  };
+  const chat: Chat = {
+    style,
+    io,
+    cwd,
+    options,
+    ask,
+    session: undefined,
+    written: false,
+    totals: newTotals(),
+  };
   // A call that needs approval asks here, between the turn's output and the next prompt.
   let interrupt = () => {};
   const answerer = gate
@@ -69,10 +83,6 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
     after: () => chat.progress?.hold(false),
     signal: () => chat.current?.signal,
   });
-  const ask = async (question: string) => {
-    io.stdout.write(question);
-    return lines.next();
-  };
   // A server's question is a form asked here, as an approval is.
   const elicit = formElicit(ask, style, {
     before: () => chat.progress?.hold(true),
@@ -97,7 +107,16 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   void runner.slashCommands();
   const resumed = options.continueLast ? latestSession(io, cwd) : options.resume;
   if (resumed === null) io.stdout.write(`${style.dim("no session to continue yet: a new one starts")}\n`);
-  else if (resumed) chat.session = resumed;
+  else if (resumed) {
+    const id = options.fork ? await forkedChat(io, runner, resumed) : resumed;
+    if (id === undefined) {
+      rl.close();
+      gate?.close();
+      await runner.close();
+      return 1;
+    }
+    chat.session = id;
+  }
   // Off a terminal (input piped in), no prompt is drawn: the output is the conversation alone.
   const showPrompt = () => {
     if (tty) rl.prompt();
@@ -165,6 +184,7 @@ interface Chat {
   readonly io: RunIo;
   readonly cwd: string;
   readonly options: ChatOptions;
+  readonly ask: (question: string) => Promise<string | undefined>;
   session: string | undefined;
   written: boolean;
   model?: string;
@@ -240,6 +260,9 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
       return;
     case "/resume":
       resumeSession(chat, runner, arg);
+      return;
+    case "/rewind":
+      await rewindInChat({ session: chat.session, io, style, ask: chat.ask }, runner, arg);
       return;
     case "/compact":
       await compact(chat, runner, arg);
@@ -340,30 +363,6 @@ async function compact(chat: Chat, runner: Runner, instructions: string): Promis
   io.stdout.write(
     `${style.dim(`compacted into ${r.sessionId}: ${r.tokensBefore.toLocaleString("en-US")} tokens of conversation became a summary of ${r.summary.length.toLocaleString("en-US")} characters`)}\n`,
   );
-}
-
-/** What was typed at the prompt, across conversations: `~/.agentmd/history`, newest last on disk. */
-function openHistory(env: RunIo["env"]): { lines: string[]; add(line: string): void } | undefined {
-  const home = env.HOME;
-  if (!home) return undefined;
-  const file = path.join(home, ".agentmd", "history");
-  let lines: string[] = [];
-  try {
-    lines = readFileSync(file, "utf8").split("\n").filter(Boolean).slice(-HISTORY_SIZE).reverse();
-  } catch {
-    // no history yet
-  }
-  return {
-    lines,
-    add(line) {
-      try {
-        mkdirSync(path.dirname(file), { recursive: true });
-        appendFileSync(file, `${line.replace(/\n/g, " ")}\n`, { mode: 0o600 });
-      } catch {
-        // history is a convenience: a read-only home loses it, not the conversation
-      }
-    },
-  };
 }
 
 export type { Interface };

@@ -1,5 +1,5 @@
 import type { RunEvent } from "../../loop/events.js";
-import { readSession, sessionsDir } from "../../loop/transcript.js";
+import { liveEvents, readSession, sessionsDir } from "../../loop/transcript.js";
 import type { Style } from "../io.js";
 import { printable } from "./printable.js";
 import { createTextRenderer, type Out, type RenderOptions } from "./render.js";
@@ -45,7 +45,8 @@ export function recapSession(
   options: RenderOptions,
   limits: RecapLimits = RECAP_LIMITS,
 ): void {
-  const main = events.filter((e) => e.depth === 0);
+  // A rewound conversation is shown as it stands.
+  const main = liveEvents(events).filter((e) => e.depth === 0);
   const starts = main.flatMap((e, i) => (isTyped(e) ? [i] : []));
   const from = starts.length > limits.exchanges ? (starts.at(-limits.exchanges) ?? 0) : 0;
   const earlier = starts.filter((i) => i < from).length;
