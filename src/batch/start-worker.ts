@@ -106,12 +106,9 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
   const runners = runnersByFolder(project, {
     env: o.env,
     model: { fetch, maxRetries: BATCH_MAX_RETRIES },
+    // Write-ahead for tool calls too: a call's tool waits for its `tool_run` to be stored (the
+    // store's `flushed`), so a transcript Redis refused stops the run there, its call unrun.
     transcript: { store: transcripts, required: true },
-    // Write-ahead for tool calls too: the call is in the transcript before it runs (a transcript
-    // Redis refused stops the run here, its call unrun).
-    hooks: {
-      PreToolUse: [{ origin: "agentmd worker", run: () => transcripts.flushed().then(() => undefined) }],
-    },
   });
   try {
     runners.runnerFor({});

@@ -6,9 +6,10 @@ import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/event
 import type { Fired } from "../loop/hooks.js";
 import {
   checkSessionId,
-  conversationOf,
   fileTranscripts,
   newSessionId,
+  type Resumable,
+  resumableOf,
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
@@ -225,6 +226,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             emit,
             signal: unrecorded.signal,
             ...(transcript?.file !== undefined && { transcriptPath: transcript.file }),
+            ...(transcript && store.flushed && { writeAhead: () => store.flushed?.() ?? Promise.resolve() }),
             ...(trace && { traceparent: (id: string) => trace.traceparent("", id) }),
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
@@ -275,6 +277,8 @@ async function runLine(
     signal: AbortSignal;
     emit: EventSink;
     transcriptPath?: string;
+    /** The store's write-ahead (a durable one's), for the run's calls. */
+    writeAhead?: () => Promise<void>;
     started: Fired | undefined;
     budget: Budget;
     trace?: RunTrace;
@@ -313,9 +317,11 @@ async function runLine(
     history,
     ...(before && { reads: before.reads }),
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
+    ...(out.writeAhead && { writeAhead: out.writeAhead }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
     ...(out.trace && { trace: out.trace }),
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
+    ...(runOptions.continue && before?.open && { continues: true, open: before.open }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
   // `/mcp__server__prompt args` is an MCP prompt, unless a command or skill has that very name.
@@ -364,7 +370,7 @@ async function resumed(
   id: string,
   emit: EventSink,
   cwd: string,
-): Promise<{ messages: MessageParam[]; reads: ReadRecord }> {
+): Promise<Resumable & { reads: ReadRecord }> {
   const { events, skipped, modifiedMs } = await store.read(id);
   if (skipped > 0)
     emit({
@@ -373,5 +379,5 @@ async function resumed(
       type: "warning",
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
-  return { messages: conversationOf(events), reads: sessionReads(events, cwd, modifiedMs ?? 0) };
+  return { ...resumableOf(events), reads: sessionReads(events, cwd, modifiedMs ?? 0) };
 }

@@ -94,6 +94,7 @@ function runCalls(
         history: [],
         ...(by.callId && { parentToolUseId: by.callId }),
         ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
+        ...(io.writeAhead && { writeAhead: io.writeAhead }),
         ...(io.budget && { budget: io.budget }),
         ...(io.trace && { trace: io.trace }),
       }),
@@ -233,6 +234,7 @@ async function converse(
       ...(io.budget && { budget: io.budget }),
       fallbackModels: spec.fallbackModels ?? core.settings.fallbackModels,
       reasoning: reasoningFor(spec, core.settings),
+      ...(io.open && { open: io.open }),
     },
     messages,
   );
@@ -293,6 +295,7 @@ function callContext(
     approval: approvalOf(core, spec),
     shells: createBackgroundShells(),
     ...(io.trace && { traceparent: (callId: string) => io.trace?.traceparent(run.runId, callId) }),
+    ...(io.writeAhead && { writeAhead: io.writeAhead }),
   };
 }
 

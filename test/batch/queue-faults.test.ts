@@ -8,6 +8,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropi
 import { tempDir } from "../support/fixtures.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 import { until } from "../support/until.js";
 
 let redis: RedisServer;
@@ -42,6 +43,7 @@ const env = () => ({
   ANTHROPIC_API_KEY: "k",
   ANTHROPIC_BASE_URL: fake.url,
   AGENTMD_REDIS_TIMEOUT_MS: "2000",
+  HOME: path.join(dir, "home"),
 });
 const lines = resultLines;
 
@@ -259,5 +261,55 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done" });
     expect(readFileSync(path.join(dir, "side.txt"), "utf8")).toBe("ran\n");
     noStackTrace(w.stderr);
+  }, 90_000);
+
+  it("a worker killed after the model's answer was recorded, before its tool ran: the next worker runs the call, without asking the model that turn again", async () => {
+    // A PreToolUse hook holds the first call (it says so with a file) until its worker is killed.
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash\n---\nBe brief.\n",
+      ".claude/settings.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "sh hold.sh" }] }] },
+      }),
+      "hold.sh":
+        "[ -e held ] && exit 0\ntouch held\ni=0\nwhile [ $i -lt 300 ] && [ ! -e release ]; do sleep 0.1; i=$((i+1)); done\n",
+      "one.jsonl": batchLines(["x"]),
+    });
+    mkdirSync(path.join(dir, "home"));
+    trustProject(dir, path.join(dir, "home"));
+    fake = await startFakeAnthropic(
+      Array.from({ length: 6 }, () => (req: Parameters<ReturnType<typeof answerItem>>[0]) => {
+        const last = (req.body.messages as { content: unknown }[]).at(-1)?.content;
+        const answered = Array.isArray(last) && last.some((b) => b.type === "tool_result");
+        return answered
+          ? { kind: "message" as const, content: [{ type: "text" as const, text: "answer to x" }] }
+          : {
+              kind: "message" as const,
+              content: [
+                {
+                  type: "tool_use" as const,
+                  name: "Bash",
+                  input: { command: "echo ran >> side.txt; echo bash-ran" },
+                },
+              ],
+            };
+      }),
+    );
+    const first = worker();
+    await until(() => first.stderr.includes("at version"), { what: "the worker started" });
+    expect((await background(["enqueue", "one.jsonl", "--redis", redis.url]).done).code).toBe(0);
+    await until(() => existsSync(path.join(dir, "held")), { what: "the hook holding the call" });
+    first.child?.kill("SIGKILL");
+    await first.done;
+    worker();
+    const r = await wait("one.jsonl").done;
+    writeFiles(dir, { release: "" });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done", text: "answer to x" });
+    expect(readFileSync(path.join(dir, "side.txt"), "utf8")).toBe("ran\n");
+    // Two requests: the tool call, and the one its result went to; the call was not asked again.
+    expect(fake.requests).toHaveLength(2);
+    const results = (fake.requests[1]?.body.messages as { content: unknown }[]).at(-1)?.content;
+    expect(JSON.stringify(results)).toContain("bash-ran");
+    expect(JSON.stringify(results)).not.toMatch(/Interrupted|outcome is unknown/);
   }, 90_000);
 });
