@@ -125,7 +125,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     runnerFor: runners.runnerFor,
     budgets: queueBudgets(redis, keys.budget, o.onNotice),
     transcripts,
-    record: (batch, result) => recordResult(redis, keys.batch(batch), result),
+    record: (batch, run, result) => recordResult(redis, keys.batch(batch, run), result),
     ...(o.onResult && { onResult: o.onResult }),
   });
   let locks: ReturnType<typeof watchLocks> | undefined;
@@ -207,7 +207,7 @@ interface JobContext {
   readonly budgets: QueueBudgets;
   readonly transcripts: DurableTranscripts;
   /** Stores a result once; true when this call stored it. */
-  readonly record: (batch: string, result: BatchResult) => Promise<boolean>;
+  readonly record: (batch: string, run: string | undefined, result: BatchResult) => Promise<boolean>;
   readonly onResult?: (result: BatchResult) => void;
 }
 
@@ -243,7 +243,7 @@ function jobProcessor(cx: JobContext) {
       throw new DelayedError();
     }
     if (refusalOf(job.progress)) await job.updateProgress({ takenBy: cx.name });
-    const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion);
+    const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion, data.run);
     const budget = await cx.budgets.budgetFor(data.batch, data.run);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       ...(budget && { budget }),
@@ -262,7 +262,7 @@ function jobProcessor(cx: JobContext) {
     if (run.kind === "held") throw new Error(`${run.message}; the job's next attempt looks again`);
     await cx.transcripts.flushed();
     const result: BatchResult = { ...run.result, worker: cx.name };
-    if (await cx.record(data.batch, result)) cx.onResult?.(result);
+    if (await cx.record(data.batch, data.run, result)) cx.onResult?.(result);
     return { outcome: result.outcome };
   };
 }

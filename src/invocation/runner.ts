@@ -13,7 +13,6 @@ import {
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
-import type { MessageParam } from "../model/messages.js";
 import { isModel } from "../model/model.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
