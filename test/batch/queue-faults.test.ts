@@ -307,14 +307,14 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     await redis.client.config("SET", "maxmemory-policy", "noeviction");
     const w = worker();
     await until(() => w.stderr.includes("at version"), { what: "the worker started" });
-    const enqueued = background(["enqueue", "one.jsonl", "--redis", redis.url]);
-    expect((await enqueued.done).code).toBe(0);
+    const enqueued = await background(["enqueue", "one.jsonl", "--redis", redis.url]).done;
+    expect(enqueued.code).toBe(0);
     await until(() => /job \S+ \(x\): the run stopped: cannot write the transcript .*OOM/.test(w.stderr), {
       what: "the worker saying the run stopped, unrecorded",
     });
     expect(existsSync(path.join(dir, "side.txt"))).toBe(false);
     await redis.client.config("SET", "maxmemory", "0");
-    const r = await wait("one.jsonl").done;
+    const r = await wait("one.jsonl", ["--resume", runOf(enqueued.stderr)]).done;
     expect(r.code, r.stderr).toBe(0);
     expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done" });
     expect(readFileSync(path.join(dir, "side.txt"), "utf8")).toBe("ran\n");
@@ -354,12 +354,13 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     );
     const first = worker();
     await until(() => first.stderr.includes("at version"), { what: "the worker started" });
-    expect((await background(["enqueue", "one.jsonl", "--redis", redis.url]).done).code).toBe(0);
+    const enqueued = await background(["enqueue", "one.jsonl", "--redis", redis.url]).done;
+    expect(enqueued.code).toBe(0);
     await until(() => existsSync(path.join(dir, "held")), { what: "the hook holding the call" });
     first.child?.kill("SIGKILL");
     await first.done;
     worker();
-    const r = await wait("one.jsonl").done;
+    const r = await wait("one.jsonl", ["--resume", runOf(enqueued.stderr)]).done;
     writeFiles(dir, { release: "" });
     expect(r.code, r.stderr).toBe(0);
     expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done", text: "answer to x" });
