@@ -127,10 +127,14 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   let unlimited = false;
   const probes = new WeakSet<Ticket>();
   let pausedUntil = 0;
+  // A 429 this process saw holds its own requests at once, before the hold is written in Redis.
+  let heldHere = 0;
   let limited = 0;
   const tickets = new WeakMap<Ticket, readonly Taken[]>();
 
   const heldFor = async () => {
+    const here = heldHere - Date.now();
+    if (here > 0) return here;
     const held = await hold.get(HOLD);
     return held && held.consumedPoints > 0 && held.msBeforeNext > 0 ? held.msBeforeNext : 0;
   };
@@ -181,6 +185,14 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
         await Promise.all([...taken, { w, amount }].map((t) => t.w.rl.reward(t.w.key, t.amount)));
         return Math.max(1, e.msBeforeNext);
       }
+    }
+    // The last look before it goes: a hold written while it took its place (another process's
+    // 429, this one's) sends it back, its tokens given back.
+    const late = await heldFor();
+    if (late > 0) {
+      await Promise.all(taken.map((t) => t.w.rl.reward(t.w.key, t.amount).catch(() => {})));
+      if (probe) await learnt.endProbe();
+      return late;
     }
     const ticket: Ticket = {
       settle: async (used) => {
@@ -277,6 +289,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       if (LIMITED.has(status)) {
         limited++;
         const wait = retryAfterMs || (status === 429 ? untilReset(report) : 0);
+        if (wait > 0) heldHere = Math.max(heldHere, Date.now() + wait);
         if (wait > 0) await holdFor(wait);
       }
       await learn(report, ticket !== undefined && probes.has(ticket));
