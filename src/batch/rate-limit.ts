@@ -142,8 +142,12 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   // The request's place in the spacing; a hold begun while it waited for it sends it back.
   const paced = async (signal?: AbortSignal): Promise<number> => {
     if (!pace) return 0;
+    const asked = Date.now();
+    const start = await pace.reserve(asked).catch(() => asked); // the store failed: the API still enforces
+    // Until the place from when the answer came, not from when it was asked: a sleep measured from
+    // before the round trip would send every request that round trip late, and late requests
+    // bunch up in the API's seconds.
     const now = Date.now();
-    const start = await pace.reserve(now).catch(() => now); // the store failed: the API still enforces
     if (start <= now) return 0;
     pausedUntil = Math.max(pausedUntil, start);
     await sleepFor(start - now, signal);
@@ -173,6 +177,9 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     }
     const heldAfter = await paced(signal);
     if (heldAfter > 0) return heldAfter;
+    // The last look before it goes, alongside its tokens (no round trip more): a hold written
+    // while it took its place (another process's 429, this one's) sends it back, tokens given back.
+    const lastLook = heldFor().catch(() => 0);
     const taken: Taken[] = [];
     for (const w of windows.values()) {
       // A request larger than a window takes a whole one; its settling charges the rest.
@@ -186,9 +193,8 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
         return Math.max(1, e.msBeforeNext);
       }
     }
-    // The last look before it goes: a hold written while it took its place (another process's
-    // 429, this one's) sends it back, its tokens given back.
-    const late = await heldFor();
+    // This process's own 429 is known at once, however late it came.
+    const late = Math.max(await lastLook, heldHere - Date.now());
     if (late > 0) {
       await Promise.all(taken.map((t) => t.w.rl.reward(t.w.key, t.amount).catch(() => {})));
       if (probe) await learnt.endProbe();

@@ -95,11 +95,14 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     }),
   });
   // Write-ahead: whatever the model is about to be told is in the transcript first, so a worker
-  // killed during a request leaves a session the next worker continues rather than restarts.
-  const fetch = gate.wrap(async (input, init) => {
+  // killed during a request leaves a session the next worker continues rather than restarts. It
+  // is waited for before the request takes its place, so that it leaves at its place, not a
+  // round trip later (late requests bunch up in the API's seconds).
+  const gated = gate.wrap();
+  const fetch: typeof globalThis.fetch = async (input, init) => {
     await transcripts.flushed();
-    return globalThis.fetch(input, init);
-  });
+    return gated(input, init);
+  };
   const project = await openProject(o.projectDir, o.trust);
   for (const d of project.diagnostics)
     if (d.severity !== "info") o.onToolDiagnostic?.(`${d.file}: ${d.severity}: ${d.message} [${d.code}]`);
