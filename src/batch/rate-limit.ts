@@ -125,7 +125,8 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   const learnt = o.redis ? redisLearntLimits(o.redis.client, prefix) : memoryLearntLimits();
   // The answers carry no rate-limit headers: nothing to learn, requests go (429s still hold them).
   let unlimited = false;
-  const probes = new WeakSet<Ticket>();
+  /** The probes (the requests that learn the limits), and when each went. */
+  const probes = new WeakMap<Ticket, number>();
   let pausedUntil = 0;
   // A 429 this process saw holds its own requests at once, before the hold is written in Redis.
   let heldHere = 0;
@@ -207,7 +208,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       },
     };
     tickets.set(ticket, taken);
-    if (probe) probes.add(ticket);
+    if (probe) probes.set(ticket, Date.now());
     return ticket;
   };
 
@@ -255,7 +256,11 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   };
 
   // What an answer teaches is written where the other processes find it, when it is news.
-  const learn = async (report: RateReport, probe: boolean) => {
+  // The probe went before the spacing knew the limit: the first place is one interval after it
+  // (else the probe and a second's share of places land in one second of the API's). Moved before
+  // the limits are written, so that no process finds them without it.
+  const learn = async (report: RateReport, probeAt: number | undefined) => {
+    const probe = probeAt !== undefined;
     const limits: Partial<Record<Quota, number>> = {};
     for (const q of QUOTAS) {
       const limit = report[q]?.limit;
@@ -263,6 +268,8 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     }
     const none = probe && QUOTAS.every((q) => report[q]?.limit === undefined);
     apply({ limits, none });
+    if (probe && pace)
+      await pace.delayTo(probeAt + 60_000 / (pace.perMinute * (1 - PACE_HEADROOM))).catch(() => {});
     if (none || Object.keys(limits).length > 0) await learnt.write({ limits, none });
     if (probe) await learnt.endProbe();
   };
@@ -298,7 +305,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
         if (wait > 0) heldHere = Math.max(heldHere, Date.now() + wait);
         if (wait > 0) await holdFor(wait);
       }
-      await learn(report, ticket !== undefined && probes.has(ticket));
+      await learn(report, ticket === undefined ? undefined : probes.get(ticket));
       if (ticket) await align(report, tickets.get(ticket) ?? []);
     },
     left: async (quota) => {
