@@ -6,6 +6,7 @@ import type { EventSink, RunErrorCode, RunEvent, RunResult } from "../loop/event
 import type { Fired } from "../loop/hooks.js";
 import {
   checkSessionId,
+  conversationOf,
   fileTranscripts,
   newSessionId,
   type Resumable,
@@ -263,6 +264,20 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   };
 }
 
+/** Where a run's events go, as the runner opened it. */
+interface RunOut {
+  sessionId: string;
+  /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
+  signal: AbortSignal;
+  emit: EventSink;
+  transcriptPath?: string;
+  /** The store's write-ahead (a durable one's), for the run's calls. */
+  writeAhead?: () => Promise<void>;
+  started: Fired | undefined;
+  budget: Budget;
+  trace?: RunTrace;
+}
+
 /** A typed line (or `--agent`) as a run of the main agent's project: prepared, then started. */
 async function runLine(
   core: Core,
@@ -270,18 +285,7 @@ async function runLine(
   options: RunnerOptions,
   input: Content,
   runOptions: RunOptions,
-  out: {
-    sessionId: string;
-    /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
-    signal: AbortSignal;
-    emit: EventSink;
-    transcriptPath?: string;
-    /** The store's write-ahead (a durable one's), for the run's calls. */
-    writeAhead?: () => Promise<void>;
-    started: Fired | undefined;
-    budget: Budget;
-    trace?: RunTrace;
-  },
+  out: RunOut,
 ): Promise<RunResult> {
   const recording = isModel(options.model) ? undefined : options.model?.record;
   if (recording && typeof input === "string") recordInput(recording, input);
@@ -296,7 +300,9 @@ async function runLine(
         type: "warning",
         message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
       });
-  const before = runOptions.resume ? await resumed(store, runOptions.resume, out.emit, core.cwd) : undefined;
+  const before = runOptions.resume
+    ? await resumed(store, runOptions.resume, out.emit, core.cwd, runOptions.continue === true)
+    : undefined;
   const history = before?.messages ?? [];
   const refusal = sessionRefusal(out.started);
   if (refusal)
@@ -369,6 +375,7 @@ async function resumed(
   id: string,
   emit: EventSink,
   cwd: string,
+  goesOn: boolean,
 ): Promise<Resumable & { reads: ReadRecord }> {
   const { events, skipped, modifiedMs } = await store.read(id);
   if (skipped > 0)
@@ -378,5 +385,8 @@ async function resumed(
       type: "warning",
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
-  return { ...resumableOf(events), reads: sessionReads(events, cwd, modifiedMs ?? 0) };
+  // Gone on with where it stopped, its last answer's unstarted calls are run; with a new prompt,
+  // they are answered as never run.
+  const conversation = goesOn ? resumableOf(events) : { messages: conversationOf(events) };
+  return { ...conversation, reads: sessionReads(events, cwd, modifiedMs ?? 0) };
 }

@@ -82,8 +82,8 @@ describe.runIf(hasRedis)("one rate limit for all the workers of a queue (real Re
     const asked = Date.now();
     const all = [...Array.from({ length: 8 }, () => take(a)), ...Array.from({ length: 8 }, () => take(b))];
     // Sixteen places a second apart, shared out: the last is 15 s on, whoever holds it.
-    await until(() => Math.max(a.pausedUntil, b.pausedUntil) >= asked + 15_000, {
-      what: "the places reserved",
+    await until(() => taken === 1 && Math.max(a.pausedUntil, b.pausedUntil) >= asked + 15_000, {
+      what: "the first request gone and the places reserved",
     });
     expect(taken).toBe(1);
     expect(await a.left("requests")).toBe(0);
