@@ -25,12 +25,11 @@ await build({
     "jiti",
     "@modelcontextprotocol/sdk",
     "zod",
-    // Loaded only when a run's provider is a cloud's (src/model/providers/provider-client.ts); their
-    // own lazy requires (the AWS credential chain) need their package layout.
+    // Optional packages a user installs beside agentmd to run on a cloud provider, loaded only when
+    // it is chosen (src/model/providers/provider-packages.ts); never part of the bundle.
     "@anthropic-ai/bedrock-sdk",
     "@anthropic-ai/vertex-sdk",
     "@anthropic-ai/foundry-sdk",
-    "@aws-sdk/credential-providers",
     // Loaded only when tracing is on (src/tracing/tracing.ts).
     "@opentelemetry/core",
     "@opentelemetry/exporter-trace-otlp-http",

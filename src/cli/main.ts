@@ -33,6 +33,7 @@ Commands:
   worker             take runs from a queue (--redis URL) and run them
   enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
   view               a local web page of the sessions (and, with --redis URL, the batches)
+  acp                an editor's agent: the Agent Client Protocol on stdin/stdout (docs/editors.md)
 
 Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
 
@@ -54,6 +55,7 @@ const COMMANDS = [
   "audit",
   "trust",
   "plugin",
+  "acp",
   "help",
 ] as const;
 
@@ -104,6 +106,8 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await (await import("./commands/enqueue-command.js")).enqueueCommand(rest, io);
       case "view":
         return await (await import("./commands/view-command.js")).viewCommand(rest, io);
+      case "acp":
+        return await acp(rest, io);
       default:
         return await withoutCommand(argv, io);
     }
@@ -261,6 +265,17 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
     },
     io,
   );
+}
+
+async function acp(args: readonly string[], io: RunIo): Promise<number> {
+  const { ACP_FLAGS, ACP_HELP, runAcp } = await import("./acp/acp-command.js");
+  const { values, positionals } = parseFlags(args, ACP_FLAGS);
+  if (values.help) {
+    io.stdout.write(`${ACP_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`acp takes no arguments, not '${positionals[0]}'`);
+  return runAcp(sessionOptions(values, io.cwd), io);
 }
 
 async function chat(args: readonly string[], io: RunIo): Promise<number> {

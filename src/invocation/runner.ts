@@ -98,6 +98,8 @@ export interface Runner {
    * beyond the lists). Throws a ConfigError for bypassPermissions when the settings turn it off.
    */
   setPermissionMode(mode: PermissionMode): void;
+  /** The mode calls are approved in now, and whether the settings let bypassPermissions be chosen. */
+  permissionModes(): { readonly current: PermissionMode; readonly bypass: boolean };
   /**
    * `/compact`: the session's conversation, summarised by the model, as the start of a new
    * session (its transcript begins with the summary). Contract: never rejects.
@@ -144,6 +146,18 @@ function setPermissionMode(core: Core, mode: Parameters<Runner["setPermissionMod
       "bypassPermissions mode is turned off by the settings (permissions.disableBypassPermissionsMode)",
     );
   core.approval.setMode?.(mode);
+}
+
+/** The session's permission mode: set (as the Agent SDK's `setPermissionMode`), and told. */
+function modeControl(core: Core): Pick<Runner, "setPermissionMode" | "permissionModes"> {
+  let current = core.permissionMode as PermissionMode;
+  return {
+    setPermissionMode: (mode) => {
+      setPermissionMode(core, mode);
+      current = mode;
+    },
+    permissionModes: () => ({ current, bypass: !core.claude.bypassDisabled }),
+  };
 }
 
 /**
@@ -250,7 +264,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
     run,
     invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
     slashNames: () => slashNames(core),
-    setPermissionMode: (mode) => setPermissionMode(core, mode),
+    ...modeControl(core),
     compact: (sessionId, compactOptions = {}) =>
       compactSession(core, store, sessionId, compactOptions, sessions),
     endSession: (sessionId, reason, onWarning) => {

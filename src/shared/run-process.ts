@@ -114,7 +114,9 @@ function watch(child: ChildProcess, o: ProcessOptions): Promise<ProcessEnd> {
     let cap: NodeJS.Timeout | undefined;
     const stop = (why: "timed-out" | "aborted") => {
       stopped ??= why;
-      endGroup(pid);
+      // A process with no group here (an editor's terminal) is asked to end itself.
+      if (pid === undefined) child.kill("SIGTERM");
+      else endGroup(pid);
     };
     const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => stop("timed-out"), o.timeoutMs);
     const onAbort = () => stop("aborted");

@@ -13,7 +13,7 @@ import { TRUST_OPTIONS } from "../../src/cli/commands/trust-command.js";
 import { VIEW_OPTIONS } from "../../src/cli/commands/view-command.js";
 import { WORKER_OPTIONS } from "../../src/cli/commands/worker-command.js";
 import type { OptionDecl, OptionTable } from "../../src/cli/flags/option-table.js";
-import { RUN_FLAGS, SESSION_FLAGS } from "../../src/cli/flags/session-flags.js";
+import { ACP_FLAGS, RUN_FLAGS, SESSION_FLAGS } from "../../src/cli/flags/session-flags.js";
 import { runCli } from "../support/cli.js";
 
 const cwd = os.tmpdir();
@@ -23,6 +23,7 @@ const COMMANDS: readonly [readonly string[], OptionTable][] = [
   [["run"], RUN_FLAGS],
   [["-p"], RUN_FLAGS],
   [["chat"], SESSION_FLAGS],
+  [["acp"], ACP_FLAGS],
   [["check"], CHECK_OPTIONS],
   [["tools"], TOOLS_OPTIONS],
   [["audit"], AUDIT_OPTIONS],

@@ -368,14 +368,18 @@ describe("choosing a provider", () => {
     [{ CLAUDE_CODE_USE_BEDROCK: "1" }, /needs a region: set AWS_REGION/],
     [{ CLAUDE_CODE_USE_VERTEX: "true" }, /needs a region: set CLOUD_ML_REGION/],
     [{ CLAUDE_CODE_USE_FOUNDRY: "1" }, /set ANTHROPIC_FOUNDRY_RESOURCE/],
-    [
-      { CLAUDE_CODE_USE_FOUNDRY: "1", ANTHROPIC_FOUNDRY_RESOURCE: "r" },
-      /needs a key: set ANTHROPIC_FOUNDRY_API_KEY/,
-    ],
     [{ CLAUDE_CODE_USE_BEDROCK: "1", CLAUDE_CODE_USE_VERTEX: "1" }, /choose one provider/],
   ])("%j is a ConfigError before any request", (env, message) => {
     expect(() => chooseProvider(env)).toThrow(ConfigError);
     expect(() => chooseProvider(env)).toThrow(message);
+  });
+
+  it("Foundry without a key is Foundry with Microsoft Entra ID sign-in, not an error", () => {
+    expect(chooseProvider({ CLAUDE_CODE_USE_FOUNDRY: "1", ANTHROPIC_FOUNDRY_RESOURCE: "r" })).toEqual({
+      kind: "foundry",
+      resource: "r",
+      skipAuth: false,
+    });
   });
 
   it("no switch, or a switch set to 0, is the Anthropic API", () => {

@@ -52,12 +52,14 @@ export function runBinAsync(
     launcher?: boolean;
     /** Standard output goes to this file (`> FILE`) instead of a pipe; `stdout` is then "". */
     stdoutFile?: string;
+    /** Another copy of the built CLI's `bin/agentmd.js` (an install laid out otherwise). */
+    entry?: string;
   },
 ): Promise<CliRun> {
   return new Promise((resolve) => {
     const [command, args] = opts.launcher
       ? [path.join(REPO_ROOT, "bin/agentmd"), argv]
-      : [process.execPath, [path.join(REPO_ROOT, "bin/agentmd.js"), ...argv]];
+      : [process.execPath, [opts.entry ?? path.join(REPO_ROOT, "bin/agentmd.js"), ...argv]];
     const out = opts.stdoutFile === undefined ? "pipe" : openSync(opts.stdoutFile, "w");
     const child = spawn(command, args, {
       cwd: opts.cwd,

@@ -9,7 +9,8 @@
  *   (`x-amzn-errortype`, `{"message": …}`).
  * - Google Vertex AI: `POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{id}:streamRawPredict`,
  *   the answer as server-sent events; errors in Google's shape (`{"error": {"code", "status"}}`).
- * - Microsoft Foundry: `POST /anthropic/v1/messages` with `x-api-key`, as the Messages API.
+ * - Microsoft Foundry: `POST /anthropic/v1/messages` with `x-api-key` (the resource's key) or a
+ *   Microsoft Entra ID token (`Authorization: Bearer`), as the Messages API.
  * Each request is recorded as the provider received it; what the model answers is the script's.
  */
 import http from "node:http";
@@ -109,7 +110,7 @@ function authorised(kind: ProviderKind, h: http.IncomingHttpHeaders): boolean {
   if (kind === "bedrock")
     return auth.startsWith("AWS4-HMAC-SHA256 Credential=") || auth.startsWith("Bearer ");
   if (kind === "vertex") return auth.startsWith("Bearer ");
-  return typeof h["x-api-key"] === "string" && h["x-api-key"] !== "";
+  return (typeof h["x-api-key"] === "string" && h["x-api-key"] !== "") || auth.startsWith("Bearer ");
 }
 
 export async function startFakeProvider(

@@ -12,6 +12,7 @@ export interface CliOptions {
   readonly input?: string;
   readonly onStart?: (child: import("node:child_process").ChildProcess) => void;
   readonly launcher?: boolean;
+  readonly entry?: string;
 }
 
 export interface Fixtures {

@@ -11,6 +11,7 @@ import { builtinCatalog, toolCatalog } from "../../invocation/tool-catalog.js";
 import { projectServers } from "../../mcp/project-servers.js";
 import { toolSearchDiagnostics } from "../../mcp/tool-search-check.js";
 import { chooseProvider, PROVIDER_LABEL } from "../../model/providers/provider-choice.js";
+import { missingClient } from "../../model/providers/provider-packages.js";
 import { compileList, patternDiagnostics } from "../../permissions/index.js";
 import { formatSandboxReport, projectSandboxReport } from "../../sandbox/describe-sandbox.js";
 import { ConfigError } from "../../shared/errors.js";
@@ -98,6 +99,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
   const provider = providerReport({ ...io.env, ...settings?.settings.env });
   const counts = countSeverities(result.diagnostics);
   if (provider.error) counts.error++;
+  if (provider.warning) counts.warning++;
   // A project that mentions the sandbox is told what its main agent's commands could do.
   const sandbox = project
     ? await projectSandboxReport(project, loaded.definitions, { ...ctx, cwd: io.cwd }, io.env)
@@ -122,7 +124,11 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<number
  * Which provider a run here would send its requests to, when it is not the Anthropic API, and the
  * variables that chose it; or the error a run would stop with (a provider missing its region).
  */
-function providerReport(env: Readonly<Record<string, string | undefined>>): { line?: string; error?: true } {
+function providerReport(env: Readonly<Record<string, string | undefined>>): {
+  line?: string;
+  error?: true;
+  warning?: true;
+} {
   try {
     const choice = chooseProvider(env);
     if (choice.kind === "anthropic") return {};
@@ -130,7 +136,9 @@ function providerReport(env: Readonly<Record<string, string | undefined>>): { li
     const set = MODEL_VARIABLES.filter(
       (v) => env[v] !== undefined && !/KEY|TOKEN/.test(v) && (own.test(v) || /_MODEL$/.test(v)),
     );
-    return { line: `model provider: ${PROVIDER_LABEL[choice.kind]} (set by ${set.join(", ")})` };
+    const line = `model provider: ${PROVIDER_LABEL[choice.kind]} (set by ${set.join(", ")})`;
+    const missing = missingClient(choice.kind);
+    return missing ? { line: `${line}\nwarning: ${missing}`, warning: true } : { line };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     return { line: `error: ${e.message}`, error: true };

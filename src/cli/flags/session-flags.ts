@@ -95,6 +95,17 @@ const SESSION_OWN_FLAGS = {
 /** The flags of `run` and `chat`, spelled as Claude Code spells them (agentmd's own names too). */
 export const SESSION_FLAGS = { ...SESSION_OWN_FLAGS, ...HELP_OPTION } as const satisfies OptionTable;
 
+/** `agentmd acp`'s: a conversation's, but for what each editor session chooses (its folder, a saved session to load). */
+const {
+  continue: _c,
+  resume: _r,
+  verbose: _v,
+  cwd: _d,
+  "json-schema": _j,
+  ...ACP_OWN_FLAGS
+} = SESSION_OWN_FLAGS;
+export const ACP_FLAGS = { ...ACP_OWN_FLAGS, ...HELP_OPTION } as const satisfies OptionTable;
+
 /** What `run` adds: one run, its agent, how its output is written, and the wrappers' flags. */
 export const RUN_FLAGS = {
   print: {

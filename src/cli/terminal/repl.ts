@@ -2,8 +2,9 @@ import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Runner } from "../../invocation/runner.js";
+import type { RunEvent } from "../../loop/events.js";
 import { listSessions } from "../../loop/session-list.js";
-import { sessionsDir } from "../../loop/transcript.js";
+import { newSessionId, sessionsDir } from "../../loop/transcript.js";
 import { modelNameProblem, resolveModel } from "../../model/models.js";
 import { askedOnTerminal } from "../commands/project-trust.js";
 import { latestSession, type RunIo } from "../commands/run-command.js";
@@ -12,6 +13,7 @@ import { optionsHelp } from "../flags/option-table.js";
 import { SESSION_FLAGS, type SessionOptions } from "../flags/session-flags.js";
 import { type Style, styleFor } from "../io.js";
 import { openRunner } from "../open-runner.js";
+import { driveSession, type SessionDriver } from "../session/session-driver.js";
 import { createApprovalPrompt, lineAnswerer } from "./approval-prompt.js";
 import { selectAnswerer } from "./approval-select.js";
 import { inputGate } from "./input-gate.js";
@@ -197,6 +199,7 @@ interface Chat {
   totals: Totals;
   current?: AbortController;
   progress?: Progress;
+  driver?: SessionDriver;
 }
 
 interface Totals {
@@ -278,22 +281,20 @@ async function turn(chat: Chat, runner: Runner, line: string): Promise<void> {
   const { io, style } = chat;
   chat.current = new AbortController();
   const started = performance.now();
-  const handle = runner.run(line, {
-    signal: chat.current.signal,
-    ...(chat.session && { resume: chat.session }),
-    ...(chat.model && { model: chat.model }),
-  });
-  chat.session = handle.sessionId;
+  const driver = chat.driver?.sessionId === chat.session ? chat.driver : undefined;
+  chat.driver =
+    driver ?? driveSession(runner, { sessionId: chat.session ?? newSessionId(), resumed: !!chat.session });
+  chat.session = chat.driver.sessionId;
   const progress = createProgress(io.stdout, style, io.env);
   chat.progress = progress;
   const render = createTextRenderer(progress.out, style, terminalRendering(io.stdout, io.env));
-  for await (const event of handle) {
+  const shown = (event: RunEvent) => {
     render(event);
     progress.update(event);
-  }
+  };
+  const result = await chat.driver.turn(line, shown, { signal: chat.current.signal, model: chat.model });
   progress.stop();
   chat.progress = undefined;
-  const result = await handle.result();
   chat.written ||= result.transcript !== undefined;
   const t = chat.totals;
   t.turns += result.turns;

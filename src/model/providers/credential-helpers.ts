@@ -110,5 +110,12 @@ export async function exportedAwsCredentials(
   };
 }
 
-/** A credential helper that failed: said as it is, never retried as a network fault. */
-export class HelperError extends AgentmdError {}
+/**
+ * What keeps a provider from being reached at all, found before any request (a credential command
+ * that failed, a client package not installed, no way to sign in): said as it is, in one line after
+ * the provider's name, and never retried as a network fault.
+ */
+export class ProviderSetupError extends AgentmdError {}
+
+/** A credential helper that failed. */
+export class HelperError extends ProviderSetupError {}

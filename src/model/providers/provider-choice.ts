@@ -25,6 +25,7 @@ export type ProviderChoice =
       readonly kind: "foundry";
       readonly resource?: string;
       readonly baseURL?: string;
+      /** The resource's key; without one (and without skipAuth), Microsoft Entra ID sign-in. */
       readonly apiKey?: string;
       readonly skipAuth: boolean;
     };
@@ -116,10 +117,6 @@ function foundry(env: Env): ProviderChoice {
     );
   const skipAuth = isOn(env.CLAUDE_CODE_SKIP_FOUNDRY_AUTH);
   const apiKey = given(env, "ANTHROPIC_FOUNDRY_API_KEY");
-  if (!apiKey && !skipAuth)
-    throw new ConfigError(
-      "Microsoft Foundry needs a key: set ANTHROPIC_FOUNDRY_API_KEY (the resource's key from the Azure portal), or CLAUDE_CODE_SKIP_FOUNDRY_AUTH=1 behind a gateway that signs requests itself (Microsoft Entra ID sign-in is not built in)",
-    );
   return {
     kind: "foundry",
     skipAuth,

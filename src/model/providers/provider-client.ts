@@ -1,6 +1,8 @@
 import Anthropic, { type BaseAnthropic } from "@anthropic-ai/sdk";
 import type { AwsCredentials } from "./credential-helpers.js";
 import type { ProviderChoice } from "./provider-choice.js";
+import { loadClient, PROVIDER_PACKAGE, requireBeside } from "./provider-packages.js";
+import { vertexAuth } from "./vertex-auth.js";
 
 /** What the model seam asks of a client: the streamed Messages request, by either of its doors. */
 export type ModelClient = Pick<BaseAnthropic, "post"> & {
@@ -16,6 +18,8 @@ export interface ClientBasics {
   readonly baseURL?: string;
   /** Bedrock: credentials an `awsCredentialExport` printed, over the default chain. */
   readonly aws?: AwsCredentials;
+  /** Foundry without a key: Microsoft Entra ID tokens. */
+  readonly entraToken?: () => Promise<string>;
   /** The run's environment (the process's with the settings' `env` over it). */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -41,7 +45,7 @@ export async function providerClient(choice: ProviderChoice, o: ClientBasics): P
         ...QUIET,
       });
     case "bedrock": {
-      const { AnthropicBedrock } = await import("@anthropic-ai/bedrock-sdk");
+      const { AnthropicBedrock } = await loadClient("bedrock", () => import("@anthropic-ai/bedrock-sdk"));
       const common = {
         awsRegion: choice.region,
         ...(choice.baseURL && { baseURL: choice.baseURL }),
@@ -63,22 +67,27 @@ export async function providerClient(choice: ProviderChoice, o: ClientBasics): P
         : new AnthropicBedrock(common);
     }
     case "vertex": {
-      const { AnthropicVertex } = await import("@anthropic-ai/vertex-sdk");
-      const skip = choice.skipAuth ? { authClient: noGoogleAuth(choice.projectId) } : {};
+      const { AnthropicVertex } = await loadClient("vertex", () => import("@anthropic-ai/vertex-sdk"));
+      const auth = choice.skipAuth
+        ? { authClient: noGoogleAuth(choice.projectId), projectId: choice.projectId ?? null }
+        : vertexAuth(o.env ?? {}, choice.projectId);
       return new AnthropicVertex({
         region: choice.region,
-        projectId: choice.projectId ?? null,
         ...(choice.baseURL && { baseURL: choice.baseURL }),
-        ...skip,
+        ...auth,
         ...fetch,
         ...QUIET,
       });
     }
     case "foundry": {
-      const { AnthropicFoundry } = await import("@anthropic-ai/foundry-sdk");
+      const { AnthropicFoundry } = await loadClient("foundry", () => import("@anthropic-ai/foundry-sdk"));
       const where = choice.baseURL ? { baseURL: choice.baseURL } : { resource: choice.resource ?? "" };
-      const key = choice.skipAuth ? { apiKey: "none", fetch: withoutAuth(o.fetch ?? globalThis.fetch) } : {};
-      return new AnthropicFoundry({ ...where, apiKey: choice.apiKey ?? "none", ...fetch, ...key, ...QUIET });
+      const sign = choice.skipAuth
+        ? { apiKey: "none", fetch: withoutAuth(o.fetch ?? globalThis.fetch) }
+        : choice.apiKey
+          ? { apiKey: choice.apiKey }
+          : { azureADTokenProvider: o.entraToken };
+      return new AnthropicFoundry({ ...where, ...fetch, ...sign, ...QUIET });
     }
   }
 }
@@ -94,7 +103,11 @@ function staticAwsKeys(env: Readonly<Record<string, string | undefined>>): AwsCr
 
 /** The AWS default chain for a profile the settings' `env` names (the process's own is the SDK's default). */
 function profileChain(profile: string) {
-  return async () => (await import("@aws-sdk/credential-providers")).fromNodeProviderChain({ profile });
+  const chain = requireBeside<typeof import("@aws-sdk/credential-providers")>(
+    PROVIDER_PACKAGE.bedrock,
+    "@aws-sdk/credential-providers",
+  );
+  return async () => chain.fromNodeProviderChain({ profile });
 }
 
 type VertexOptions = NonNullable<

@@ -1,4 +1,4 @@
-import { HelperError } from "./credential-helpers.js";
+import { ProviderSetupError } from "./credential-helpers.js";
 import { PROVIDER_LABEL, type ProviderChoice } from "./provider-choice.js";
 
 /** What to set when a provider has no credential to sign with, by provider. */
@@ -8,7 +8,8 @@ const NO_CREDENTIALS: Readonly<Record<ProviderChoice["kind"], string>> = {
     "set AWS_PROFILE (after `aws sso login`) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK; awsAuthRefresh or awsCredentialExport in settings renew them; CLAUDE_CODE_SKIP_BEDROCK_AUTH=1 behind a gateway that signs",
   vertex:
     "run `gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS to a key file; CLAUDE_CODE_SKIP_VERTEX_AUTH=1 behind a gateway that signs",
-  foundry: "set ANTHROPIC_FOUNDRY_API_KEY",
+  foundry:
+    "set ANTHROPIC_FOUNDRY_API_KEY, or sign in to Microsoft Entra ID (`az login`); CLAUDE_CODE_SKIP_FOUNDRY_AUTH=1 behind a gateway that signs",
 };
 
 const CREDENTIAL_TEXT =
@@ -20,7 +21,7 @@ const CREDENTIAL_TEXT =
  * for anything else (a network fault is retried as before).
  */
 export function credentialFailure(choice: ProviderChoice, e: unknown): string | undefined {
-  const helper = causes(e).find((x) => x instanceof HelperError);
+  const helper = causes(e).find((x) => x instanceof ProviderSetupError);
   if (helper) return `${PROVIDER_LABEL[choice.kind]}: ${helper.message}`;
   const texts = chain(e);
   if (!texts.some((t) => CREDENTIAL_TEXT.test(t))) return undefined;

@@ -6,6 +6,7 @@ import {
   keyFromHelper,
   runHelper,
 } from "./credential-helpers.js";
+import { entraTokens } from "./foundry-auth.js";
 import { PROVIDER_LABEL, type ProviderChoice } from "./provider-choice.js";
 import { type ClientBasics, type ModelClient, providerClient } from "./provider-client.js";
 import { providerModelId } from "./provider-models.js";
@@ -46,6 +47,8 @@ export function providerSession(choice: ProviderChoice, o: SessionOptions): Prov
     choice.kind === "anthropic" && o.helpers.apiKeyHelper && !o.basics.authToken
       ? keyFromHelper(o.helpers.apiKeyHelper, o.env, o.cwd)
       : undefined;
+  const entra =
+    choice.kind === "foundry" && !choice.apiKey && !choice.skipAuth ? entraTokens(o.env, o.cwd) : undefined;
   let built: Promise<ModelClient> | undefined;
   const build = async (): Promise<ModelClient> => {
     const aws =
@@ -56,6 +59,7 @@ export function providerSession(choice: ProviderChoice, o: SessionOptions): Prov
       ...o.basics,
       env: o.env,
       ...(helperKey && { apiKey: () => helperKey.key() }),
+      ...(entra && { entraToken: () => entra.token() }),
       ...(aws && { aws }),
     });
   };
@@ -84,8 +88,9 @@ export function providerSession(choice: ProviderChoice, o: SessionOptions): Prov
     },
     modelId: (model) => providerModelId(choice, model, o.env),
     async renew() {
-      if (helperKey) {
-        helperKey.forget();
+      if (helperKey || entra) {
+        helperKey?.forget();
+        entra?.forget();
         return true;
       }
       if (choice.kind !== "bedrock") return false;
