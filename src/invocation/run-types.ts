@@ -8,7 +8,7 @@ import type { BackgroundRuns } from "../loop/background-runs.js";
 import type { Budget } from "../loop/budget.js";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { RunState } from "../loop/execute-call.js";
-import type { Hooks } from "../loop/hooks.js";
+import type { Fired, Hooks } from "../loop/hooks.js";
 import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import type { PermissionMode } from "../permissions/approval.js";
 import type { PermissionList } from "../permissions/types.js";
@@ -238,4 +238,18 @@ export interface ParentRun {
    * run's, narrowed by the skill) and the Skill call's signal.
    */
   readonly expand: (prompt: BodyPrompt, state: RunState, signal: AbortSignal) => Promise<Expanded>;
+}
+
+/** Where a run's events go, as the runner opened it. */
+export interface RunOut {
+  sessionId: string;
+  /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
+  signal: AbortSignal;
+  emit: EventSink;
+  transcriptPath?: string;
+  /** The store's write-ahead (a durable one's), for the run's calls. */
+  writeAhead?: () => Promise<void>;
+  started: Fired | undefined;
+  budget: Budget;
+  trace?: RunTrace;
 }

@@ -19,7 +19,7 @@ import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ReadRecord } from "../tools/types.js";
-import { openTracing, type RunTrace } from "../tracing/tracing.js";
+import { openTracing } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Compacted, type CompactOptions, compactSession } from "./compact-session.js";
 import { type Core, createCore } from "./core.js";
@@ -27,7 +27,7 @@ import { slashNames } from "./find-invocable.js";
 import { isMcpPromptName, mcpPrompt } from "./mcp-prompt.js";
 import { parseLine } from "./parse-line.js";
 import { prepareRun } from "./prepare-run.js";
-import type { Content, RunIo, RunRequest } from "./run-types.js";
+import type { Content, RunIo, RunOut, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { sessionHooks } from "./session-hooks.js";
 import { sessionReads } from "./session-reads.js";
@@ -276,20 +276,6 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       return closed;
     },
   };
-}
-
-/** Where a run's events go, as the runner opened it. */
-interface RunOut {
-  sessionId: string;
-  /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
-  signal: AbortSignal;
-  emit: EventSink;
-  transcriptPath?: string;
-  /** The store's write-ahead (a durable one's), for the run's calls. */
-  writeAhead?: () => Promise<void>;
-  started: Fired | undefined;
-  budget: Budget;
-  trace?: RunTrace;
 }
 
 /** A typed line (or `--agent`) as a run of the main agent's project: prepared, then started. */

@@ -200,10 +200,10 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         },
         onProgress: bar.draw,
         onRefused: (r) => bar.note(`batch ${o.batchId}: ${refusalText(r)}`),
-      });
+        // The bar ends however the waiting does: no line of it after the error that stopped it.
+      }).finally(() => bar.end());
       stop.dispose();
       output.dispose();
-      bar.end();
       const failure = output.failure();
       if (failure) {
         io.stderr.write(
