@@ -21,14 +21,22 @@ export function batchIdOf(name: string): string {
  * The session of one item of one batch, the same every time it is computed, so that running the
  * batch again (or another worker) finds the item's transcript: `<batch>-<readable id>-<hash>`.
  *
- * The hash covers what makes the item the same work, not only its name: the batch, the id, the
+ * The hash covers what makes the item the same work, not only its name: the batch (and a queue
+ * batch's run), the id, the
  * input (prompt or line), the agent, the working folder and the project version it runs with. A
  * file of the same name with another prompt for the same id (next week's `reviews.jsonl`), or the
  * same item after agent.md changed, is new work in a session of its own; it never gets the answer
  * of the item it replaced. The hash also keeps ids apart that read alike once made safe (`a/b`, `a_b`).
  */
-export function batchSessionId(batchId: string, item: BatchItem, projectVersion: string): string {
+export function batchSessionId(
+  batchId: string,
+  item: BatchItem,
+  projectVersion: string,
+  run?: string,
+): string {
   const identity = [
+    // A queue batch's run (a local batch has none): next week's run of the same item is new work.
+    ...(run ? [`run:${run}`] : []),
     batchId,
     item.id,
     item.input.kind,

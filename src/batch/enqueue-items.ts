@@ -13,7 +13,7 @@ export interface EnqueueOptions {
   readonly queue: Queue;
   readonly keys: BatchKeys;
   readonly batchId: string;
-  /** The run of the batch these jobs are queued in (its budget's). */
+  /** The run of the batch these jobs are queued in (its budget's, its results'; `keys` are its). */
   readonly run?: string;
   /** The batch's items, read as they are queued (a chunk at a time: never all held). */
   readonly items: AsyncIterable<BatchItem> | readonly BatchItem[];
@@ -85,7 +85,7 @@ async function enqueueChunk(o: EnqueueOptions, items: readonly BatchItem[], t: T
   if (items.length === 0) return;
   const first = t.total;
   t.total += items.length;
-  const sessions = items.map((item) => batchSessionId(o.batchId, item, o.versionOf(item)));
+  const sessions = items.map((item) => batchSessionId(o.batchId, item, o.versionOf(item), o.run));
   const results = await readResults(o.redis, o.keys, sessions);
   const entries: (readonly [string, WaitEntry])[] = [];
   const toLook: { item: BatchItem; jobId: string; retry: boolean }[] = [];

@@ -24,17 +24,20 @@ export function checkQueueName(name: string): string {
 }
 
 /**
- * Where a queue's runs keep what outlives a worker, beside BullMQ's own keys (`bull:<queue>:…`):
- * - `agentmd:<queue>:results:<batch>`: a hash, an item's session id → its result as JSON, written
- *   once (the session id covers the item's prompt, agent, cwd and project version: a changed item
- *   has a result of its own);
- * - `agentmd:<queue>:totals:<batch>`: a hash of counters (runs, failed, tokens, cost_usd);
- * - `agentmd:<queue>:finished:<batch>`: a list of session ids, one pushed as each result is stored:
- *   a waiting `batch --wait` reads on from where it was, rather than asking after every job;
+ * Where a queue's runs keep what outlives a worker, beside BullMQ's own keys (`bull:<queue>:…`).
+ * A batch's results and totals are those of one run of it (`<batch>:<run>`: each enqueue is a run
+ * of its own, `--resume RUN` continues one), as its budget is: next week's batch of the same name
+ * starts fresh.
+ * - `agentmd:<queue>:results:<batch>:<run>`: a hash, an item's session id → its result as JSON,
+ *   written once (the session id covers the run, the item's prompt, agent, cwd and project
+ *   version: a changed item has a result of its own);
+ * - `agentmd:<queue>:totals:<batch>:<run>`: a hash of counters (runs, failed, tokens, cost_usd);
+ * - `agentmd:<queue>:finished:<batch>:<run>`: a list of session ids, one pushed as each result is
+ *   stored: a waiting `batch --wait` reads on from where it was, rather than asking after every job;
  * - `agentmd:<queue>:wait:<batch>:<wait>`: a hash of the sessions one `batch --wait` still waits
  *   for (session id → its item), emptied as results are handed over, and a set beside it
  *   (`…:refused`) of those put back for a worker of their version;
- * - `agentmd:<queue>:queued:<batch>`: set when the batch is enqueued; gone, it tells a waiting
+ * - `agentmd:<queue>:queued:<batch>:<run>`: set when the batch is enqueued; gone, it tells a waiting
  *   `batch --wait` that Redis lost its data (restarted empty);
  * - `agentmd:<queue>:budget:<batch>:<run>`: a hash, `cap_usd` (`--max-budget-usd`, for all the
  *   items of one run of the batch together: each enqueue is a run of its own, `--resume RUN`
@@ -47,12 +50,16 @@ export function checkQueueName(name: string): string {
 export function queueKeys(queue: string) {
   const base = `agentmd:${queue}`;
   return {
-    batch: (batch: string): BatchKeys => ({
-      results: `${base}:results:${batch}`,
-      totals: `${base}:totals:${batch}`,
-      queued: `${base}:queued:${batch}`,
-      finished: `${base}:finished:${batch}`,
-    }),
+    /** A run's keys (`run` absent: a job queued before runs were kept, or a view's `<batch>:<run>` name). */
+    batch: (batch: string, run?: string): BatchKeys => {
+      const of = run ? `${batch}:${run}` : batch;
+      return {
+        results: `${base}:results:${of}`,
+        totals: `${base}:totals:${of}`,
+        queued: `${base}:queued:${of}`,
+        finished: `${base}:finished:${of}`,
+      };
+    },
     wait: (batch: string, wait: string): WaitKeys => ({
       pending: `${base}:wait:${batch}:${wait}`,
       refused: `${base}:wait:${batch}:${wait}:refused`,

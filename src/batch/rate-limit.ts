@@ -125,12 +125,17 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   const learnt = o.redis ? redisLearntLimits(o.redis.client, prefix) : memoryLearntLimits();
   // The answers carry no rate-limit headers: nothing to learn, requests go (429s still hold them).
   let unlimited = false;
-  const probes = new WeakSet<Ticket>();
+  /** The probes (the requests that learn the limits), and when each went. */
+  const probes = new WeakMap<Ticket, number>();
   let pausedUntil = 0;
+  // A 429 this process saw holds its own requests at once, before the hold is written in Redis.
+  let heldHere = 0;
   let limited = 0;
   const tickets = new WeakMap<Ticket, readonly Taken[]>();
 
   const heldFor = async () => {
+    const here = heldHere - Date.now();
+    if (here > 0) return here;
     const held = await hold.get(HOLD);
     return held && held.consumedPoints > 0 && held.msBeforeNext > 0 ? held.msBeforeNext : 0;
   };
@@ -138,8 +143,12 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   // The request's place in the spacing; a hold begun while it waited for it sends it back.
   const paced = async (signal?: AbortSignal): Promise<number> => {
     if (!pace) return 0;
+    const asked = Date.now();
+    const start = await pace.reserve(asked).catch(() => asked); // the store failed: the API still enforces
+    // Until the place from when the answer came, not from when it was asked: a sleep measured from
+    // before the round trip would send every request that round trip late, and late requests
+    // bunch up in the API's seconds.
     const now = Date.now();
-    const start = await pace.reserve(now).catch(() => now); // the store failed: the API still enforces
     if (start <= now) return 0;
     pausedUntil = Math.max(pausedUntil, start);
     await sleepFor(start - now, signal);
@@ -169,6 +178,9 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     }
     const heldAfter = await paced(signal);
     if (heldAfter > 0) return heldAfter;
+    // The last look before it goes, alongside its tokens (no round trip more): a hold written
+    // while it took its place (another process's 429, this one's) sends it back, tokens given back.
+    const lastLook = heldFor().catch(() => 0);
     const taken: Taken[] = [];
     for (const w of windows.values()) {
       // A request larger than a window takes a whole one; its settling charges the rest.
@@ -182,6 +194,13 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
         return Math.max(1, e.msBeforeNext);
       }
     }
+    // This process's own 429 is known at once, however late it came.
+    const late = Math.max(await lastLook, heldHere - Date.now());
+    if (late > 0) {
+      await Promise.all(taken.map((t) => t.w.rl.reward(t.w.key, t.amount).catch(() => {})));
+      if (probe) await learnt.endProbe();
+      return late;
+    }
     const ticket: Ticket = {
       settle: async (used) => {
         if (probe && used === undefined) await learnt.endProbe();
@@ -189,7 +208,7 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       },
     };
     tickets.set(ticket, taken);
-    if (probe) probes.add(ticket);
+    if (probe) probes.set(ticket, Date.now());
     return ticket;
   };
 
@@ -237,7 +256,11 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
   };
 
   // What an answer teaches is written where the other processes find it, when it is news.
-  const learn = async (report: RateReport, probe: boolean) => {
+  // The probe went before the spacing knew the limit: the first place is one interval after it
+  // (else the probe and a second's share of places land in one second of the API's). Moved before
+  // the limits are written, so that no process finds them without it.
+  const learn = async (report: RateReport, probeAt: number | undefined) => {
+    const probe = probeAt !== undefined;
     const limits: Partial<Record<Quota, number>> = {};
     for (const q of QUOTAS) {
       const limit = report[q]?.limit;
@@ -245,6 +268,8 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
     }
     const none = probe && QUOTAS.every((q) => report[q]?.limit === undefined);
     apply({ limits, none });
+    if (probe && pace)
+      await pace.delayTo(probeAt + 60_000 / (pace.perMinute * (1 - PACE_HEADROOM))).catch(() => {});
     if (none || Object.keys(limits).length > 0) await learnt.write({ limits, none });
     if (probe) await learnt.endProbe();
   };
@@ -277,9 +302,10 @@ export function createRateLimit(o: RateLimitOptions = {}): RateLimit {
       if (LIMITED.has(status)) {
         limited++;
         const wait = retryAfterMs || (status === 429 ? untilReset(report) : 0);
+        if (wait > 0) heldHere = Math.max(heldHere, Date.now() + wait);
         if (wait > 0) await holdFor(wait);
       }
-      await learn(report, ticket !== undefined && probes.has(ticket));
+      await learn(report, ticket === undefined ? undefined : probes.get(ticket));
       if (ticket) await align(report, tickets.get(ticket) ?? []);
     },
     left: async (quota) => {

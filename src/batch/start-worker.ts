@@ -95,23 +95,23 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     }),
   });
   // Write-ahead: whatever the model is about to be told is in the transcript first, so a worker
-  // killed during a request leaves a session the next worker continues rather than restarts.
-  const fetch = gate.wrap(async (input, init) => {
+  // killed during a request leaves a session the next worker continues rather than restarts. It
+  // is waited for before the request takes its place, so that it leaves at its place, not a
+  // round trip later (late requests bunch up in the API's seconds).
+  const gated = gate.wrap();
+  const fetch: typeof globalThis.fetch = async (input, init) => {
     await transcripts.flushed();
-    return globalThis.fetch(input, init);
-  });
+    return gated(input, init);
+  };
   const project = await openProject(o.projectDir, o.trust);
   for (const d of project.diagnostics)
     if (d.severity !== "info") o.onToolDiagnostic?.(`${d.file}: ${d.severity}: ${d.message} [${d.code}]`);
   const runners = runnersByFolder(project, {
     env: o.env,
     model: { fetch, maxRetries: BATCH_MAX_RETRIES },
+    // Write-ahead for tool calls too: a call's tool waits for its `tool_run` to be stored (the
+    // store's `flushed`), so a transcript Redis refused stops the run there, its call unrun.
     transcript: { store: transcripts, required: true },
-    // Write-ahead for tool calls too: the call is in the transcript before it runs (a transcript
-    // Redis refused stops the run here, its call unrun).
-    hooks: {
-      PreToolUse: [{ origin: "agentmd worker", run: () => transcripts.flushed().then(() => undefined) }],
-    },
   });
   try {
     runners.runnerFor({});
@@ -128,7 +128,7 @@ export async function startWorker(o: StartWorkerOptions): Promise<RunningWorker>
     runnerFor: runners.runnerFor,
     budgets: queueBudgets(redis, keys.budget, o.onNotice),
     transcripts,
-    record: (batch, result) => recordResult(redis, keys.batch(batch), result),
+    record: (batch, run, result) => recordResult(redis, keys.batch(batch, run), result),
     ...(o.onResult && { onResult: o.onResult }),
   });
   let locks: ReturnType<typeof watchLocks> | undefined;
@@ -210,7 +210,7 @@ interface JobContext {
   readonly budgets: QueueBudgets;
   readonly transcripts: DurableTranscripts;
   /** Stores a result once; true when this call stored it. */
-  readonly record: (batch: string, result: BatchResult) => Promise<boolean>;
+  readonly record: (batch: string, run: string | undefined, result: BatchResult) => Promise<boolean>;
   readonly onResult?: (result: BatchResult) => void;
 }
 
@@ -246,7 +246,7 @@ function jobProcessor(cx: JobContext) {
       throw new DelayedError();
     }
     if (refusalOf(job.progress)) await job.updateProgress({ takenBy: cx.name });
-    const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion);
+    const sessionId = job.id ?? batchSessionId(data.batch, data.item, data.projectVersion, data.run);
     const budget = await cx.budgets.budgetFor(data.batch, data.run);
     const run = await runItem(runner, cx.transcripts, data.item, sessionId, {
       ...(budget && { budget }),
@@ -265,7 +265,7 @@ function jobProcessor(cx: JobContext) {
     if (run.kind === "held") throw new Error(`${run.message}; the job's next attempt looks again`);
     await cx.transcripts.flushed();
     const result: BatchResult = { ...run.result, worker: cx.name };
-    if (await cx.record(data.batch, result)) cx.onResult?.(result);
+    if (await cx.record(data.batch, data.run, result)) cx.onResult?.(result);
     return { outcome: result.outcome };
   };
 }

@@ -10,8 +10,8 @@ import type { Budget } from "../loop/budget.js";
 import type { TurnCheckpoint } from "../loop/checkpoints.js";
 import type { EventSink, RunResult } from "../loop/events.js";
 import type { RunState } from "../loop/execute-call.js";
-import type { Hooks } from "../loop/hooks.js";
-import type { MessageParam } from "../model/messages.js";
+import type { Fired, Hooks } from "../loop/hooks.js";
+import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import type { PermissionMode } from "../permissions/approval.js";
 import type { PermissionList } from "../permissions/types.js";
 import type { SandboxSetting } from "../sandbox/sandbox-setting.js";
@@ -196,8 +196,15 @@ export interface RunIo {
   readonly parentToolUseId?: string;
   /** What the user typed, when it differs from the prompt (a `/name args` line). */
   readonly typed?: string;
-  /** The history ends with a user turn of an interrupted run: go on from it, sending no prompt. */
+  /**
+   * The history ends with a user turn of an interrupted run, or with the model's answer whose calls
+   * were not all run (`open`): go on from it, sending no prompt.
+   */
   readonly continues?: boolean;
+  /** With `continues`: the history's last answer is open; these results of its calls are known, the others are run first. */
+  readonly open?: readonly ContentBlockParam[];
+  /** A durable transcript's write-ahead: each call's tool waits for it (see `CallContext.writeAhead`). */
+  readonly writeAhead?: () => Promise<void>;
   /** The session's transcript file, which hooks are told of. */
   readonly transcriptPath?: string;
   /** What the session's SessionStart hooks said for the model: it goes beside this run's prompt. */
@@ -235,4 +242,18 @@ export interface ParentRun {
    * run's, narrowed by the skill) and the Skill call's signal.
    */
   readonly expand: (prompt: BodyPrompt, state: RunState, signal: AbortSignal) => Promise<Expanded>;
+}
+
+/** Where a run's events go, as the runner opened it. */
+export interface RunOut {
+  sessionId: string;
+  /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
+  signal: AbortSignal;
+  emit: EventSink;
+  transcriptPath?: string;
+  /** The store's write-ahead (a durable one's), for the run's calls. */
+  writeAhead?: () => Promise<void>;
+  started: Fired | undefined;
+  budget: Budget;
+  trace?: RunTrace;
 }

@@ -9,6 +9,8 @@ import {
   checkSessionId,
   fileTranscripts,
   newSessionId,
+  type Resumable,
+  resumableOf,
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
@@ -33,7 +35,7 @@ import {
   topStart,
   turnCheckpoint,
 } from "./rewind-session.js";
-import type { Content, RunIo, RunRequest } from "./run-types.js";
+import type { Content, RunIo, RunOut, RunRequest } from "./run-types.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { sessionHooks, sessionRefusal } from "./session-hooks.js";
 import { resumed } from "./session-reads.js";
@@ -260,6 +262,7 @@ export function createRunner(options: RunnerOptions = {}): Runner {
             emit,
             signal: unrecorded.signal,
             ...(transcript?.file !== undefined && { transcriptPath: transcript.file }),
+            ...(transcript && store.flushed && { writeAhead: () => store.flushed?.() ?? Promise.resolve() }),
             ...(trace && { traceparent: (id: string) => trace.traceparent("", id) }),
           };
           const started = await sessions.start(at, runOptions.resume !== undefined);
@@ -300,16 +303,8 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   };
 }
 
-/** What a line's run is given by the runner: its session, signal, sink, hooks' start, budget, trace. */
-interface LineOut {
-  sessionId: string;
-  /** The run's signal: the caller's, and the stop of a run that cannot be recorded. */
-  signal: AbortSignal;
-  emit: EventSink;
-  transcriptPath?: string;
-  started: Fired | undefined;
-  budget: Budget;
-  trace?: RunTrace;
+/** What a line's run is given by the runner: a run's (`RunOut`), and the turn's checkpoint. */
+interface LineOut extends RunOut {
   checkpoint?: TurnCheckpoint;
 }
 
@@ -335,7 +330,9 @@ async function runLine(
         type: "warning",
         message: `${d.file}:${d.line}:${d.column}: ${d.message}`,
       });
-  const before = runOptions.resume ? await resumed(store, runOptions.resume, out.emit, core.cwd) : undefined;
+  const before = runOptions.resume
+    ? await resumed(store, runOptions.resume, out.emit, core.cwd, runOptions.continue === true)
+    : undefined;
   const history = before?.messages ?? [];
   const refusal = sessionRefusal(out.started);
   if (refusal)
@@ -355,10 +352,12 @@ async function runLine(
     history,
     ...(before && { reads: before.reads }),
     ...(out.transcriptPath !== undefined && { transcriptPath: out.transcriptPath }),
+    ...(out.writeAhead && { writeAhead: out.writeAhead }),
     ...(out.started && out.started.context.length > 0 && { context: out.started.context }),
     ...(out.trace && { trace: out.trace }),
     ...(out.checkpoint && { checkpoint: out.checkpoint }),
     ...(runOptions.continue && history.at(-1)?.role === "user" && { continues: true }),
+    ...(runOptions.continue && before?.open && { continues: true, open: before.open }),
     ...(request.kind === "invocable" && typeof input === "string" && { typed: input.trim() }),
   };
   // `/mcp__server__prompt args` is an MCP prompt, unless a command or skill has that very name.

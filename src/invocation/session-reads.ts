@@ -1,5 +1,11 @@
 import type { EventSink, RunEvent } from "../loop/events.js";
-import { conversationOf, liveEvents, type TranscriptStore } from "../loop/transcript.js";
+import {
+  conversationOf,
+  liveEvents,
+  type Resumable,
+  resumableOf,
+  type TranscriptStore,
+} from "../loop/transcript.js";
 import type { MessageParam } from "../model/messages.js";
 import { resolveInput } from "../tools/builtin/fs.js";
 import { createReadRecord } from "../tools/read-record.js";
@@ -49,7 +55,8 @@ export async function resumed(
   id: string,
   emit: EventSink,
   cwd: string,
-): Promise<{ messages: MessageParam[]; reads: ReadRecord }> {
+  goesOn: boolean,
+): Promise<Resumable & { reads: ReadRecord }> {
   const { events, skipped, modifiedMs } = await store.read(id);
   if (skipped > 0)
     emit({
@@ -58,5 +65,8 @@ export async function resumed(
       type: "warning",
       message: `${skipped} line${skipped === 1 ? "" : "s"} of the session ${id} could not be read (cut off or damaged) and ${skipped === 1 ? "was" : "were"} skipped`,
     });
-  return { messages: conversationOf(events), reads: sessionReads(liveEvents(events), cwd, modifiedMs ?? 0) };
+  // Gone on with where it stopped, its last answer's unstarted calls are run; with a new prompt,
+  // they are answered as never run.
+  const conversation = goesOn ? resumableOf(events) : { messages: conversationOf(events) };
+  return { ...conversation, reads: sessionReads(liveEvents(events), cwd, modifiedMs ?? 0) };
 }

@@ -95,6 +95,7 @@ function runCalls(
         history: [],
         ...(by.callId && { parentToolUseId: by.callId }),
         ...(io.transcriptPath !== undefined && { transcriptPath: io.transcriptPath }),
+        ...(io.writeAhead && { writeAhead: io.writeAhead }),
         ...(io.budget && { budget: io.budget }),
         ...(io.trace && { trace: io.trace }),
         ...(io.checkpoint && { checkpoint: io.checkpoint }),
@@ -239,6 +240,7 @@ async function converse(
       ...(io.budget && { budget: io.budget }),
       fallbackModels: spec.fallbackModels ?? core.settings.fallbackModels,
       reasoning: reasoningFor(spec, core.settings),
+      ...(io.open && { open: io.open }),
     },
     messages,
   );
@@ -301,6 +303,7 @@ function callContext(
     // A worktree's files are its own folder's: a rewind of the project leaves them alone.
     ...(io.checkpoint && !spec.workdir && { checkpoint: io.checkpoint }),
     ...(io.trace && { traceparent: (callId: string) => io.trace?.traceparent(run.runId, callId) }),
+    ...(io.writeAhead && { writeAhead: io.writeAhead }),
   };
 }
 

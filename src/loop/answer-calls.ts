@@ -22,17 +22,41 @@ function notRunBecause(stop: StopReason | null): string | undefined {
  * The answer-calls step: every tool_use of the response gets exactly one tool_result, in the user
  * message right after it, whatever the stop reason. Contract: never rejects.
  */
-export async function answerCalls(cfg: LoopConfig, state: LoopState, response: Response): Promise<void> {
+export async function answerCalls(
+  cfg: LoopConfig,
+  state: LoopState,
+  response: Response,
+  known: readonly ContentBlockParam[] = [],
+): Promise<void> {
   if (response.uses.length === 0) return;
   const why = notRunBecause(response.stop);
   if (why !== undefined) return answer(cfg, state, notRun(response.uses, why));
   const schema = cfg.outputSchema;
   // StructuredOutput is the loop's own: the answer, judged against the schema; it runs nothing.
   const isAnswer = (u: { name: string }) => schema !== undefined && u.name === STRUCTURED_OUTPUT;
-  const calls = response.uses.filter((u) => !isAnswer(u));
-  const answers = schema ? answerStructured(cfg, state, schema, response.uses.filter(isAnswer)) : [];
+  const knownIds = new Set(known.map((b) => (b.type === "tool_result" ? b.tool_use_id : "")));
+  const unknown = response.uses.filter((u) => !knownIds.has(u.id));
+  const calls = unknown.filter((u) => !isAnswer(u));
+  const answers = schema ? answerStructured(cfg, state, schema, unknown.filter(isAnswer)) : [];
   const results = calls.length > 0 ? await runCalls(cfg, calls) : [];
-  answer(cfg, state, [...answers, ...results]);
+  answer(cfg, state, inCallOrder(response.uses, [...known, ...answers, ...results]));
+}
+
+/**
+ * A resumed run whose conversation ends with the model's answer, recorded before its calls all
+ * ran: the calls that never started are run now (the others' results are known), as the run that
+ * was cut off would have. The model is not asked that turn again.
+ */
+export async function answerResumed(cfg: LoopConfig, state: LoopState): Promise<void> {
+  const uses = openCalls(state.messages);
+  if (cfg.open === undefined || uses.length === 0) return;
+  await answerCalls(cfg, state, { content: [], uses, stop: "tool_use" }, cfg.open);
+}
+
+/** Results in the order of the calls they answer (as the API expects them). */
+function inCallOrder(uses: readonly ToolUse[], results: readonly ContentBlockParam[]): ContentBlockParam[] {
+  const of = (id: string) => results.find((b) => b.type === "tool_result" && b.tool_use_id === id);
+  return uses.flatMap((u) => of(u.id) ?? []);
 }
 
 async function runCalls(cfg: LoopConfig, uses: readonly ToolUse[]): Promise<ContentBlockParam[]> {

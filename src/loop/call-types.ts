@@ -46,6 +46,12 @@ export interface CallContext {
    * processes the call starts (Bash, hooks); each call's tool_end then notes its decision's rule.
    */
   readonly traceparent?: (callId: string) => string | undefined;
+  /**
+   * Resolves once every event written so far is stored (a durable transcript's write-ahead): a
+   * call's tool waits for it after its `tool_run`, so a run cut off after that knows the call may
+   * have run. Contract: never rejects (a store that fails aborts the run's signal instead).
+   */
+  readonly writeAhead?: () => Promise<void>;
 }
 
 /** A call that needs a user's consent, as a prompt shows it. */

@@ -93,6 +93,12 @@ export type RunEvent =
       readonly name: string;
       readonly input: unknown;
     })
+  /**
+   * The call's tool starts now: its permission, hooks and approval passed. A durable transcript
+   * holds it before the tool runs, so a call resumed from a transcript that has its `tool_start`
+   * and no `tool_run` never ran (it is run), and one with a `tool_run` and no `tool_end` may have.
+   */
+  | (Base & { readonly type: "tool_run"; readonly id: string; readonly name: string })
   | (Base & {
       readonly type: "tool_end";
       readonly id: string;

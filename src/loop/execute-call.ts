@@ -120,6 +120,11 @@ async function settle(use: ToolUse, cx: CallContext, trail: Trail): Promise<Sett
   const again = consent ? await rejudge(use, consent.changed, cx, trail) : rewritten;
   if ("decision" in again) return again;
   const { input } = again;
+  if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
+  // The transcript holds that the call starts before it does (a run cut off before this point is
+  // resumed by running the call; after it, the call may have run).
+  cx.emit({ runId: cx.runId, depth: cx.depth, type: "tool_run", id: use.id, name: tool.name });
+  await cx.writeAhead?.();
   // Nothing is awaited from here to the tool's start: it never starts with its signal aborted.
   if (cx.signal.aborted) return refuse("interrupted", INTERRUPTED);
   // A file an editing call changes is kept first, for the turn's checkpoint (`/rewind`).

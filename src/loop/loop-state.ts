@@ -37,6 +37,11 @@ export interface LoopConfig {
   readonly fallbackModels?: readonly string[];
   /** `effort` and `thinking`: sent as each request's model takes them (model/model-features.ts). */
   readonly reasoning?: Reasoning;
+  /**
+   * A resumed run whose conversation ends with the model's answer, its calls not all run: these
+   * results are known, the other calls are run before the first request (the answer is not asked again).
+   */
+  readonly open?: readonly ContentBlockParam[];
 }
 
 /** The tools the requests show, and the list (and offer version) they were made for. */

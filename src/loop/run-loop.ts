@@ -1,5 +1,5 @@
 import type { MessageParam } from "../model/messages.js";
-import { answerCalls, answerOpenCalls } from "./answer-calls.js";
+import { answerCalls, answerOpenCalls, answerResumed } from "./answer-calls.js";
 import { needsCompaction } from "./auto-compact.js";
 import { reached, reachedMessage, refreshShared } from "./budget.js";
 import { endRun, lastAssistantText } from "./end-run.js";
@@ -23,7 +23,8 @@ export type { LoopConfig } from "./loop-state.js";
 export async function runLoop(cfg: LoopConfig, messages: MessageParam[]): Promise<RunResult> {
   const started = performance.now();
   const state = newLoopState(messages);
-  const ending = await converse(cfg, state);
+  await answerResumed(cfg, state);
+  const ending = cfg.call.signal.aborted ? { outcome: "aborted" as const } : await converse(cfg, state);
   await stopBackground(cfg);
   return end(cfg, state, ending, performance.now() - started);
 }

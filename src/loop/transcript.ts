@@ -58,6 +58,8 @@ export interface TranscriptStore {
   lock?(id: string): () => void;
   /** The folder of a store of files: its sessions' checkpoints are kept beside them. */
   readonly dir?: string;
+  /** Resolves once every event written so far is stored (a store that writes in the background). Contract: never rejects. */
+  flushed?(): Promise<void>;
 }
 
 /**
@@ -180,31 +182,48 @@ const NOT_RUN = "Interrupted: the session ended before this call was executed. T
 /**
  * The main run's conversation, rebuilt from its events so that it can be sent again. A tool_use
  * whose result never made it into the transcript is answered for what is known: started (its
- * outcome unknown) or never executed.
+ * `tool_run` written: its outcome unknown) or never executed.
  */
 export function conversationOf(all: readonly RunEvent[]): MessageParam[] {
-  const events = liveEvents(all);
+  return rebuilt(liveEvents(all), false).messages;
+}
+
+/** A session to go on with: its conversation, and the calls of its last answer left to run. */
+export interface Resumable {
+  /**
+   * The conversation; when `open` is set it ends with the model's last answer, whose calls
+   * were not all run (the run was cut off after the answer was recorded, before its calls ran).
+   */
+  readonly messages: MessageParam[];
+  /** The results known of that answer's calls (ended, or started with an unknown outcome); the others are to be run. */
+  readonly open?: readonly ContentBlockParam[];
+}
+
+/**
+ * A session's conversation to resume from. When the last thing recorded is the model's answer and
+ * some of its calls never started (no `tool_run`), the answer is left open for the resumed run to
+ * run those calls: asking the model again would ask for an answer it already gave. An answer cut
+ * off by max_tokens or refused is not acted on, and is answered as never run.
+ */
+export function resumableOf(all: readonly RunEvent[]): Resumable {
+  return rebuilt(liveEvents(all), true);
+}
+
+function rebuilt(events: readonly RunEvent[], leaveOpen: boolean): Resumable {
   const messages: MessageParam[] = [];
   let pending: string[] = [];
-  const started = new Set<string>();
+  let actedOn = false;
+  const ran = new Set<string>();
   const ended = new Map<string, ContentBlockParam>();
+  const known = (id: string) => ended.get(id) ?? (ran.has(id) ? unanswered(id, STARTED_UNKNOWN) : undefined);
   const settlePending = () => {
     if (pending.length === 0) return;
-    const content: ContentBlockParam[] = pending.map(
-      (id) =>
-        ended.get(id) ?? {
-          type: "tool_result",
-          tool_use_id: id,
-          content: started.has(id) ? STARTED_UNKNOWN : NOT_RUN,
-          is_error: true,
-        },
-    );
-    messages.push({ role: "user", content });
+    messages.push({ role: "user", content: pending.map((id) => known(id) ?? unanswered(id, NOT_RUN)) });
     pending = [];
   };
   for (const e of events) {
     if (e.depth !== 0) continue;
-    if (e.type === "tool_start") started.add(e.id);
+    if (e.type === "tool_run") ran.add(e.id);
     else if (e.type === "tool_end")
       ended.set(e.id, {
         type: "tool_result",
@@ -223,6 +242,7 @@ export function conversationOf(all: readonly RunEvent[]): MessageParam[] {
         messages[messages.length - 1] = { role: "assistant", content: [...last.content, ...e.content] };
       else messages.push({ role: "assistant", content: [...e.content] });
       pending = e.content.filter((b) => b.type === "tool_use").map((b) => (b as { id: string }).id);
+      actedOn = e.stopReason !== "max_tokens" && e.stopReason !== "refusal";
     } else if (e.type === "turn_end") {
       messages.push({ role: "user", content: [...e.toolResults] });
       pending = [];
@@ -232,9 +252,18 @@ export function conversationOf(all: readonly RunEvent[]): MessageParam[] {
       messages.splice(0, messages.length, summaryMessage(e.summary), ...kept);
     }
   }
+  if (leaveOpen && actedOn && pending.some((id) => known(id) === undefined))
+    return { messages, open: pending.flatMap((id) => known(id) ?? []) };
   settlePending();
-  return messages;
+  return { messages };
 }
+
+const unanswered = (id: string, content: string): ContentBlockParam => ({
+  type: "tool_result",
+  tool_use_id: id,
+  content,
+  is_error: true,
+});
 
 /**
  * A session's events as its conversation stands: a `rewind` event cuts what came after the top

@@ -6,8 +6,9 @@ import path from "node:path";
  * and `post` scripts) through `sh -c`, so the deny list judges those command lines as it judges the
  * call's own. What it cannot see through — an install that runs its dependencies' install scripts,
  * a subcommand that runs a package (`create`, `dlx`), an option it does not know, a package.json it
- * cannot read, a `script-shell` setting — it says, and the deny list denies. Data plus pure
- * readers; the file system is read only through the caller's `readFile`.
+ * cannot read, a `script-shell` setting — it says, and the deny list denies. The trust inventory
+ * follows the same lines to the project's files they run. Data plus pure readers; the file system
+ * is read only through the caller's `readFile`.
  */
 
 /** A file's text, or undefined when it is absent or cannot be read (a folder, too big). */
@@ -17,9 +18,19 @@ export type ReadText = (absolutePath: string) => string | undefined;
 export interface ScriptLine {
   readonly line: string;
   readonly cwd: string;
+  /** The script's name (`pretest`), or the words run when no script has the name. */
+  readonly script: string;
+  /** The package.json the script is in. */
+  readonly file: string;
 }
 
-export type PackageRun = { readonly lines: readonly ScriptLine[] } | { readonly why: string };
+/**
+ * What runs, or why it cannot all be seen; `seen`: what of it can (an install's lifecycle scripts
+ * of the project: the deny list denies the call all the same, the trust inventory follows them).
+ */
+export type PackageRun =
+  | { readonly lines: readonly ScriptLine[] }
+  | { readonly why: string; readonly seen?: readonly ScriptLine[] };
 
 interface Manager {
   /** Subcommands followed by a script's name. */
@@ -146,10 +157,10 @@ export function packageRun(
   const call = readCall(m, words.slice(1), cwd);
   if ("why" in call) return call;
   const sub = call.sub;
-  if (sub === undefined) return m.bareInstalls ? installs(name, call) : undefined;
+  if (sub === undefined) return m.bareInstalls ? installs(name, call, readFile) : undefined;
   if (m.quiet.includes(sub))
-    return sub === "audit" && call.rest.includes("fix") ? installs(name, call) : undefined;
-  if (m.installs.includes(sub)) return installs(name, call);
+    return sub === "audit" && call.rest.includes("fix") ? installs(name, call, readFile) : undefined;
+  if (m.installs.includes(sub)) return installs(name, call, readFile);
   if (m.others.includes(sub)) return { why: `'${name} ${sub}' runs a package or a command it cannot see` };
   if (m.run.includes(sub)) {
     const script = call.rest[0];
@@ -228,12 +239,40 @@ function runsScript(m: Manager, sub: string, rest: readonly string[]): boolean {
   return !m.run.includes(sub) || rest.length > 0;
 }
 
-function installs(name: string, call: Call): PackageRun | undefined {
-  return call.ignoreScripts
-    ? undefined
-    : {
-        why: `'${name}' installs packages, running their install scripts, which the deny list cannot see (with '--ignore-scripts' none run)`,
-      };
+/** The project's own scripts an install runs (without their `pre`/`post`: these are named). */
+const LIFECYCLE = [
+  "preinstall",
+  "install",
+  "postinstall",
+  "prepublish",
+  "preprepare",
+  "prepare",
+  "postprepare",
+];
+
+function installs(name: string, call: Call, readFile: ReadText | undefined): PackageRun | undefined {
+  if (call.ignoreScripts) return undefined;
+  const found = readFile ? packageScripts(call.dir, readFile) : undefined;
+  const seen = found && !("why" in found) ? linesOf(found, LIFECYCLE, "") : [];
+  return {
+    why: `'${name}' installs packages, running their install scripts, which the deny list cannot see (with '--ignore-scripts' none run)`,
+    ...(seen.length > 0 && { seen }),
+  };
+}
+
+/** The lines of the scripts `names` that the package.json has, `appended` to the one named `last`. */
+function linesOf(
+  found: { readonly scripts: Readonly<Record<string, string>>; readonly at: string },
+  names: readonly string[],
+  appended: string,
+  last?: string,
+): ScriptLine[] {
+  const file = path.posix.join(found.at, "package.json");
+  return names.flatMap((s) => {
+    const text = Object.hasOwn(found.scripts, s) ? found.scripts[s] : undefined;
+    if (text === undefined) return [];
+    return [{ line: s === last && appended ? `${text} ${appended}` : text, cwd: found.at, script: s, file }];
+  });
 }
 
 /**
@@ -251,16 +290,12 @@ function scriptLines(
   const found = readFile ? packageScripts(dir, readFile) : { why: "package.json cannot be read here" };
   if ("why" in found)
     return { why: `'${manager}' runs scripts of a package.json it cannot read: ${found.why}` };
-  const { scripts, at } = found;
-  const lines: ScriptLine[] = [];
   const appended = args.map(quote).join(" ");
-  for (const n of names)
-    for (const s of [`pre${n}`, n, `post${n}`]) {
-      const text = Object.hasOwn(scripts, s) ? scripts[s] : undefined;
-      if (text !== undefined)
-        lines.push({ line: s === n && appended ? `${text} ${appended}` : text, cwd: at });
-    }
-  if (lines.length === 0 && m.bare) lines.push({ line: [...names, ...args].map(quote).join(" "), cwd: at });
+  const lines = names.flatMap((n) => linesOf(found, [`pre${n}`, n, `post${n}`], appended, n));
+  if (lines.length === 0 && m.bare) {
+    const line = [...names, ...args].map(quote).join(" ");
+    lines.push({ line, cwd: found.at, script: line, file: path.posix.join(found.at, "package.json") });
+  }
   return { lines };
 }
 

@@ -131,7 +131,8 @@ async function queuedJobs(cx: Cx): Promise<QueuedJob[]> {
       out.push({
         sessionId: job.id,
         id: data.item.id,
-        batch: data.batch,
+        // A run's batch, as its keys name it (`<batch>:<run>`).
+        batch: data.run ? `${data.batch}:${data.run}` : data.batch,
         state:
           state === "active"
             ? "running"

@@ -8,6 +8,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropi
 import { tempDir } from "../support/fixtures.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
 import { writeFiles } from "../support/tools.js";
+import { trustProject } from "../support/trust.js";
 import { until } from "../support/until.js";
 
 let redis: RedisServer;
@@ -42,6 +43,7 @@ const env = () => ({
   ANTHROPIC_API_KEY: "k",
   ANTHROPIC_BASE_URL: fake.url,
   AGENTMD_REDIS_TIMEOUT_MS: "2000",
+  HOME: path.join(dir, "home"),
 });
 const lines = resultLines;
 
@@ -67,10 +69,12 @@ const worker = (cwd = dir) =>
   background(["worker", "--redis", redis.url, "--concurrency", "2", "--lock-duration", "3000"], cwd);
 const wait = (file: string, more: string[] = []) =>
   background(["batch", file, "--redis", redis.url, "--wait", ...more]);
+/** The run a `batch --redis` said it queued (`--resume RUN` continues it). */
+const runOf = (stderr: string) => /^batch \S+ run (\S+) \(/m.exec(stderr)?.[1] ?? "no run said";
 const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
 
 describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI, fake server)", () => {
-  it("a changed item with the same file name and id is new work; the unchanged one comes back marked skipped, and said", async () => {
+  it("a changed item with the same file name and id is new work; the unchanged one, with --resume, comes back marked skipped, and said", async () => {
     fake = await startFakeAnthropic(answers(4));
     mkdirSync(path.join(dir, "week1"));
     mkdirSync(path.join(dir, "week2"));
@@ -87,7 +91,7 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     expect(lines(second.stdout)[0]).not.toHaveProperty("skipped");
     expect(fake.requests.map(itemOf)).toEqual(["one", "one", "two", "two"]);
 
-    const again = await wait("week2/reviews.jsonl").done;
+    const again = await wait("week2/reviews.jsonl", ["--resume", runOf(second.stderr)]).done;
     expect(again.code).toBe(0);
     expect(lines(again.stdout)[0]).toMatchObject({ id: "pr", text: "answer to two", skipped: true });
     expect(again.stderr).toContain(
@@ -96,6 +100,62 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     expect(again.stderr).toContain("(1 finished before)");
     expect(fake.requests).toHaveLength(4);
   });
+
+  it("week two's batch of the same name is a new run: its results and budget start fresh; --resume continues week one's", async () => {
+    // Each answer costs $0.6 on sonnet ($15 a million output tokens): one worker running one item
+    // at a time, a $1 budget pays two of a run's requests and stops its third item.
+    const costly = () => ({
+      kind: "message" as const,
+      usage: { input_tokens: 0, output_tokens: 40_000 },
+      content: [{ type: "text" as const, text: "done" }],
+    });
+    fake = await startFakeAnthropic(Array.from({ length: 10 }, costly));
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Read\nmodel: sonnet\n---\nBe brief.\n",
+      "reviews.jsonl": batchLines(["a", "b", "c"]),
+    });
+    background(["worker", "--redis", redis.url, "--concurrency", "1", "--lock-duration", "3000"]);
+    const budget = ["--max-budget-usd", "1"];
+    const week1 = await wait("reviews.jsonl", budget).done;
+    const run1 = runOf(week1.stderr);
+    expect(
+      lines(week1.stdout)
+        .map((l) => l.outcome)
+        .sort(),
+    ).toEqual(["done", "done", "limit"]);
+    expect(fake.requests).toHaveLength(2);
+
+    // Week two: the same file, the same name, a new run: every item runs, from its own budget.
+    const week2 = await wait("reviews.jsonl", budget).done;
+    const run2 = runOf(week2.stderr);
+    expect(run2).not.toBe(run1);
+    expect(week2.stderr).toContain(
+      `batch reviews run ${run2} (its budget and results; --resume ${run2} continues it): 3 queued, 0 already on the queue, 0 finished before`,
+    );
+    expect(
+      lines(week2.stdout)
+        .map((l) => l.outcome)
+        .sort(),
+    ).toEqual(["done", "done", "limit"]);
+    expect(lines(week2.stdout).some((l) => l.skipped)).toBe(false);
+    expect(fake.requests).toHaveLength(4);
+    const totals = await redis.client.hgetall(`agentmd:agentmd:totals:reviews:${run2}`);
+    expect(totals).toMatchObject({ runs: "3", failed: "1" });
+
+    // Week one, continued: its results are its own (read back, nothing asked), its budget spent.
+    const resumed = await wait("reviews.jsonl", ["--resume", run1]).done;
+    expect(resumed.stderr).toContain("3 finished before");
+    expect(lines(resumed.stdout).every((l) => l.skipped)).toBe(true);
+    expect(
+      lines(resumed.stdout)
+        .map((l) => l.outcome)
+        .sort(),
+    ).toEqual(["done", "done", "limit"]);
+    expect(fake.requests).toHaveLength(4);
+    expect(
+      Number(await redis.client.hget(`agentmd:agentmd:budget:reviews:${run1}`, "spent_usd")),
+    ).toBeCloseTo(1.2, 6);
+  }, 90_000);
 
   it("Redis restarted empty while --wait waits: it stops, says the jobs are gone, exits 1, and prints no stack trace", async () => {
     fake = await startFakeAnthropic([]);
@@ -136,15 +196,15 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     expect(failedRun.code, failedRun.stderr).toBe(1);
     expect(lines(failedRun.stdout)[0]).toMatchObject({ id: "z", outcome: "error" });
 
-    const plain = await wait("one.jsonl").done;
+    const plain = await wait("one.jsonl", ["--resume", runOf(failedRun.stderr)]).done;
     expect(plain.code).toBe(1);
     expect(lines(plain.stdout)[0]).toMatchObject({ outcome: "error", skipped: true });
 
-    const retried = await wait("one.jsonl", ["--retry-failed"]).done;
+    const retried = await wait("one.jsonl", ["--retry-failed", "--resume", runOf(failedRun.stderr)]).done;
     expect(retried.stderr).toContain("1 queued, 1 failed queued again");
     expect(retried.code, retried.stderr).toBe(0);
     expect(lines(retried.stdout)[0]).toMatchObject({ id: "z", outcome: "done", text: "answer to z" });
-    const totals = await redis.client.hgetall("agentmd:agentmd:totals:one");
+    const totals = await redis.client.hgetall(`agentmd:agentmd:totals:one:${runOf(failedRun.stderr)}`);
     expect(totals).toMatchObject({ runs: "1", failed: "0" });
   }, 60_000);
 
@@ -247,17 +307,68 @@ describe.runIf(hasRedis)("the queue's faults, reproduced (real Redis, built CLI,
     await redis.client.config("SET", "maxmemory-policy", "noeviction");
     const w = worker();
     await until(() => w.stderr.includes("at version"), { what: "the worker started" });
-    const enqueued = background(["enqueue", "one.jsonl", "--redis", redis.url]);
-    expect((await enqueued.done).code).toBe(0);
+    const enqueued = await background(["enqueue", "one.jsonl", "--redis", redis.url]).done;
+    expect(enqueued.code).toBe(0);
     await until(() => /job \S+ \(x\): the run stopped: cannot write the transcript .*OOM/.test(w.stderr), {
       what: "the worker saying the run stopped, unrecorded",
     });
     expect(existsSync(path.join(dir, "side.txt"))).toBe(false);
     await redis.client.config("SET", "maxmemory", "0");
-    const r = await wait("one.jsonl").done;
+    const r = await wait("one.jsonl", ["--resume", runOf(enqueued.stderr)]).done;
     expect(r.code, r.stderr).toBe(0);
     expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done" });
     expect(readFileSync(path.join(dir, "side.txt"), "utf8")).toBe("ran\n");
     noStackTrace(w.stderr);
+  }, 90_000);
+
+  it("a worker killed after the model's answer was recorded, before its tool ran: the next worker runs the call, without asking the model that turn again", async () => {
+    // A PreToolUse hook holds the first call (it says so with a file) until its worker is killed.
+    writeFiles(dir, {
+      "agent.md": "---\nallowed-tools: Bash\n---\nBe brief.\n",
+      ".claude/settings.json": JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "sh hold.sh" }] }] },
+      }),
+      "hold.sh":
+        "[ -e held ] && exit 0\ntouch held\ni=0\nwhile [ $i -lt 300 ] && [ ! -e release ]; do sleep 0.1; i=$((i+1)); done\n",
+      "one.jsonl": batchLines(["x"]),
+    });
+    mkdirSync(path.join(dir, "home"));
+    trustProject(dir, path.join(dir, "home"));
+    fake = await startFakeAnthropic(
+      Array.from({ length: 6 }, () => (req: Parameters<ReturnType<typeof answerItem>>[0]) => {
+        const last = (req.body.messages as { content: unknown }[]).at(-1)?.content;
+        const answered = Array.isArray(last) && last.some((b) => b.type === "tool_result");
+        return answered
+          ? { kind: "message" as const, content: [{ type: "text" as const, text: "answer to x" }] }
+          : {
+              kind: "message" as const,
+              content: [
+                {
+                  type: "tool_use" as const,
+                  name: "Bash",
+                  input: { command: "echo ran >> side.txt; echo bash-ran" },
+                },
+              ],
+            };
+      }),
+    );
+    const first = worker();
+    await until(() => first.stderr.includes("at version"), { what: "the worker started" });
+    const enqueued = await background(["enqueue", "one.jsonl", "--redis", redis.url]).done;
+    expect(enqueued.code).toBe(0);
+    await until(() => existsSync(path.join(dir, "held")), { what: "the hook holding the call" });
+    first.child?.kill("SIGKILL");
+    await first.done;
+    worker();
+    const r = await wait("one.jsonl", ["--resume", runOf(enqueued.stderr)]).done;
+    writeFiles(dir, { release: "" });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lines(r.stdout)[0]).toMatchObject({ id: "x", outcome: "done", text: "answer to x" });
+    expect(readFileSync(path.join(dir, "side.txt"), "utf8")).toBe("ran\n");
+    // Two requests: the tool call, and the one its result went to; the call was not asked again.
+    expect(fake.requests).toHaveLength(2);
+    const results = (fake.requests[1]?.body.messages as { content: unknown }[] | undefined)?.at(-1)?.content;
+    expect(JSON.stringify(results)).toContain("bash-ran");
+    expect(JSON.stringify(results)).not.toMatch(/Interrupted|outcome is unknown/);
   }, 90_000);
 });

@@ -100,7 +100,13 @@ const started = (w: Child) =>
 const nameOf = (w: Child) => /agentmd worker (\S+): project/.exec(w.stderr)?.[1];
 const wait = (file: string, m: { checkout: string; home: string }, onStart?: (c: ChildProcess) => void) =>
   background(["batch", file, "--redis", redis.url, "--wait"], m, onStart);
-const finished = (batch: string) => redis.client.hlen(`agentmd:agentmd:results:${batch}`);
+/** A key of the batch's one run (`results`, `totals`): each enqueue is a run of its own. */
+async function runKey(kind: "results" | "totals", batch: string): Promise<string> {
+  const found = await redis.client.keys(`agentmd:agentmd:${kind}:${batch}:*`);
+  if (found.length > 1) throw new Error(`batch ${batch} has ${found.length} runs`);
+  return found[0] ?? `agentmd:agentmd:${kind}:${batch}:none`;
+}
+const finished = async (batch: string) => redis.client.hlen(await runKey("results", batch));
 
 describe.runIf(hasRedis)(
   "workers on separate machines: own checkouts, own homes (real Redis, built CLI)",
@@ -155,7 +161,7 @@ describe.runIf(hasRedis)(
       expect(out).toHaveLength(N);
       expect(new Set(out.map((l) => l.id)).size).toBe(N);
       for (const l of out) expect(l).toMatchObject({ outcome: "done", text: `answer to ${l.id}` });
-      expect(await redis.client.hget("agentmd:agentmd:totals:many", "runs")).toBe(String(N));
+      expect(await redis.client.hget(await runKey("totals", "many"), "runs")).toBe(String(N));
       // No run started over after it had shown progress: the killed machine's runs went on from
       // their transcripts in Redis, which the other machines' checkouts never held.
       expect(restartedAfterProgress(fake.requests)).toEqual([]);

@@ -69,9 +69,16 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000): 
   await untilShared(check, { what, timeoutMs: ms });
 }
 
-/** An item's session: from its result (the id covers its prompt, agent and project version). */
+/** A key of the batch's one run (`results`, `totals`): each enqueue is a run of its own. */
+async function runKey(kind: "results" | "totals", batch: string): Promise<string> {
+  const found = await redis.client.keys(`agentmd:agentmd:${kind}:${batch}:*`);
+  if (found.length > 1) throw new Error(`batch ${batch} has ${found.length} runs`);
+  return found[0] ?? `agentmd:agentmd:${kind}:${batch}:none`;
+}
+
+/** An item's session: from its result (the id covers its run, prompt, agent and project version). */
 const sessionOf = async (batch: string, id: string): Promise<string> => {
-  for (const v of Object.values(await redis.client.hgetall(`agentmd:agentmd:results:${batch}`))) {
+  for (const v of Object.values(await redis.client.hgetall(await runKey("results", batch)))) {
     const r = JSON.parse(v) as BatchResult;
     if (r.id === id) return r.sessionId;
   }
@@ -86,7 +93,7 @@ const transcriptOf = async (batch: string, id: string) =>
 describe.runIf(hasRedis)(
   "runs on a queue: agentmd worker, enqueue, batch --redis --wait (real Redis)",
   () => {
-    it("a worker runs what was enqueued, keeps transcripts and results in Redis; enqueuing again adds nothing", async () => {
+    it("a worker runs what was enqueued, keeps transcripts and results in Redis; enqueuing that run again (--resume) adds nothing", async () => {
       fake = await startFakeAnthropic(answers(10));
       writeFiles(dir, { "ten.jsonl": batchLines(ids(10)) });
       startWorkerProcess(dir);
@@ -95,23 +102,32 @@ describe.runIf(hasRedis)(
         env: env(),
       });
       expect(r.stderr).toMatch(
-        /batch ten run (\S+) \(its budget's; --resume \1 continues it\): 10 queued, 0 already on the queue, 0 finished before/,
+        /batch ten run (\S+) \(its budget and results; --resume \1 continues it\): 10 queued, 0 already on the queue, 0 finished before/,
       );
       expect(r.code).toBe(0);
       const out = lines(r.stdout);
       expect(out.map((l) => l.id).sort()).toEqual(ids(10).sort());
       for (const l of out) expect(l).toMatchObject({ outcome: "done", text: `answer to ${l.id}`, turns: 2 });
-      expect(await redis.client.hlen("agentmd:agentmd:results:ten")).toBe(10);
-      const totals = await redis.client.hgetall("agentmd:agentmd:totals:ten");
+      expect(await redis.client.hlen(await runKey("results", "ten"))).toBe(10);
+      const totals = await redis.client.hgetall(await runKey("totals", "ten"));
       expect(totals).toMatchObject({ runs: "10", failed: "0" });
       expect(Number(totals.input_tokens)).toBeGreaterThan(0);
       const events = await transcriptOf("ten", "r3");
       expect(events[0]).toMatchObject({ type: "run_start" });
       expect(events.at(-1)).toMatchObject({ type: "run_end", outcome: "done", text: "answer to r3" });
 
-      const again = await runCli(["enqueue", "ten.jsonl", "--redis", redis.url], { cwd: dir });
+      const run = /batch ten run (\S+) /.exec(r.stderr)?.[1] ?? "";
+      const again = await runCli(["enqueue", "ten.jsonl", "--redis", redis.url, "--resume", run], {
+        cwd: dir,
+      });
       expect(again.code).toBe(0);
-      expect(JSON.parse(again.stdout)).toMatchObject({ batch: "ten", added: 0, queued: 0, finished: 10 });
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        batch: "ten",
+        run,
+        added: 0,
+        queued: 0,
+        finished: 10,
+      });
       expect(fake.requests).toHaveLength(20);
     });
 
@@ -123,13 +139,13 @@ describe.runIf(hasRedis)(
       const w = startWorkerProcess(dir, 2);
       await until(
         "a first result",
-        async () => (await redis.client.hlen("agentmd:agentmd:results:twelve")) >= 1,
+        async () => (await redis.client.hlen(await runKey("results", "twelve"))) >= 1,
       );
       w.child?.kill("SIGINT");
       const r = await w.done;
       expect(r.code).toBe(130);
       expect(r.stderr).toContain("finishing the running runs");
-      const stored = await redis.client.hlen("agentmd:agentmd:results:twelve");
+      const stored = await redis.client.hlen(await runKey("results", "twelve"));
       expect(lines(r.stdout)).toHaveLength(stored);
       expect(stored).toBeLessThan(12);
       expect(await redis.client.llen("bull:agentmd:wait")).toBe(12 - stored);
@@ -185,7 +201,7 @@ describe.runIf(hasRedis)(
         cwd: dir,
         env: env(),
       });
-      const finished = () => redis.client.hlen("agentmd:agentmd:results:many");
+      const finished = async () => redis.client.hlen(await runKey("results", "many"));
       // Two kills at random moments, the second while the first one's jobs may still be coming back.
       const kills = [40 + Math.floor(Math.random() * 60), 150 + Math.floor(Math.random() * 60)];
       const killed: number[] = [];
@@ -206,8 +222,8 @@ describe.runIf(hasRedis)(
       expect(out).toHaveLength(N);
       expect(new Set(out.map((l) => l.id)).size).toBe(N);
       for (const l of out) expect(l).toMatchObject({ outcome: "done", text: `answer to ${l.id}` });
-      expect(await redis.client.hlen("agentmd:agentmd:results:many")).toBe(N);
-      expect(await redis.client.hget("agentmd:agentmd:totals:many", "runs")).toBe(String(N));
+      expect(await redis.client.hlen(await runKey("results", "many"))).toBe(N);
+      expect(await redis.client.hget(await runKey("totals", "many"), "runs")).toBe(String(N));
 
       // Killed workers' runs were continued from their transcripts, never started over.
       expect(restartedAfterProgress(fake.requests)).toEqual([]);

@@ -61,6 +61,15 @@ describe("the rate gate of a local batch (the limit in this process's memory)", 
     await until(async () => (await limit.left("tokens")) === 5, { what: "the tokens corrected to 5 used" });
   });
 
+  it("the request that learnt the limit counts in the spacing: no place is free until an interval after it", async () => {
+    const limit = createRateLimit();
+    const probe = await limit.take({ input: 0, output: 0 });
+    // 6 a minute: one place every 10 s; the probe took the first.
+    await limit.observe(200, { requests: { limit: 6, remaining: 5 } }, 0, probe);
+    expect(limit.limits).toEqual({ requests: 6 });
+    expect(await limit.left("requests")).toBe(0);
+  });
+
   it("keeps to what the API says is left when that is less than the window's", async () => {
     const limit = createRateLimit({ given: { tokens: 600 }, shortestWindowSeconds: 10 });
     const fetch = createRateGate({ max: 4, rateLimit: limit }).wrap(async () =>

@@ -320,9 +320,12 @@ describe("resume tells the truth", () => {
       ],
     },
     { type: "tool_start", runId: "r", depth: 0, id: "t1", name: "Bash", input: {} },
+    { type: "tool_run", runId: "r", depth: 0, id: "t1", name: "Bash" },
+    // Judged, never started: its tool_run was not written.
+    { type: "tool_start", runId: "r", depth: 0, id: "t2", name: "Bash", input: {} },
   ].map((e) => JSON.stringify(e));
 
-  it("a call started without an end is 'outcome unknown', one never started 'not executed'; a damaged line is skipped and said", async () => {
+  it("a call whose tool started without an end is 'outcome unknown', one never started 'not executed'; a damaged line is skipped and said", async () => {
     session([...started, '{"type":"tool_end","runId":"r","dep']);
     fake = await startFakeAnthropic([text("checked")]);
     const r = await cli(["run", "--output", "stream-json", "--resume", "s1", "go on"]);

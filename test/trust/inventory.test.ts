@@ -152,8 +152,11 @@ const FILES = {
   "lib/a.sh": ". lib/b.sh\n",
   "lib/b.sh": 'source "$(dirname "$0")/c.sh"\n',
   "lib/c.sh": "true\n",
-  "package.json": JSON.stringify({ scripts: { test: "sh scripts/t.sh", pretest: "node scripts/pre.mjs" } }),
+  "package.json": JSON.stringify({
+    scripts: { test: "sh scripts/t.sh", pretest: "node scripts/pre.mjs", postinstall: "sh scripts/post.sh" },
+  }),
   "scripts/t.sh": "true\n",
+  "scripts/post.sh": "true\n",
   "scripts/pre.mjs": "const m = require(process.env.M);\n",
   Makefile: "include inc.mk\ncheck:\n\t@sh scripts/mk.sh\n",
   "inc.mk": "X = 1\n",
@@ -179,6 +182,11 @@ describe("Follower: the files a command runs, and what those run in turn", () =>
     ["sh -c 'sh scripts/x.sh'", ["scripts/x.sh"]],
     [". lib/a.sh", ["lib/a.sh", "lib/b.sh", "lib/c.sh"]],
     ["npm test", ["package.json", "scripts/pre.mjs", "scripts/t.sh"]],
+    // The deny list's reader of package scripts: what it judges is what the inventory holds.
+    ["node --run test", ["package.json", "scripts/pre.mjs", "scripts/t.sh"]],
+    ["pnpm --dir . test -- --bail", ["package.json", "scripts/pre.mjs", "scripts/t.sh"]],
+    ["npm install", ["package.json", "scripts/post.sh"]],
+    ["npm install --ignore-scripts", []],
     ["make check", ["Makefile", "inc.mk", "scripts/mk.sh"]],
     ["env X=1 timeout 5 node srv.mjs", ["lib/dyn.mjs", "lib/imp.ts", "lib/re.mjs", "srv.mjs"]],
     ["python3 py/main.py", ["py/helpers.py", "py/main.py", "py/util.py"]],
@@ -200,6 +208,8 @@ describe("Follower: the files a command runs, and what those run in turn", () =>
     ["$TOOL --check", "the program is named at run time"],
     ["npx -y some-server", "from a registry"],
     ["npm test", "imports a module named at run time"],
+    ["npm ci", "installs packages, running their install scripts"],
+    ["pnpm dlx cowsay", "runs a package or a command it cannot see"],
   ];
   it.for(unfollowed)("%s is named as not followed: %s", ([command, why], { project }) => {
     const dir = project(FILES);

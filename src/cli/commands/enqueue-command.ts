@@ -132,14 +132,8 @@ export async function enqueueCommand(args: readonly string[], io: RunIo): Promis
     return await withQueue("enqueue", io, values.redis, values.queue, async (q) => {
       const e = await enqueue(
         q,
-        {
-          batchId,
-          items,
-          projectDir,
-          retryFailed,
-          ...(maxBudgetUsd !== undefined && { maxBudgetUsd }),
-          ...(resume && { resume }),
-        },
+        { batchId, items, projectDir, retryFailed, ...(maxBudgetUsd !== undefined && { maxBudgetUsd }) },
+        runOf({ ...(resume && { resume }) }),
         io.env,
       );
       const { projectVersion, run, added, queued, finished, retried } = e;
@@ -181,8 +175,9 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
     const wait = keys.wait(o.batchId, randomUUID());
     try {
       await answered(events.waitUntilReady());
-      const from = await q.redis.llen(keys.batch(o.batchId).finished);
-      const enqueued = await enqueue(q, o, io.env, wait);
+      const run = runOf(o);
+      const from = await q.redis.llen(keys.batch(o.batchId, run).finished);
+      const enqueued = await enqueue(q, o, run, io.env, wait);
       io.stderr.write(`${enqueuedLine(o.batchId, enqueued, q.url)}; waiting for the workers\n`);
       const stop = interruptions(io, "batch: no longer waiting; the runs go on on the workers");
       const output = stopOnOutputFailure(io, stop.signal);
@@ -193,7 +188,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         redis: q.redis,
         queue: q.queue,
         events,
-        keys: keys.batch(o.batchId),
+        keys: keys.batch(o.batchId, run),
         wait,
         total: enqueued.total,
         from,
@@ -205,14 +200,14 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         },
         onProgress: bar.draw,
         onRefused: (r) => bar.note(`batch ${o.batchId}: ${refusalText(r)}`),
-      });
+        // The bar ends however the waiting does: no line of it after the error that stopped it.
+      }).finally(() => bar.end());
       stop.dispose();
       output.dispose();
-      bar.end();
       const failure = output.failure();
       if (failure) {
         io.stderr.write(
-          `agentmd batch: ${failure}; no longer waiting (the runs go on on the workers; run the same command again, with room to write, to collect every result)\n`,
+          `agentmd batch: ${failure}; no longer waiting (the runs go on on the workers; run the same command again with --resume ${run}, with room to write, to collect every result)\n`,
         );
         return 1;
       }
@@ -223,7 +218,7 @@ export async function queueBatch(o: QueueBatch, io: RunIo): Promise<number> {
         );
       const left =
         pending && !lost
-          ? `, ${pending} still with the workers (run the same command again to collect them)`
+          ? `, ${pending} still with the workers (run the same command again with --resume ${run} to collect them)`
           : pending
             ? `, ${pending} without a result`
             : "";
@@ -286,17 +281,20 @@ async function withQueue(
   }
 }
 
-type ToEnqueue = Pick<
-  QueueBatch,
-  "batchId" | "items" | "projectDir" | "retryFailed" | "maxBudgetUsd" | "resume"
->;
+type ToEnqueue = Pick<QueueBatch, "batchId" | "items" | "projectDir" | "retryFailed" | "maxBudgetUsd">;
+
+/**
+ * The run of the batch an enqueue is: each is a new one, with a budget and results of its own
+ * (last week's spending and answers are not this week's); `--resume RUN` continues one.
+ */
+const runOf = (o: { readonly resume?: string }) => o.resume ?? newRunId();
 
 /**
  * The items on the queue. With tracing on, the enqueuing is a span and every job carries its
  * context, so that the runs of the batch, wherever they run, are one trace under it; without, a
  * `TRACEPARENT` agentmd was started in is carried as it is.
  */
-async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"], wait?: WaitKeys) {
+async function enqueue(q: OpenQueue, o: ToEnqueue, run: string, env: CliIo["env"], wait?: WaitKeys) {
   const versionOf = projectVersions(o.projectDir);
   const version = versionOf();
   const { tracing } = await openTracing(env);
@@ -308,15 +306,12 @@ async function enqueue(q: OpenQueue, o: ToEnqueue, env: CliIo["env"], wait?: Wai
   });
   const traceparent = span ? span.traceparent : env.TRACEPARENT;
   try {
-    // Each enqueue is a run of the batch with a budget of its own (last week's spending is not
-    // this week's); `--resume RUN` continues one. The cap is there before any job: a worker reads
-    // it before the job's first request.
-    const run = o.resume ?? newRunId();
+    // The cap is there before any job: a worker reads it before the job's first request.
     await setQueueBudget(q.redis, queueKeys(q.name).budget(o.batchId, run), o.maxBudgetUsd);
     const enqueued = await enqueueItems({
       redis: q.redis,
       queue: q.queue,
-      keys: queueKeys(q.name).batch(o.batchId),
+      keys: queueKeys(q.name).batch(o.batchId, run),
       batchId: o.batchId,
       items: o.items.items(),
       versionOf: (item) => versionOf(item.cwd),
@@ -339,7 +334,7 @@ function enqueuedLine(
   url: string,
 ): string {
   const retried = e.retried ? `, ${e.retried} failed queued again` : "";
-  const line = `batch ${batchId} run ${e.run} (its budget's; --resume ${e.run} continues it): ${e.added} queued${retried}, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
+  const line = `batch ${batchId} run ${e.run} (its budget and results; --resume ${e.run} continues it): ${e.added} queued${retried}, ${e.queued} already on the queue, ${e.finished} finished before · project version ${e.projectVersion} · ${shownUrl(url)}`;
   const skipped = { count: e.finished, sample: e.finishedSample };
   return e.finished > 0 ? `${skippedLine(batchId, skipped)}\n${line}` : line;
 }

@@ -135,14 +135,10 @@ export class Follower {
         "it runs a package from a registry or node_modules, not a file of the project",
       );
     const scripts = packageScripts(words, at.cwds, this.roots);
-    if (scripts) {
-      this.add(scripts.file, `package scripts run by ${at.by}`);
-      for (const s of scripts.commands)
-        this.command(s.command, {
-          ...at,
-          cwds: [path.dirname(scripts.file)],
-          by: `script '${s.name}' — ${this.shown(scripts.file)}`,
-        });
+    if (scripts?.why !== undefined) this.note(at.by, oneLine(words.join(" ")), scripts.why);
+    for (const s of scripts?.lines ?? []) {
+      this.add(s.file, `package scripts run by ${at.by}`);
+      this.command(s.line, { ...at, cwds: [s.cwd], by: `script '${s.script}' — ${this.shown(s.file)}` });
     }
     if (name === "make" || name === "gmake") {
       const make = makeFiles(words, at.cwds, this.roots);
