@@ -102,6 +102,7 @@ export type {
 } from "./loop/hooks.js";
 export { fileTranscripts, SessionBusyError, SessionError, type TranscriptStore } from "./loop/transcript.js";
 export { killLiveMcpServers } from "./mcp/live-servers.js";
+export { SignInNeededError } from "./mcp/oauth-provider.js";
 export { type AnthropicModelOptions, createAnthropicModel } from "./model/anthropic.js";
 export {
   type ApiErrorType,
@@ -113,7 +114,7 @@ export {
   type TurnOutcome,
 } from "./model/model.js";
 export { costOf, PRICES, type Price, resolveModel, type Usage } from "./model/models.js";
-export { HelperError } from "./model/providers/credential-helpers.js";
+export { HelperError, ProviderSetupError } from "./model/providers/credential-helpers.js";
 export { ReplayFileError } from "./model/record-replay.js";
 export {
   compileList,

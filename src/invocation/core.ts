@@ -103,10 +103,8 @@ export function createCore(options: RunnerOptions): Core {
   };
   const main = definitions.all.find((d): d is MainAgentDefinition => d.surface === "main");
   const settings = resolveSettings(options, main, env, claude.settings.model);
-  const model = modelOf(options, main, settings, env, {
-    helpers: claude.settings.credentialCommands ?? {},
-    cwd: projectDir,
-  });
+  const helpers = claude.settings.credentialCommands ?? {};
+  const model = modelOf(options, main, settings, env, { helpers, cwd: projectDir });
   const home = given.HOME ?? homedir();
   const cwd = workingFolder(options, projectDir);
   const ctx = { specs: catalog.specs, projectDir, home };

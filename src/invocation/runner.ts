@@ -228,7 +228,44 @@ export function createRunner(options: RunnerOptions = {}): Runner {
   const sessions = sessionHooks(core);
   const budgetOf = sessionBudgets(options, core.settings.maxBudgetUsd);
   const tracing = openTracing(core.env); // OpenTelemetry is loaded only when tracing is on
-  const run: Runner["run"] = (input, runOptions = {}) => {
+  const run = lineRuns({ core, store, options, sessions, budgetOf, tracing });
+  return {
+    definitions: core.definitions,
+    diagnostics: core.diagnostics,
+    registry: core.catalog.registry,
+    model: core.settings.model,
+    projectDir: core.projectDir,
+    run,
+    invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
+    slashNames: () => [...new Set([...slashNames(core), ...readyPromptNames(core)])].sort(),
+    slashCommands: () => slashCommands(core),
+    ...modeControl(core),
+    compact: (sessionId, compactOptions = {}) =>
+      compactSession(core, store, sessionId, compactOptions, sessions),
+    turns: (sessionId) => promptTurns(store, checkSessionId(sessionId)),
+    rewind: (sessionId, request) => rewindSession(core, store, checkSessionId(sessionId), request),
+    endSession: (sessionId, reason, onWarning) => {
+      budgetOf.forget(sessionId);
+      return sessions.end(sessionId, reason, onWarning);
+    },
+    close: () => {
+      closed ??= closeRunner(core, sessions, tracing);
+      return closed;
+    },
+  };
+}
+
+/** What the runs of a runner share: its project, store, session hooks, budgets and tracing. */
+interface LineRuns extends Pick<Opened, "core" | "store" | "options"> {
+  readonly sessions: ReturnType<typeof sessionHooks>;
+  readonly budgetOf: ReturnType<typeof sessionBudgets>;
+  readonly tracing: ReturnType<typeof openTracing>;
+}
+type Opened = { readonly core: Core; readonly store: TranscriptStore; readonly options: RunnerOptions };
+
+/** A runner's `run`: each line a run of its session, its events recorded, traced and streamed. */
+function lineRuns({ core, store, options, sessions, budgetOf, tracing }: LineRuns): Runner["run"] {
+  return (input, runOptions = {}) => {
     const sessionId = runOptions.resume ?? runOptions.sessionId ?? newSessionId();
     const events = new EventStream<RunEvent>();
     const keep = options.transcript?.enabled !== false;
@@ -276,30 +313,6 @@ export function createRunner(options: RunnerOptions = {}): Runner {
       })
       .finally(() => events.end());
     return { sessionId, result: () => done, [Symbol.asyncIterator]: () => events[Symbol.asyncIterator]() };
-  };
-  return {
-    definitions: core.definitions,
-    diagnostics: core.diagnostics,
-    registry: core.catalog.registry,
-    model: core.settings.model,
-    projectDir: core.projectDir,
-    run,
-    invoke: (line, runOptions) => run(line.startsWith("/") ? line : `/${line}`, runOptions),
-    slashNames: () => [...new Set([...slashNames(core), ...readyPromptNames(core)])].sort(),
-    slashCommands: () => slashCommands(core),
-    ...modeControl(core),
-    compact: (sessionId, compactOptions = {}) =>
-      compactSession(core, store, sessionId, compactOptions, sessions),
-    turns: (sessionId) => promptTurns(store, checkSessionId(sessionId)),
-    rewind: (sessionId, request) => rewindSession(core, store, checkSessionId(sessionId), request),
-    endSession: (sessionId, reason, onWarning) => {
-      budgetOf.forget(sessionId);
-      return sessions.end(sessionId, reason, onWarning);
-    },
-    close: () => {
-      closed ??= closeRunner(core, sessions, tracing);
-      return closed;
-    },
   };
 }
 

@@ -11,18 +11,17 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../definitions/types.js";
 import { settleOrAbandon } from "../shared/abort.js";
-import { CLIENT_CAPABILITIES, installHandlers } from "./client-handlers.js";
 import type { Started } from "./connection-wait.js";
 import type { Elicit } from "./elicitation.js";
 import { expandConfig } from "./expand-vars.js";
-import { forgetLiveServer, rememberLiveServer, stopProcess } from "./live-servers.js";
+import { forgetLiveServer, stopProcess } from "./live-servers.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.js";
-import { MessageBuffer } from "./message-buffer.js";
 import { type RunSignIn, runSignIn, signInFailure } from "./oauth-session.js";
+import { CLIENT_CAPABILITIES, installHandlers } from "./server-requests.js";
 import { type McpServerSpec, mcpToolName } from "./server-spec.js";
 import type { StartWatch } from "./start-watch.js";
 import { StderrTail } from "./stderr-tail.js";
-import { MAX_MESSAGE_BYTES, stdioEnv } from "./stdio-env.js";
+import { stdioEnv, stdioTransport } from "./stdio-env.js";
 
 export type { Started } from "./connection-wait.js";
 export type { ServerListing } from "./listing.js";
@@ -296,32 +295,12 @@ export class McpConnection {
       });
     if (config.type === "sse")
       return new sdk.SSEClientTransport(new URL(config.url ?? ""), { requestInit: headers, ...auth });
-    const env = stdioEnv(this.cx.env, traceparent);
-    const transport = new sdk.StdioClientTransport({
-      command: config.command ?? "",
-      args: [...(config.args ?? [])],
-      env: { ...env, ...config.env },
-      cwd: config.cwd ?? this.cx.cwd,
-      stderr: "pipe",
+    return stdioTransport(sdk, config, {
+      env: stdioEnv(this.cx.env, traceparent),
+      cwd: this.cx.cwd,
+      owner,
+      onStderr: (text) => this.#stderr.push(text),
     });
-    // One message may be large (a 50 MB answer is cut later, in mcp-tools.ts): read in linear time,
-    // and only past MAX_MESSAGE_BYTES does the stream (and so the server) give up.
-    // (The SDK's field, checked by test/mcp/mcp-faults.test.ts.)
-    if ("_readBuffer" in transport)
-      (transport as unknown as { _readBuffer: unknown })._readBuffer = new MessageBuffer(
-        MAX_MESSAGE_BYTES,
-        sdk.deserializeMessage,
-      );
-    transport.stderr?.on("data", (chunk: Buffer | string) => this.#stderr.push(String(chunk)));
-    // Known to the CLI's clean-up from the moment it is spawned (start spawns it synchronously): a
-    // SIGTERM while it starts stops it too.
-    const start = transport.start.bind(transport);
-    transport.start = () => {
-      const started = start();
-      if (typeof transport.pid === "number") rememberLiveServer(transport.pid, owner);
-      return started;
-    };
-    return transport;
   }
 
   async #list(client: Client): Promise<ServerListing> {

@@ -5,14 +5,11 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { AgentmdError } from "../shared/errors.js";
 import { changeSignIn, readSignIn, type SignIn } from "./oauth-store.js";
 
 /** What a run says when a server wants a sign-in it does not have (or one that no longer works). */
-export class SignInNeeded extends Error {
-  constructor(readonly server: string) {
-    super(signInNeededMessage(server));
-  }
-}
+export class SignInNeededError extends AgentmdError {}
 
 export const signInNeededMessage = (server: string) =>
   `MCP server '${server}' needs a sign-in: run 'agentmd mcp login ${server}'`;
@@ -40,7 +37,7 @@ export const expiryOf = (tokens: OAuthTokens, now = Date.now()): number | undefi
  * The sign-in kept for one server URL, as the SDK's `auth()` and HTTP transports use it during a
  * run: every read is from the file (another agentmd may have refreshed the tokens), a refresh is
  * written back, and nothing here registers a client or starts a sign-in: that is `mcp login`'s
- * (asked to, it throws `SignInNeeded`).
+ * (asked to, it throws `SignInNeededError`).
  */
 export class KeptSignIn implements OAuthClientProvider {
   /** The access token this provider last handed out: the one a server's refusal is about. */
@@ -107,15 +104,15 @@ export class KeptSignIn implements OAuthClientProvider {
   }
 
   redirectToAuthorization(): void {
-    throw new SignInNeeded(this.server);
+    throw new SignInNeededError(signInNeededMessage(this.server));
   }
 
   saveCodeVerifier(): void {
-    throw new SignInNeeded(this.server);
+    throw new SignInNeededError(signInNeededMessage(this.server));
   }
 
   codeVerifier(): string {
-    throw new SignInNeeded(this.server);
+    throw new SignInNeededError(signInNeededMessage(this.server));
   }
 }
 

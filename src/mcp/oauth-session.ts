@@ -1,6 +1,6 @@
 import type { McpServerConfig } from "../definitions/types.js";
 import type { McpSdk } from "./mcp-sdk.js";
-import { KeptSignIn, SignInNeeded, signInNeededMessage } from "./oauth-provider.js";
+import { KeptSignIn, SignInNeededError, signInNeededMessage } from "./oauth-provider.js";
 
 /** How long before its expiry an access token is refreshed. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -67,7 +67,7 @@ export function runSignIn(
  * 401 (with no sign-in kept, or one it no longer takes), or a sign-in was needed and not there.
  */
 export function signInFailure(e: unknown, server: string, sdk: McpSdk): string | undefined {
-  if (e instanceof SignInNeeded) return e.message;
+  if (e instanceof SignInNeededError) return e.message;
   const code = (e as { code?: unknown }).code;
   const refused =
     e instanceof sdk.UnauthorizedError ||

@@ -88,9 +88,11 @@ describe("a body's !cmd is a call of the run", () => {
     expect(ends.map((e) => [e.name, e.decision, e.content, e.runId])).toEqual([
       ["Bash", "allowed", "hi there\n[exit code 0]", start?.runId],
     ]);
-    expect(events.map((e) => e.type).slice(0, 4)).toEqual([
+    // tool_run: the call passed its checks and its tool is about to run (written before it runs).
+    expect(events.map((e) => e.type).slice(0, 5)).toEqual([
       "run_start",
       "tool_start",
+      "tool_run",
       "tool_end",
       "user_message",
     ]);

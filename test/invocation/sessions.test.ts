@@ -52,7 +52,7 @@ describe("sessions a caller names, continues and stores", () => {
     await expect(runner.run("go", { sessionId: "../escape" }).result()).rejects.toThrow(SessionError);
   });
 
-  it("continues an interrupted run from its transcript without sending the prompt again", async () => {
+  it("continues an interrupted run from its transcript: the recorded answer's calls run, the model is not asked it again", async () => {
     fake = await startFakeAnthropic([call("Read", { file_path: "a.txt" }), text("first")]);
     const runner = runnerOn();
     await drain(runner.run("read a.txt", { sessionId: "s1" }));
@@ -60,9 +60,12 @@ describe("sessions a caller names, continues and stores", () => {
     fake.push(text("resumed"));
     const { result } = await drain(runner.run("read a.txt", { resume: "s1", continue: true }));
     expect(result).toMatchObject({ outcome: "done", text: "resumed" });
+    // Two requests before (the call, the answer), one after: the call's turn was not asked again.
+    expect(fake.requests).toHaveLength(3);
     const sent = messagesOf(2);
     expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-    expect(JSON.stringify(sent[2]?.content)).toContain("Interrupted: the session ended before this call");
+    expect(JSON.stringify(sent[2]?.content)).toContain("alpha");
+    expect(JSON.stringify(sent[2]?.content)).not.toContain("Interrupted");
     expect(JSON.stringify(sent).split("read a.txt")).toHaveLength(2);
   });
 

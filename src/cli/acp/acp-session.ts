@@ -148,13 +148,13 @@ export async function openAcpSession(
       }
       await send({ sessionUpdate: "current_mode_update", currentModeId: mode });
     },
-    announce: () =>
+    announce: async () =>
       send({
         sessionUpdate: "available_commands_update",
-        availableCommands: driver.commands().map((c) => ({
+        availableCommands: (await driver.commands()).map((c) => ({
           name: c.name,
           description: c.description || `/${c.name}`,
-          ...(c.hint && { input: { hint: c.hint } }),
+          ...(c.argumentHint && { input: { hint: c.argumentHint } }),
         })),
       }),
     async replay() {

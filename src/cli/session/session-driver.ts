@@ -1,16 +1,8 @@
 import type { PermissionMode } from "../../definitions/settings.js";
-import type { Definition } from "../../definitions/types.js";
 import type { Content } from "../../invocation/run-types.js";
 import type { Runner } from "../../invocation/runner.js";
+import type { SlashCommand } from "../../invocation/slash-commands.js";
 import type { RunEvent, RunResult } from "../../loop/events.js";
-
-/** A command or skill a user may type after `/`, as a front door lists it. */
-export interface SlashCommand {
-  readonly name: string;
-  readonly description: string;
-  /** What its arguments are (`argument-hint`), or "" when it says none. */
-  readonly hint: string;
-}
 
 /**
  * One conversation with the main agent, whichever door it comes through (a terminal, stream-json,
@@ -40,8 +32,8 @@ export interface SessionDriver {
   modes(): { readonly current: PermissionMode; readonly available: readonly PermissionMode[] };
   /** Later calls are approved in `mode`, never beyond the lists. Throws a ConfigError when it is turned off. */
   setMode(mode: PermissionMode): void;
-  /** The project's commands and skills a user may type. */
-  commands(): SlashCommand[];
+  /** The commands a user may type: the project's commands and skills, and the reachable servers' prompts. */
+  commands(): Promise<SlashCommand[]>;
   /** Ends the session (its SessionEnd hooks), when a turn ran in it. Never rejects. */
   end(reason: string, onWarning?: (message: string) => void): Promise<void>;
 }
@@ -107,24 +99,8 @@ export function driveSession(runner: Runner, options: DriverOptions): SessionDri
       return { current: mode, available: bypass ? [...all, "bypassPermissions"] : all };
     },
     setMode: (mode) => runner.setPermissionMode(mode),
-    commands: () => slashCommands(runner),
+    commands: () => runner.slashCommands(),
     end: (reason, onWarning) =>
       started ? runner.endSession(options.sessionId, reason, onWarning) : Promise.resolve(),
   };
-}
-
-/** The names a user may type after `/`, each with its definition's description and argument hint. */
-export function slashCommands(runner: Runner): SlashCommand[] {
-  const byName = new Map<string, Definition>();
-  for (const d of runner.definitions)
-    if (d.surface === "command" || d.surface === "skill") byName.set(d.name, d);
-  return runner.slashNames().map((name) => {
-    const d = byName.get(name) ?? [...byName.values()].find((x) => x.name.endsWith(`:${name}`));
-    const invocable = d?.surface === "command" || d?.surface === "skill" ? d : undefined;
-    return {
-      name,
-      description: invocable?.description ?? "",
-      hint: invocable?.argumentHint ?? "",
-    };
-  });
 }

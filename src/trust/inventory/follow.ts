@@ -136,6 +136,7 @@ export class Follower {
       );
     const scripts = packageScripts(words, at.cwds, this.roots);
     if (scripts?.why !== undefined) this.note(at.by, oneLine(words.join(" ")), scripts.why);
+    for (const f of scripts?.read ?? []) this.add(f, `read to see what ${at.by} runs`);
     for (const s of scripts?.lines ?? []) {
       this.add(s.file, `package scripts run by ${at.by}`);
       this.command(s.line, { ...at, cwds: [s.cwd], by: `script '${s.script}' — ${this.shown(s.file)}` });

@@ -14,6 +14,11 @@ export interface PackageScripts {
   readonly lines: readonly ScriptLine[];
   /** What of the call cannot be seen (a package it installs or runs, an option not known). */
   readonly why?: string;
+  /**
+   * Every file read to see what runs (each package.json and .npmrc looked at): code of the project
+   * even when it does not parse, since what it says decides what runs.
+   */
+  readonly read: readonly string[];
 }
 
 const MAX_FILE = 1 << 20;
@@ -26,12 +31,17 @@ export function packageScripts(
   const name = path.basename(words[0] ?? "");
   if (!isPackageManager(name)) return undefined;
   const within = (file: string) => roots.some((r) => isInside(file, r));
-  const readFile = (file: string) => (within(file) ? readText(file) : undefined);
+  const read: string[] = [];
+  const readFile = (file: string) => {
+    const text = within(file) ? readText(file) : undefined;
+    if (text !== undefined && !read.includes(file)) read.push(file);
+    return text;
+  };
   let first: PackageScripts | undefined;
   for (const cwd of cwds) {
     const run = packageRun(words, name, cwd, readFile);
     if (run === undefined) return undefined;
-    const found = "lines" in run ? { lines: run.lines } : { lines: run.seen ?? [], why: run.why };
+    const found = "lines" in run ? { lines: run.lines, read } : { lines: run.seen ?? [], why: run.why, read };
     if (found.lines.length > 0) return found;
     first ??= found;
   }
