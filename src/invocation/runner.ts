@@ -4,13 +4,10 @@ import { type Budget, budgetBelow, rootBudget } from "../loop/budget.js";
 import type { TurnCheckpoint } from "../loop/checkpoints.js";
 import { EventStream } from "../loop/event-stream.js";
 import type { EventSink, RunEvent, RunResult } from "../loop/events.js";
-import type { Fired } from "../loop/hooks.js";
 import {
   checkSessionId,
   fileTranscripts,
   newSessionId,
-  type Resumable,
-  resumableOf,
   sessionsDir,
   type TranscriptStore,
 } from "../loop/transcript.js";
@@ -18,7 +15,7 @@ import { isModel } from "../model/model.js";
 import { recordInput } from "../model/record-replay.js";
 import { ConfigError } from "../shared/errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { openTracing, type RunTrace } from "../tracing/tracing.js";
+import { openTracing } from "../tracing/tracing.js";
 import { userCaller } from "./callers.js";
 import { type Compacted, type CompactOptions, compactSession } from "./compact-session.js";
 import { type Core, createCore } from "./core.js";

@@ -6,7 +6,6 @@ import {
   resumableOf,
   type TranscriptStore,
 } from "../loop/transcript.js";
-import type { MessageParam } from "../model/messages.js";
 import { resolveInput } from "../tools/builtin/fs.js";
 import { createReadRecord } from "../tools/read-record.js";
 import type { ReadRecord } from "../tools/types.js";

@@ -1,4 +1,3 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ServerListing } from "./listing.js";
 
 export type Started =

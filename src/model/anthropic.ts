@@ -2,14 +2,7 @@ import { APIUserAbortError } from "@anthropic-ai/sdk/core/error";
 import { sleep, untilAborted } from "../shared/abort.js";
 import { ConfigError } from "../shared/errors.js";
 import { createMessageBuilder } from "./message-builder.js";
-import {
-  isApiErrorType,
-  type Model,
-  type ModelErrorCode,
-  type ModelRequest,
-  type TurnContext,
-  type TurnOutcome,
-} from "./model.js";
+import type { Model, ModelRequest, TurnContext, TurnOutcome } from "./model.js";
 import { EFFORT_BETA } from "./model-features.js";
 import type { CredentialHelpers } from "./providers/credential-helpers.js";
 import { chooseProvider, type ProviderChoice } from "./providers/provider-choice.js";

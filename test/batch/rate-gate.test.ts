@@ -17,8 +17,6 @@ function streamed(headers: Record<string, string>, usage = { input: 3, output: 2
   });
 }
 
-const flush = () => new Promise((r) => setImmediate(r));
-
 describe("the rate gate of a local batch (the limit in this process's memory)", () => {
   it("spaces the requests evenly: asked at once, one goes and the others wait their places", async () => {
     // 60 a minute: one a second (fixed windows let a whole window's worth go at once).

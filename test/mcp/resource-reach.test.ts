@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rootsOf } from "../../src/mcp/server-requests.js";
 import { resourceServers } from "../../src/mcp/mcp-resources.js";
+import { rootsOf } from "../../src/mcp/server-requests.js";
 import { intersect } from "../../src/permissions/index.js";
 import { list } from "../support/permissions.js";
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { userDirOf } from "../../definitions/discover.js";
 import { findProjectRoot, loadProject } from "../../definitions/index.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter } from "../../definitions/settings.js";
-import { isMcpToolName, toolNames } from "../../definitions/tool-names.js";
+import { toolNames } from "../../definitions/tool-names.js";
 import type { Definition, Diagnostic } from "../../definitions/types.js";
 import {
   createApprovals,
@@ -18,7 +18,6 @@ import { admitCall, type CallApproval, resultText } from "../../loop/execute-cal
 import { projectServers } from "../../mcp/project-servers.js";
 import {
   type ChainReport,
-  canonicalToolName,
   decide,
   denialText,
   describeChain,
