@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { WriteError } from "../shared/errors.js";
 import { withFileLock } from "../shared/file-lock.js";
+import { readJsonStore } from "../shared/json-store.js";
 import { makeFolderOf, writeFileWhole } from "../shared/write-whole.js";
 
 /**
@@ -83,32 +82,12 @@ export function changeSignIn(
 }
 
 /** The file's entries as it holds them; a file that is there but unreadable throws `WriteError`. */
-function signIns(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new WriteError(`cannot read ${file} (${(e as Error).message}); agentmd leaves it as it is`);
-  }
-  const broken = (why: string) =>
-    new WriteError(
-      `${file} is not a sign-in file agentmd can read (${why}); agentmd leaves it as it is: fix it by hand, or move it away (every MCP server is then signed out)`,
-    );
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw broken("not valid JSON");
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw broken("not a JSON object");
-  const { version, servers } = value as { version?: unknown; servers?: unknown };
-  if (version !== 1) throw broken(`version ${JSON.stringify(version)}, not 1`);
-  if (servers === undefined) return {};
-  if (typeof servers !== "object" || servers === null || Array.isArray(servers))
-    throw broken('"servers" is not an object');
-  return { ...(servers as Record<string, unknown>) };
-}
+const signIns = (file: string) =>
+  readJsonStore(file, {
+    key: "servers",
+    noun: "a sign-in file",
+    away: "(every MCP server is then signed out)",
+  });
 
 function isSignIn(x: unknown): x is SignIn {
   if (typeof x !== "object" || x === null) return false;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { WriteError } from "../shared/errors.js";
 import { withFileLock } from "../shared/file-lock.js";
+import { readJsonStore } from "../shared/json-store.js";
 import { makeFolderOf, writeFileWhole } from "../shared/write-whole.js";
 import type { CodeItem, RepositoryCode } from "./code-item.js";
 
@@ -90,30 +90,12 @@ function changeTrust(home: string, change: (folders: Record<string, unknown>) =>
  * trust file throws `WriteError` (what `trust --list` and every change say).
  */
 export function trustFolders(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw new WriteError(`cannot read ${file} (${(e as Error).message}); agentmd leaves it as it is`);
-  }
-  const broken = (why: string) =>
-    new WriteError(
-      `${file} is not a trust file agentmd can read (${why}); agentmd leaves it as it is: fix it by hand, or move it away to start again (every folder is then untrusted)`,
-    );
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw broken(`not valid JSON: ${(e as Error).message}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw broken("not a JSON object");
-  const { version, folders } = value as { version?: unknown; folders?: unknown };
-  if (version !== undefined && version !== 1) throw broken(`version ${JSON.stringify(version)}, not 1`);
-  if (folders === undefined) return {};
-  if (typeof folders !== "object" || folders === null || Array.isArray(folders))
-    throw broken('"folders" is not an object');
-  return { ...(folders as Record<string, unknown>) };
+  return readJsonStore(file, {
+    key: "folders",
+    noun: "a trust file",
+    away: "to start again (every folder is then untrusted)",
+    versionOptional: true,
+  });
 }
 
 function isEntry(x: unknown): x is TrustEntry {
