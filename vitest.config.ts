@@ -9,5 +9,10 @@ export default defineConfig({
     // Most tests wait on processes they start (the CLI, MCP servers, Redis): two test files at a
     // time keep both cores busy, where vitest's default on two cores (one) leaves one idle.
     maxWorkers: 2,
+    // Each worker imports the sources (the SDKs, MCP, tree-sitter's grammar) once for all the
+    // files it runs, instead of once per file: importing was over a third of the suite's time.
+    // No test may leave state behind: one that changes process.env, the timers or the working
+    // folder puts them back in its afterEach.
+    isolate: false,
   },
 });

@@ -238,13 +238,20 @@ describe("agentmd batch > results.jsonl on a full disk (built CLI, fake server, 
 
 describe("agentmd run -c while the session's run goes on (built CLI, fake server)", () => {
   it("is refused with exit 75 and a message that says why; once the run ended, it continues", async () => {
+    // The first run's answer is held until the second run has been refused: however slow the
+    // machine, the first run still goes on while the second asks.
+    let refused = (): void => {};
+    const secondDone = new Promise<void>((resolve) => {
+      refused = resolve;
+    });
     fake = await startFakeAnthropic([
-      { kind: "message", delayMs: 1500, content: [{ type: "text", text: "first" }] },
+      { kind: "message", heldUntil: secondDone, content: [{ type: "text", text: "first" }] },
       { kind: "message", content: [{ type: "text", text: "second" }] },
     ]);
     const first = runBinAsync(["run", "-p", "hello"], { cwd: dir, env: env() });
     await until(() => fake.requests.length >= 1, { what: "the first run's request" });
     const second = await runBinAsync(["run", "-p", "-c", "again"], { cwd: dir, env: env() });
+    refused();
     expect(second.code).toBe(75);
     expect(second.stderr).toMatch(
       /the session \S+ is in use by another agentmd \(process \d+\); wait for it to end/,

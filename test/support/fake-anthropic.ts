@@ -82,6 +82,11 @@ export type Scripted =
       chunkDelayMs?: number;
       /** ms to wait before sending headers */
       delayMs?: number;
+      /**
+       * The answer waits for this before its headers (after `delayMs`): a test holds the request
+       * until it has seen what must happen meanwhile, instead of guessing how long that takes.
+       */
+      heldUntil?: Promise<unknown>;
       /** extra response headers (e.g. the API's anthropic-ratelimit-* ones) */
       headers?: Record<string, string>;
     }
@@ -451,6 +456,25 @@ class Reply {
     });
   }
 
+  /** Waits for `event`; resolves false if the client went away first. */
+  waitFor(event: Promise<unknown>): Promise<boolean> {
+    if (!this.open) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onClose = (): void => resolve(false);
+      this.res.once("close", onClose);
+      void event.then(
+        () => {
+          this.res.off("close", onClose);
+          resolve(this.open);
+        },
+        () => {
+          this.res.off("close", onClose);
+          resolve(false);
+        },
+      );
+    });
+  }
+
   /** A complete, non-streamed JSON response. */
   json(status: number, body: string, headers: Record<string, string> = {}): void {
     if (!this.open) return;
@@ -518,6 +542,7 @@ export async function startFakeAnthropic(script: ScriptStep[]): Promise<FakeAnth
     switch (step.kind) {
       case "message": {
         if (!(await reply.sleep(step.delayMs ?? 0))) return;
+        if (step.heldUntil && !(await reply.waitFor(step.heldUntil))) return;
         reply.startStream(step.headers);
         if (await reply.send(messageEvents(step, n), step.chunkDelayMs ?? 0)) reply.end();
         return;
