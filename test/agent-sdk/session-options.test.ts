@@ -120,13 +120,12 @@ describe("SDK session options", () => {
 
   it("interrupt() stops the running call and ends the turn", async ({ dir, env, fake, project }) => {
     project({ "agent.md": "---\nallowed-tools: Bash(sleep:*)\n---\nBe brief.\n" });
-    fake.push(call("Bash", { command: "sleep 30" }), text("never"));
-    const started = Date.now();
+    // The call outlasts the test's own timeout: a turn that waited for it fails the test.
+    fake.push(call("Bash", { command: "sleep 3000" }), text("never"));
     const run = await sdkQuery("wait", { cwd: dir, env }, async (m, q) => {
       if (m.type === "assistant") await q.interrupt();
     });
     expect(ofType(run, "result")[0]).toMatchObject({ subtype: "error_during_execution", is_error: true });
-    expect(Date.now() - started).toBeLessThan(25_000);
     expect(fake.requests).toHaveLength(1);
   });
 

@@ -224,12 +224,12 @@ describe("a run whose work can never finish is not a silent exit", () => {
 describe("Ctrl-C is never held by a hook or a tool", () => {
   /**
    * The run, through the built CLI, with a SIGINT as soon as `ready.fifo` says the slow part has
-   * started (its process group, or "tool", written there). Timed from the signal to the exit.
+   * started (its process group, or "tool", written there). The slow part outlasts the test's own
+   * timeout: a run that waited for it instead of exiting fails the test, however busy the machine.
    */
-  async function interruptWhenReady(): Promise<{ r: CliRun; ms: number; ready: string }> {
+  async function interruptWhenReady(): Promise<{ r: CliRun; ready: string }> {
     await new Promise((resolve) => spawn("mkfifo", [path.join(dir, "ready.fifo")]).on("close", resolve));
     fake = await startFakeAnthropic([call("Slow", {}), text("never")]);
-    let signalled = 0;
     let ready = "";
     const r = await runBinAsync(["run", "--output", "stream-json", "go"], {
       cwd: dir,
@@ -237,11 +237,10 @@ describe("Ctrl-C is never held by a hook or a tool", () => {
       onStart: (child) =>
         void readFile(path.join(dir, "ready.fifo"), "utf8").then((said) => {
           ready = said.trim();
-          signalled = performance.now();
           child.kill("SIGINT");
         }),
     });
-    return { r, ms: performance.now() - signalled, ready };
+    return { r, ready };
   }
 
   /** The run ended as an abort: in its output and in the transcript it wrote. */
@@ -253,7 +252,6 @@ describe("Ctrl-C is never held by a hook or a tool", () => {
     expect(JSON.parse(written.at(-1) as string)).toMatchObject({ type: "run_end", outcome: "aborted" });
   }
 
-  // The issue asks for 2 s; the bound is generous because the machine running the suite is shared.
   it("during a slow PreToolUse hook: exit 130 at once, the hook's whole process group ended", async () => {
     writeFiles(dir, {
       "agent.md": [
@@ -261,16 +259,15 @@ describe("Ctrl-C is never held by a hook or a tool", () => {
         "allowed-tools: Slow",
         "hooks:",
         "  PreToolUse:",
-        "    - command: echo $$ > ready.fifo; sleep 30; touch hook-finished",
+        "    - command: echo $$ > ready.fifo; sleep 3000; touch hook-finished",
         "---",
         "Main.",
       ].join("\n"),
       "tools/slow.mjs": slowTool("async () => ({ content: 'ran', isError: false })"),
     });
     trustProject(dir);
-    const { r, ms, ready } = await interruptWhenReady();
+    const { r, ready } = await interruptWhenReady();
     expect(r.code).toBe(130);
-    expect(ms).toBeLessThan(5_000);
     const ended = jsonLines(r.stdout).find((e) => e.type === "tool_end");
     expect(ended).toMatchObject({ name: "Slow", decision: "interrupted" });
     expectAbortRecorded(r);
@@ -282,13 +279,12 @@ describe("Ctrl-C is never held by a hook or a tool", () => {
     writeFiles(dir, {
       "agent.md": "---\nallowed-tools: Slow\n---\nMain.\n",
       "tools/slow.mjs": slowTool(
-        `async () => { await writeFile(${JSON.stringify(path.join(dir, "ready.fifo"))}, "tool"); await new Promise((r) => setTimeout(r, 30000)); return { content: "late", isError: false }; }`,
+        `async () => { await writeFile(${JSON.stringify(path.join(dir, "ready.fifo"))}, "tool"); await new Promise((r) => setTimeout(r, 3_000_000)); return { content: "late", isError: false }; }`,
       ),
     });
     trustProject(dir);
-    const { r, ms, ready } = await interruptWhenReady();
+    const { r, ready } = await interruptWhenReady();
     expect([r.code, ready]).toEqual([130, "tool"]);
-    expect(ms).toBeLessThan(5_000);
     const ended = jsonLines(r.stdout).find((e) => e.type === "tool_end");
     expect(ended).toMatchObject({ name: "Slow", decision: "interrupted", isError: true });
     expect(ended && "content" in ended && ended.content).toContain("it was abandoned");

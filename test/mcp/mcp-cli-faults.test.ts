@@ -54,22 +54,24 @@ describe("a signal while an MCP server is starting", () => {
     fake = await startFakeAnthropic([text("never asked")]);
   });
 
-  /** The run, signalled once the server process has started; timed from the signal to the exit. */
+  /**
+   * The run, signalled once the server process has started. The server never gets ready, and the
+   * run's wait for it (30 s) outlasts the test's own timeout (20 s): a run that waited for it
+   * instead of stopping fails the test, however busy the machine.
+   */
   async function signalWhileStarting(
     signal: NodeJS.Signals,
     output: "stream-json" | "text",
-  ): Promise<{ r: CliRun; ms: number; pid: number }> {
-    let sent = 0;
+  ): Promise<{ r: CliRun; pid: number }> {
     const r = await runBinAsync(["run", "--output", output, "go"], {
       cwd: dir,
       env: env(),
       onStart: (child) =>
         void until(() => startsOf(mark()) === 1, { what: "the server to start" }).then(() => {
-          sent = performance.now();
           child.kill(signal);
         }),
     });
-    return { r, ms: performance.now() - sent, pid: Number(readFileSync(mark(), "utf8").trim()) };
+    return { r, pid: Number(readFileSync(mark(), "utf8").trim()) };
   }
 
   /** The run ended as an abort that says why, before any request. */
@@ -89,11 +91,9 @@ describe("a signal while an MCP server is starting", () => {
     await until(() => !alive(pid), { what: "the starting server to be stopped" });
   });
 
-  // "Promptly": the bound is generous because the machine running the suite is shared.
   it("SIGTERM: exit 143 promptly, saying so, and the starting server process is stopped too", async () => {
-    const { r, ms, pid } = await signalWhileStarting("SIGTERM", "text");
+    const { r, pid } = await signalWhileStarting("SIGTERM", "text");
     expect(r.code).toBe(143);
-    expect(ms).toBeLessThan(4_000);
     expect(fake?.requests).toHaveLength(0);
     expect(r.stdout).toContain("aborted: the run was interrupted while MCP server 'slow' was starting");
     await until(() => !alive(pid), { what: "the starting server to be stopped" });
