@@ -79,11 +79,18 @@ describe("agentmd batch: a result belongs to its item, one writer per session (b
   });
 
   it("the same batch started twice at once runs each item once: the second leaves what the first runs, exit 75", async () => {
-    fake = await startFakeAnthropic(answers(2, 4000));
+    // The first batch's answers are held until the second batch has ended: both its items are
+    // still running while the second asks for them, however slow the machine.
+    let secondEnded = (): void => {};
+    const ended = new Promise<void>((resolve) => {
+      secondEnded = resolve;
+    });
+    fake = await startFakeAnthropic(answers(2, 0, ended));
     writeFiles(dir, { "two.jsonl": batchLines(ids(2)) });
     const a = batch("two.jsonl", ["--concurrency", "2"]);
     await until(() => fake.requests.length >= 2, { what: "both items of the first batch started" });
     const b = await batch("two.jsonl", ["--concurrency", "2"]);
+    secondEnded();
     const first = await a;
     expect(first.code, first.stderr).toBe(0);
     expect(lines(first.stdout).map((l) => l.outcome)).toEqual(["done", "done"]);

@@ -26,24 +26,28 @@ export function itemOf(req: RecordedRequest): string | undefined {
 export const isFresh = (req: RecordedRequest) => req.body.messages.length === 1;
 
 /** One answer, for any item, by where its conversation stands; `delayMs` is the model's latency. */
-export function answerItem(delayMs = 0): (req: RecordedRequest) => Scripted {
+export function answerItem(delayMs = 0, heldUntil?: Promise<unknown>): (req: RecordedRequest) => Scripted {
   return (req) => {
     const id = itemOf(req) ?? "?";
     const last = (req.body.messages as MessageParam[]).at(-1);
     const answered = Array.isArray(last?.content) && last.content.some((b) => b.type === "tool_result");
     return answered
-      ? { kind: "message", delayMs, content: [{ type: "text", text: `answer to ${id}` }] }
+      ? { kind: "message", delayMs, heldUntil, content: [{ type: "text", text: `answer to ${id}` }] }
       : {
           kind: "message",
           delayMs,
+          heldUntil,
           content: [{ type: "tool_use", name: "Read", input: { file_path: "a.txt" } }],
         };
   };
 }
 
-/** As many steps as `n` runs could ask for, and more (resumed runs ask again). */
-export const answers = (n: number, delayMs = 0) =>
-  Array.from({ length: n * 3 + 20 }, () => answerItem(delayMs));
+/**
+ * As many steps as `n` runs could ask for, and more (resumed runs ask again). With `heldUntil`,
+ * every answer waits for it: the runs are still going whatever the test does meanwhile.
+ */
+export const answers = (n: number, delayMs = 0, heldUntil?: Promise<unknown>) =>
+  Array.from({ length: n * 3 + 20 }, () => answerItem(delayMs, heldUntil));
 
 /** Counts, per item, the requests that held nothing but its prompt. */
 export function freshStarts(requests: readonly RecordedRequest[]): Map<string, number> {
