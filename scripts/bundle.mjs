@@ -65,4 +65,6 @@ for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-s
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/bundle/${name}`);
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/permissions/shell/${name}`);
 }
-console.log("bundled the CLI into dist/bundle/");
+// The library's declarations, one self-contained dist/index.d.ts (scripts/bundle-types.mjs).
+await import("./bundle-types.mjs");
+console.log("bundled the CLI into dist/bundle/ and the library's declarations into dist/index.d.ts");
