@@ -152,20 +152,38 @@ describe("the installed CLI and library, as a user runs them", () => {
     expect(library.stdout).toBe("function function\n");
   }, 120_000);
 
-  test("a run through an MCP server (the MCP SDK is in the bundle)", async ({ project, dir, fake, cli }) => {
+  test("a run through an MCP server (the MCP SDK is in the bundle) and a custom tool in .ts (through jiti)", async ({
+    project,
+    dir,
+    fake,
+    cli,
+  }) => {
     project({
       ".mcp.json": mcpJson({ github: stdioServer("github") }),
-      "agent.md": "---\nallowed-tools: mcp__github__get_issue\n---\nMain.\n",
+      "agent.md": "---\nallowed-tools: Shout, mcp__github__get_issue\n---\nMain.\n",
+      "tools/shout.ts": `import { defineTool, ok } from "agentmd-cli";
+export const shout = defineTool({
+  name: "Shout",
+  description: "Shouts.",
+  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } as const,
+  execute: async ({ text }) => ok(text.toUpperCase()),
+});
+`,
     });
     trustProject(dir);
-    fake.push(call("mcp__github__get_issue", { number: 7 }), text("it is red"));
+    fake.push(
+      call("mcp__github__get_issue", { number: 7 }),
+      call("Shout", { text: "red" }),
+      text("it is red"),
+    );
     const r = await cli(["run", "go"], { entry: entry() });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("⏺ mcp__github__get_issue");
+    expect(r.stdout).toContain("⏺ Shout");
     expect(r.stdout).toContain("it is red");
-    const sent = JSON.stringify(fake.requests[1]?.body ?? "");
-    expect(sent).toContain("tool_result");
+    expect(JSON.stringify(fake.requests[1]?.body ?? "")).toContain("tool_result");
+    expect(JSON.stringify(fake.requests[2]?.body ?? "")).toContain("RED");
   }, 120_000);
 
   test("tracing with the OTEL variables sends spans: nothing to install for it", async ({
