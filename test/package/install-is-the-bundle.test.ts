@@ -77,6 +77,31 @@ describe("the installed package is the bundle", () => {
     expect(installed.filter((d) => carried.has(d))).toEqual([]);
   });
 
+  it("the MCP SDK, zod and OpenTelemetry's SDK are in chunks only a dynamic import reaches", () => {
+    // The chunks an entry loads before any of its code runs: its static imports, followed.
+    const closure = (entry: string): Set<string> => {
+      const seen = new Set<string>();
+      const visit = (f: string) => {
+        if (seen.has(f)) return;
+        seen.add(f);
+        const text = readFileSync(path.join(bundleDir, f), "utf8");
+        for (const m of text.matchAll(/^(?:import|export)\b[^;]*?from\s*"\.\/([\w-]+\.mjs)"/gm))
+          visit(m[1] ?? "");
+        for (const m of text.matchAll(/^import\s*"\.\/([\w-]+\.mjs)"/gm)) visit(m[1] ?? "");
+      };
+      visit(entry);
+      return seen;
+    };
+    const heavy = /^\/\/ node_modules\/(@modelcontextprotocol\/|zod\/|@opentelemetry\/(?!api\/))/m;
+    const withHeavy = bundleFiles.filter((f) => heavy.test(readFileSync(path.join(bundleDir, f), "utf8")));
+    expect(withHeavy.length).toBeGreaterThan(0);
+    for (const entry of ["cli.mjs", "index.mjs"])
+      expect(
+        [...closure(entry)].filter((f) => withHeavy.includes(f)),
+        entry,
+      ).toEqual([]);
+  });
+
   it("the shell parser ships as its two .wasm files beside the bundle, not as their packages", () => {
     for (const [dep, wasm] of [
       ["tree-sitter-bash", "tree-sitter-bash.wasm"],
