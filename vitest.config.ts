@@ -10,7 +10,8 @@ export default defineConfig({
     // time keep both cores busy, where vitest's default on two cores (one) leaves one idle.
     maxWorkers: 2,
     // Each worker imports the sources (the SDKs, MCP, tree-sitter's grammar) once for all the
-    // files it runs, instead of once per file: importing was over a third of the suite's time.
+    // files it runs, instead of once per file: importing them per file cost about 30% of the
+    // suite's CPU.
     // No test may leave state behind: one that changes process.env, the timers or the working
     // folder puts them back in its afterEach.
     isolate: false,
