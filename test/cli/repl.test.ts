@@ -6,6 +6,7 @@ import { tempDir } from "../support/fixtures.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { inTerminal, screenOf } from "../support/terminal.js";
 import { writeFiles } from "../support/tools.js";
+import { until } from "../support/until.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -175,10 +176,16 @@ describe("approvals and progress in a terminal", () => {
         "#!/bin/sh\necho step-one\nfor i in $(seq 400); do [ -e go ] && break; sleep 0.05; done\necho step-two\n",
     });
     chmodSync(path.join(dir, "slow.sh"), 0o755);
+    // The model answers once the test has seen the status line wait for it.
+    const seen = path.join(dir, "seen-waiting");
+    const waitingSeen = until(() => existsSync(seen), {
+      what: "the status line's wait",
+      timeoutMs: 60_000,
+    }).catch(() => undefined);
     fake = await startFakeAnthropic([
       {
         kind: "message",
-        delayMs: 400,
+        heldUntil: waitingSeen,
         content: [
           { type: "text", text: "Let me check." },
           { type: "tool_use", name: "Bash", input: { command: "./slow.sh" } },
@@ -191,6 +198,7 @@ describe("approvals and progress in a terminal", () => {
         { type: "expect", text: "›" },
         { type: "send", text: "check\r" },
         { type: "expect", text: "waiting for the model · " },
+        { type: "touch", path: seen },
         { type: "expect", text: "running Bash · " },
         { type: "expect", text: "· step-one" },
         { type: "touch", path: path.join(dir, "go") },
