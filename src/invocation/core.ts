@@ -34,6 +34,7 @@ import { protectedPaths } from "../trust/inventory/protected.js";
 import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
 import { createApprovals, listApproves, RUNNER_DENY, sessionPermissions } from "./approvals.js";
 import { defaultSystemPrompt } from "./default-prompt.js";
+import { type ElicitDesk, elicitDesk } from "./elicit-hooks.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import { modelOf } from "./model-of.js";
@@ -73,6 +74,8 @@ export interface Core extends HopCore {
   readonly restricted: boolean;
   /** Claude Code's permission mode of the session, as hooks are told it (`permission_mode`). */
   readonly permissionMode: string;
+  /** Who answers the servers' questions, through the session's Elicitation hooks. */
+  readonly elicitation: ElicitDesk;
 }
 
 /**
@@ -116,6 +119,17 @@ export function createCore(options: RunnerOptions): Core {
     ctx,
     workingDirs: [projectDir, cwd],
   });
+  const hooks = sessionHooks(main, claude.settings, options, definitions.plugins);
+  const elicitation = elicitDesk({
+    hooks,
+    ...(options.mcp?.elicit && { ask: options.mcp.elicit }),
+    base: (signal) => ({
+      session: { sessionId: "", cwd, runId: "", permissionMode: permissions.policy.mode },
+      warn: () => {},
+      signal,
+      env,
+    }),
+  });
   const external = createExternalTools({
     options: options.restricted ? { ...options, mcp: { ...options.mcp, mcpJson: false } } : options,
     main,
@@ -127,6 +141,7 @@ export function createCore(options: RunnerOptions): Core {
     mcpJsonServers: mcpJsonFilter(claude.settings),
     plugins: definitions.plugins.filter((p) => !(options.restricted && p.owner === "project")),
     roots: [projectDir, cwd, ...claude.settings.additionalDirectories],
+    elicit: elicitation.elicit,
   });
   const hop = createHopCore({
     projectDir,
@@ -135,7 +150,7 @@ export function createCore(options: RunnerOptions): Core {
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: sessionHooks(main, claude.settings, options, definitions.plugins),
+    hooks,
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const approval = createApprovals(permissions.policy, ctx, options.permissions?.approve);
@@ -155,6 +170,7 @@ export function createCore(options: RunnerOptions): Core {
     system: systemPrompt(options, main, memory, hop.ceiling),
     approval,
     ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
+    elicitation,
     notices: coreNotices(permissions.notices, memory?.skipped ?? [], definitions.diagnostics),
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
