@@ -90,7 +90,8 @@ function fitted(
   whose: string,
   ctx: HookContext,
 ): ElicitationAnswer {
-  if (a.action !== "accept") return { action: a.action };
+  if (a.action === "decline") return DECLINED;
+  if (a.action !== "accept") return { action: "cancel" }; // cancel, or an answer of no known kind
   const content = a.content ?? {};
   const problem = formProblem(request.requestedSchema, content);
   if (problem === undefined) return { action: "accept", content: content as ElicitationAnswer["content"] };

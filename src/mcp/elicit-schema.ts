@@ -49,7 +49,7 @@ function fieldProblem(f: Field, v: unknown): string | undefined {
       return lengthProblem(f, v.length, "characters") ?? formatProblem(f.format, v);
     case "number":
     case "integer":
-      if (typeof v !== "number" || !Number.isFinite(v)) return `must be a ${type}`;
+      if (typeof v !== "number" || !Number.isFinite(v)) return `must be ${type === "integer" ? "an integer" : "a number"}`;
       if (type === "integer" && !Number.isInteger(v)) return "must be an integer";
       if (typeof f.minimum === "number" && v < f.minimum) return `must be at least ${f.minimum}`;
       if (typeof f.maximum === "number" && v > f.maximum) return `must be at most ${f.maximum}`;
@@ -91,7 +91,7 @@ const FORMATS: Readonly<Record<string, (v: string) => boolean>> = {
 
 function formatProblem(format: unknown, v: string): string | undefined {
   const fits = typeof format === "string" ? FORMATS[format] : undefined;
-  return fits && !fits(v) ? `must be a ${format}` : undefined;
+  return fits && !fits(v) ? `must be ${format === "email" ? "an" : "a"} ${format}` : undefined;
 }
 
 const isRecord = (x: unknown): x is Record<string, unknown> =>
