@@ -1,6 +1,11 @@
 import { type Fired, fireHooks, type HookContext, type HookElicitAnswer, type Hooks } from "../loop/hooks.js";
 import { formProblem } from "../mcp/elicit-schema.js";
-import { DECLINED, type Elicit, type ElicitationAnswer, type ElicitationRequest } from "../mcp/elicitation.js";
+import {
+  DECLINED,
+  type Elicit,
+  type ElicitationAnswer,
+  type ElicitationRequest,
+} from "../mcp/elicitation.js";
 
 /** Who answers the MCP servers' questions of a runner, and the session its hooks are told of. */
 export interface ElicitDesk {

@@ -26,8 +26,7 @@ export function formProblem(
   const properties = isRecord(schema.properties) ? (schema.properties as Record<string, Field>) : {};
   const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : [];
   const problems: string[] = [];
-  for (const name of required)
-    if (!Object.hasOwn(content, name)) problems.push(`'${name}' is required`);
+  for (const name of required) if (!Object.hasOwn(content, name)) problems.push(`'${name}' is required`);
   for (const [name, value] of Object.entries(content)) {
     const field = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (!isRecord(field)) problems.push(`'${name}' is not a field of the form`);
@@ -49,7 +48,8 @@ function fieldProblem(f: Field, v: unknown): string | undefined {
       return lengthProblem(f, v.length, "characters") ?? formatProblem(f.format, v);
     case "number":
     case "integer":
-      if (typeof v !== "number" || !Number.isFinite(v)) return `must be ${type === "integer" ? "an integer" : "a number"}`;
+      if (typeof v !== "number" || !Number.isFinite(v))
+        return `must be ${type === "integer" ? "an integer" : "a number"}`;
       if (type === "integer" && !Number.isInteger(v)) return "must be an integer";
       if (typeof f.minimum === "number" && v < f.minimum) return `must be at least ${f.minimum}`;
       if (typeof f.maximum === "number" && v > f.maximum) return `must be at most ${f.maximum}`;
@@ -60,7 +60,8 @@ function fieldProblem(f: Field, v: unknown): string | undefined {
       const options = choicesOf(f.items?.enum, f.items?.anyOf);
       if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) return "must be a list of choices";
       const other = options ? v.find((x) => !options.includes(x)) : undefined;
-      if (options && other !== undefined) return `has ${JSON.stringify(other)}, not one of ${options.join(", ")}`;
+      if (options && other !== undefined)
+        return `has ${JSON.stringify(other)}, not one of ${options.join(", ")}`;
       return lengthProblem({ minLength: f.minItems, maxLength: f.maxItems }, v.length, "choices");
     }
     default:

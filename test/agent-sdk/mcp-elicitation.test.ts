@@ -67,7 +67,11 @@ describe("MCP elicitation over stream-json", () => {
               async (input) => {
                 told.push(input);
                 return {
-                  hookSpecificOutput: { hookEventName: "Elicitation", action: "accept", content: { name: "Hook" } },
+                  hookSpecificOutput: {
+                    hookEventName: "Elicitation",
+                    action: "accept",
+                    content: { name: "Hook" },
+                  },
                 };
               },
             ],

@@ -62,7 +62,9 @@ const chat = (input: string) => runBinAsync(["chat"], { cwd: dir, env: env(), in
 describe("Elicitation hooks (run: nobody else can answer)", () => {
   it("a hook whose matcher names the server answers for the user, given the question and its form", async () => {
     project({
-      Elicitation: [{ matcher: "docs", command: hook("in.json", answer("Elicitation", "accept", { name: "Hook" })) }],
+      Elicitation: [
+        { matcher: "docs", command: hook("in.json", answer("Elicitation", "accept", { name: "Hook" })) },
+      ],
     });
     fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
     const r = await run("run", "ask me");
@@ -82,7 +84,9 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
 
   it("a hook whose matcher names another server does not run: the question is declined", async () => {
     project({
-      Elicitation: [{ matcher: "github", command: hook("in.json", answer("Elicitation", "accept", { name: "X" })) }],
+      Elicitation: [
+        { matcher: "github", command: hook("in.json", answer("Elicitation", "accept", { name: "X" })) },
+      ],
     });
     fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
     const r = await run("run", "ask me");
@@ -116,7 +120,10 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
     project({
       Elicitation: [{ command: hook("in.json", answer("Elicitation", "accept", { name: "Ada" })) }],
       ElicitationResult: [
-        { matcher: "docs", command: hook("out.json", answer("ElicitationResult", "accept", { name: "Grace" })) },
+        {
+          matcher: "docs",
+          command: hook("out.json", answer("ElicitationResult", "accept", { name: "Grace" })),
+        },
       ],
     });
     fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
