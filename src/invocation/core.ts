@@ -120,16 +120,7 @@ export function createCore(options: RunnerOptions): Core {
     workingDirs: [projectDir, cwd],
   });
   const hooks = sessionHooks(main, claude.settings, options, definitions.plugins);
-  const elicitation = elicitDesk({
-    hooks,
-    ...(options.mcp?.elicit && { ask: options.mcp.elicit }),
-    base: (signal) => ({
-      session: { sessionId: "", cwd, runId: "", permissionMode: permissions.policy.mode },
-      warn: () => {},
-      signal,
-      env,
-    }),
-  });
+  const elicitation = elicitDesk(hooks, options.mcp?.elicit, { cwd, env, mode: permissions.policy.mode });
   const external = createExternalTools({
     options: options.restricted ? { ...options, mcp: { ...options.mcp, mcpJson: false } } : options,
     main,
@@ -154,14 +145,12 @@ export function createCore(options: RunnerOptions): Core {
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const approval = createApprovals(permissions.policy, ctx, options.permissions?.approve);
-  const tier = { approval, workingDirs: permissions.policy.workingDirs };
   const off = main?.memory === false || options.projectDir === false;
+  const tier = { approval, workingDirs: permissions.policy.workingDirs };
   const memory = off ? undefined : memoryOf(hop, { projectDir, cwd, home, ...user }, tier);
   return {
     ...hop,
-    external,
-    env,
-    startEnv: given,
+    ...{ external, env, startEnv: given },
     fs: (builtin ? builtin.fs : undefined) ?? NODE_FS,
     pool: new PQueue({ concurrency: settings.concurrency.maxConcurrency }),
     model,
@@ -169,8 +158,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory, hop.ceiling),
     approval,
-    ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
-    elicitation,
+    ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode, elicitation },
     notices: coreNotices(permissions.notices, memory?.skipped ?? [], definitions.diagnostics),
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],

@@ -19,18 +19,27 @@ export interface ElicitDesk {
   at(context: (signal: AbortSignal) => HookContext): void;
 }
 
-export function elicitDesk(input: {
-  readonly hooks: Hooks;
-  readonly ask?: Elicit;
-  /** The context before any run started. */
-  readonly base: (signal: AbortSignal) => HookContext;
-}): ElicitDesk {
-  let contextOf = input.base;
+export function elicitDesk(
+  hooks: Hooks,
+  ask: Elicit | undefined,
+  /** The session's working folder, permission mode and environment: the context before any run. */
+  base: {
+    readonly cwd: string;
+    readonly mode: string;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+  },
+): ElicitDesk {
+  let contextOf = (signal: AbortSignal): HookContext => ({
+    session: { sessionId: "", cwd: base.cwd, runId: "", permissionMode: base.mode },
+    warn: () => {},
+    signal,
+    ...(base.env && { env: base.env }),
+  });
   return {
     at: (c) => {
       contextOf = c;
     },
-    elicit: (request, signal) => answer(request, signal, contextOf(signal), input),
+    elicit: (request, signal) => answer(request, signal, contextOf(signal), { hooks, ask }),
   };
 }
 
@@ -38,7 +47,7 @@ async function answer(
   request: ElicitationRequest,
   signal: AbortSignal,
   ctx: HookContext,
-  input: { readonly hooks: Hooks; readonly ask?: Elicit },
+  input: { readonly hooks: Hooks; readonly ask: Elicit | undefined },
 ): Promise<ElicitationAnswer> {
   const server = `MCP server '${request.server}'`;
   const fields = { mcp_server_name: request.server, mode: "form" as const };

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { elicitDesk } from "../../src/invocation/elicit-hooks.js";
-import type { FunctionHook, HookContext, HookPayload, HookReply, Hooks } from "../../src/loop/hooks.js";
+import type { FunctionHook, HookPayload, HookReply, Hooks } from "../../src/loop/hooks.js";
 import { formProblem } from "../../src/mcp/elicit-schema.js";
 import type { ElicitationAnswer, ElicitationRequest } from "../../src/mcp/elicitation.js";
 
@@ -52,12 +52,12 @@ const never = new AbortController().signal;
 
 function desk(hooks: Hooks, ask?: (r: ElicitationRequest) => ElicitationAnswer) {
   const warnings: string[] = [];
-  const base = (signal: AbortSignal): HookContext => ({
+  const d = elicitDesk(hooks, ask && (async (r) => ask(r)), { cwd: "/p", mode: "default" });
+  d.at((signal) => ({
     session: { sessionId: "s1", cwd: "/p", runId: "", permissionMode: "default" },
     warn: (m) => warnings.push(m),
     signal,
-  });
-  const d = elicitDesk({ hooks, ...(ask && { ask: async (r) => ask(r) }), base });
+  }));
   return { ask: () => d.elicit(REQUEST, never), warnings };
 }
 
