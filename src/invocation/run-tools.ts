@@ -1,6 +1,6 @@
 import type { CallApproval, RunState } from "../loop/execute-call.js";
 import type { StartWatch } from "../mcp/mcp-connection.js";
-import { reachable } from "../mcp/mcp-hub.js";
+import { type McpServerState, reachable } from "../mcp/mcp-hub.js";
 import { LIST_RESOURCES, READ_RESOURCE, resourceServers, resourceTools } from "../mcp/mcp-resources.js";
 import type { McpServerSpec } from "../mcp/server-spec.js";
 import { offered } from "../permissions/permission-list.js";
@@ -35,6 +35,8 @@ export interface RunTools {
   readonly failed: readonly string[];
   /** The run's signal was aborted while a server was starting: what to say of it. */
   readonly interrupted?: string;
+  /** The servers the run could reach, and how their start went. */
+  readonly servers?: readonly McpServerState[];
 }
 
 /** Never rejects; the signal's abort ends the wait for servers still starting. */
@@ -55,6 +57,7 @@ export async function runTools(
   const failed = {
     failed: found?.failed ?? [],
     ...(found?.interrupted !== undefined && { interrupted: found.interrupted }),
+    ...(found && { servers: found.servers }),
   };
   const resources = resourceToolsOf(core, servers, spec.list);
   if (!found || found.tools.length + resources.length === 0)

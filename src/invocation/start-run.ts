@@ -140,6 +140,7 @@ async function opened(
     ...(io.parentToolUseId && { parentToolUseId: io.parentToolUseId }),
     ...(io.typed !== undefined && { input: io.typed }),
     ...(io.trace && { list: ruleTexts(spec.list) }),
+    ...(outside.servers && outside.servers.length > 0 && { mcpServers: outside.servers }),
   });
   const ended = {
     runId,

@@ -152,6 +152,7 @@ function outputFor(
           : "none",
       slashCommands: runner.slashNames(),
       agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
+      signInNeeded: (m) => io.stderr.write(`agentmd: ${printable(m)}\n`),
     });
     const stream = options.output === "stream-json";
     return {

@@ -244,6 +244,7 @@ async function oneTurn(t: TurnContext, message: SdkUserMessage, promptId: string
     agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
     mcpServers: opened.mcpServers,
     partialMessages: options.wrapper.partialMessages,
+    signInNeeded: (m) => io.stderr.write(`agentmd: ${printable(m)}\n`),
   });
   const started = performance.now();
   let result: RunResult;
