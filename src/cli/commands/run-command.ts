@@ -7,7 +7,7 @@ import { loadRecording, recordedInput } from "../../model/record-replay.js";
 import { optionsHelp } from "../flags/option-table.js";
 import { RUN_FLAGS, type SessionOptions } from "../flags/session-flags.js";
 import { type WrapperOptions, withWrapper } from "../flags/wrapper-flags.js";
-import { type CliIo, styleFor } from "../io.js";
+import { styleFor } from "../io.js";
 import { openRunner } from "../open-runner.js";
 import { forkSession } from "../stream-json/sdk-sessions.js";
 import { claudeOutput } from "../terminal/claude-output.js";
