@@ -1,31 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixture.js";
 import { REPO_ROOT } from "../support/fixtures.js";
+import { modulesInLog } from "../support/loaded-modules.js";
 import { call, text } from "../support/script.js";
 
 /**
  * What a stream-json session (the Agent SDK's road: one process per `query()`) loads, read from a
- * trace of the modules Node resolves, as test/cli/startup-loads.test.ts reads a command's (never a
- * time): a bundle chunk counts as the source modules esbuild wrote into it.
+ * trace of the modules Node resolves (never a time), as test/cli/startup-loads.test.ts reads a
+ * command's.
  */
-function modulesIn(log: string): string[] {
-  const urls = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
-  const out = new Set<string>();
-  for (const url of urls) {
-    const file = path.relative(REPO_ROOT, fileURLToPath(url));
-    if (!file.startsWith(`dist${path.sep}bundle${path.sep}`)) out.add(file);
-    else
-      for (const m of readFileSync(fileURLToPath(url), "utf8").matchAll(
-        /^\/\/ ((?:src|node_modules)\/\S+)$/gm,
-      ))
-        out.add(m[1] ?? "");
-  }
-  return [...out].sort();
-}
-
 const FLAGS = ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json"];
 const USER = `${JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null })}\n`;
 
@@ -43,7 +27,7 @@ describe("a stream-json session loads what its turns run", () => {
     const r = await cli(FLAGS, { input: USER, env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"result":"done"');
-    const mods = modulesIn(log);
+    const mods = modulesInLog(log);
     // What the turns ran: the session, the Messages resource, the shell's grammar.
     expect(mods).toContain("src/cli/stream-json/sdk-session.ts");
     expect(mods).toContain("node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs");
