@@ -4,7 +4,7 @@ import { runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
-import { call, promptOf, resultsSent, resultText, text, toolsOf } from "../support/script.js";
+import { call, resultsSent, resultText, text, toolsOf } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 import { trustProject } from "../support/trust.js";
 
