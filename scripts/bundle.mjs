@@ -29,7 +29,8 @@ await build({
   absWorkingDir: root,
   // The library is bundled too (package.json's exports): an installed package needs none of the
   // dependencies the bundle carries, and the CLI and the library share their chunks.
-  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts" },
+  // help.mjs: what --version and --help print, which the launcher answers without loading the CLI.
+  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts", help: "src/cli/help.ts" },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,
