@@ -11,6 +11,7 @@ const INPUTS = [
   "src",
   "scripts/build-validators.mjs",
   "scripts/bundle.mjs",
+  "scripts/bundle-types.mjs",
   "tsconfig.json",
   "tsconfig.build.json",
   "package-lock.json",

@@ -1,8 +1,9 @@
 // Bundles the CLI and the library into dist/bundle/ (two entries sharing lazily loaded chunks, one
 // per command): a user's `agentmd` resolves and reads a handful of files at start-up instead of
-// hundreds, and an installed package needs none of the dependencies the bundle carries. Dependencies
-// that locate files of their own at run time (jiti) or that only a few runs need
-// (the MCP SDK, the cloud providers' SDKs, OpenTelemetry's) stay external.
+// hundreds, and an installed package needs none of the dependencies the bundle carries. What only a
+// few runs need (the MCP SDK with zod, OpenTelemetry's SDK and exporters) is bundled too, into chunks
+// loaded by a dynamic import when a run uses it. External: jiti (it finds files of its own at run
+// time) and the cloud providers' SDKs (optional peers a user installs).
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -40,21 +41,13 @@ await build({
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunk-[hash]",
   external: [
+    // jiti finds its own files (and a project's custom tools) at run time: an installed dependency.
     "jiti",
-    "@modelcontextprotocol/sdk",
-    "zod",
     // Optional packages a user installs beside agentmd to run on a cloud provider, loaded only when
     // it is chosen (src/model/providers/provider-packages.ts); never part of the bundle.
     "@anthropic-ai/bedrock-sdk",
     "@anthropic-ai/vertex-sdk",
     "@anthropic-ai/foundry-sdk",
-    // Loaded only when tracing is on (src/tracing/tracing.ts).
-    "@opentelemetry/core",
-    "@opentelemetry/exporter-trace-otlp-http",
-    "@opentelemetry/exporter-trace-otlp-proto",
-    "@opentelemetry/resources",
-    "@opentelemetry/sdk-trace",
-    "@opentelemetry/semantic-conventions",
   ],
   // CommonJS dependencies bundled into ESM still call require() for Node's own modules.
   banner: {
@@ -73,4 +66,6 @@ for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-s
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/bundle/${name}`);
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/permissions/shell/${name}`);
 }
-console.log("bundled the CLI into dist/bundle/");
+// The library's declarations, one self-contained dist/index.d.ts (scripts/bundle-types.mjs).
+await import("./bundle-types.mjs");
+console.log("bundled the CLI into dist/bundle/ and the library's declarations into dist/index.d.ts");

@@ -25,11 +25,14 @@ const packageOf = (specifier: string) =>
 
 const BUILTINS = new Set(builtinModules);
 
-/** The bare specifiers the bundle imports or requires at run time (Node's own modules aside). */
+/**
+ * The bare specifiers the bundle imports or requires at run time (Node's own modules aside; ajv's
+ * code templates that name `require("ajv/...")` inside a string are not calls).
+ */
 function externalsOfBundle(): Set<string> {
   const out = new Set<string>();
   const pattern =
-    /(?:^import\b[^;"']*?from\s*|\bimport\(|\brequire\()"((?:@[\w.-]+\/)?\w[\w.-]*(?:\/[\w./-]*)?)"/gm;
+    /(?:^import\b[^;"']*?from\s*|\bimport\(|(?<![`'])\brequire\()"((?:@[\w.-]+\/)?\w[\w.-]*(?:\/[\w./-]*)?)"/gm;
   for (const f of bundleFiles) {
     for (const m of readFileSync(path.join(bundleDir, f), "utf8").matchAll(pattern)) {
       const spec = m[1] ?? "";
@@ -48,7 +51,11 @@ describe("the installed package is the bundle", () => {
       ...Object.keys(pkg.peerDependencies ?? {}),
     ]);
     const externals = [...externalsOfBundle()];
-    expect(externals).toContain("@modelcontextprotocol/sdk");
+    expect(externals).toContain("jiti");
+    // The MCP SDK and OpenTelemetry's exporters are bundled into chunks loaded when a run uses them.
+    expect(
+      externals.filter((p) => /^(@modelcontextprotocol|@opentelemetry)\//.test(p) || p === "zod"),
+    ).toEqual([]);
     expect(externals.filter((p) => !installed.has(p))).toEqual([]);
   });
 
@@ -57,11 +64,42 @@ describe("the installed package is the bundle", () => {
     for (const f of bundleFiles)
       for (const m of readFileSync(path.join(bundleDir, f), "utf8").matchAll(/^\/\/ node_modules\/(\S+)$/gm))
         carried.add(packageOf(m[1] ?? ""));
-    expect(carried.has("bullmq")).toBe(true);
-    // The public types name these, so a library user's type-check needs them installed.
-    const typesNeed = new Set(["@anthropic-ai/sdk", "ajv", "json-schema-to-ts", "p-queue", "yaml"]);
-    const twice = Object.keys(pkg.dependencies).filter((d) => carried.has(d) && !typesNeed.has(d));
-    expect(twice).toEqual([]);
+    for (const p of [
+      "bullmq",
+      "@anthropic-ai/sdk",
+      "@modelcontextprotocol/sdk",
+      "zod",
+      "@opentelemetry/sdk-trace",
+    ])
+      expect(carried.has(p), p).toBe(true);
+    // The public types are one self-contained file (dist/index.d.ts): no package is installed for them.
+    const installed = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})];
+    expect(installed.filter((d) => carried.has(d))).toEqual([]);
+  });
+
+  it("the MCP SDK, zod and OpenTelemetry's SDK are in chunks only a dynamic import reaches", () => {
+    // The chunks an entry loads before any of its code runs: its static imports, followed.
+    const closure = (entry: string): Set<string> => {
+      const seen = new Set<string>();
+      const visit = (f: string) => {
+        if (seen.has(f)) return;
+        seen.add(f);
+        const text = readFileSync(path.join(bundleDir, f), "utf8");
+        for (const m of text.matchAll(/^(?:import|export)\b[^;]*?from\s*"\.\/([\w-]+\.mjs)"/gm))
+          visit(m[1] ?? "");
+        for (const m of text.matchAll(/^import\s*"\.\/([\w-]+\.mjs)"/gm)) visit(m[1] ?? "");
+      };
+      visit(entry);
+      return seen;
+    };
+    const heavy = /^\/\/ node_modules\/(@modelcontextprotocol\/|zod\/|@opentelemetry\/(?!api\/))/m;
+    const withHeavy = bundleFiles.filter((f) => heavy.test(readFileSync(path.join(bundleDir, f), "utf8")));
+    expect(withHeavy.length).toBeGreaterThan(0);
+    for (const entry of ["cli.mjs", "index.mjs"])
+      expect(
+        [...closure(entry)].filter((f) => withHeavy.includes(f)),
+        entry,
+      ).toEqual([]);
   });
 
   it("the shell parser ships as its two .wasm files beside the bundle, not as their packages", () => {
