@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { isCollection, isScalar } from "yaml";
+import { newAjv } from "../shared/ajv.js";
 import { suggestion } from "../shared/did-you-mean.js";
 import { checkHooks } from "./check-hooks.js";
 import type { DiagnosticSink } from "./diagnostics.js";
@@ -48,7 +49,7 @@ function validatorFor(surface: Surface): ValidateFunction {
         precompiled = null;
       }
     }
-    v = precompiled?.[surface] ?? new Ajv(AJV_OPTIONS).compile(CHECKED_SCHEMAS[surface]);
+    v = precompiled?.[surface] ?? newAjv(AJV_OPTIONS).compile(CHECKED_SCHEMAS[surface]);
     validators.set(surface, v);
   }
   return v;
