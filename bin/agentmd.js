@@ -97,6 +97,16 @@ async function runCommand() {
   // abort) must not hold the process.
   if (signalled !== undefined) process.exit(signalled);
   if (process.exitCode === 130) process.exit(130);
+  // Otherwise it exits as soon as its output is out, rather than by tearing the process down piece
+  // by piece (the heap, the shell grammar's WebAssembly memory, V8's background tasks), which a
+  // program that starts agentmd once per query (the Agent SDK) waits for: tens of milliseconds at
+  // every exit. Pipes on some systems are written asynchronously: what is still queued is written first.
+  await Promise.all(
+    [process.stdout, process.stderr]
+      .filter((s) => s.writableLength > 0)
+      .map((s) => new Promise((resolve) => s.once("drain", resolve))),
+  );
+  process.exit();
 }
 
 /**

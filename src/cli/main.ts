@@ -203,7 +203,6 @@ async function trust(args: readonly string[], io: RunIo): Promise<number> {
 }
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
-  const { RUN_HELP, runRun } = await import("./commands/run-command.js");
   const { RUN_FLAGS, sessionOptions } = await import("./flags/session-flags.js");
   const { wrapperOptions } = await import("./flags/wrapper-flags.js");
   const { AUTO_MODE, autoAsDefault } = await import("./flags/permission-flags.js");
@@ -217,6 +216,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       ? { ...parsed.values, "permission-mode": autoAsDefault(io.stderr) }
       : parsed.values;
   if (values.help) {
+    const { RUN_HELP } = await import("./commands/run-command.js");
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
@@ -243,6 +243,8 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       io,
     );
   }
+  // The terminal's run (its rendering) is loaded only here: a stream-json session never needs it.
+  const { runRun } = await import("./commands/run-command.js");
   return runRun(
     {
       ...sessionOptions(values, io.cwd),
