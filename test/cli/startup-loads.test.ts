@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBin } from "../support/cli.js";
 import { REPO_ROOT, tempDir } from "../support/fixtures.js";
+import { modulesInLog } from "../support/loaded-modules.js";
 import { writeFiles } from "../support/tools.js";
 
 /**
@@ -27,18 +27,7 @@ function modulesLoaded(argv: string[], files: Record<string, string> = {}): stri
   const r = runBin(argv, { cwd: t.dir, env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  const urls = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
-  const out = new Set<string>();
-  for (const url of urls) {
-    const file = path.relative(REPO_ROOT, fileURLToPath(url));
-    if (!file.startsWith(`dist${path.sep}bundle${path.sep}`)) {
-      out.add(file);
-      continue;
-    }
-    for (const m of readFileSync(fileURLToPath(url), "utf8").matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm))
-      out.add(m[1] ?? "");
-  }
-  return [...out].sort();
+  return modulesInLog(log);
 }
 
 const PROJECT = {
