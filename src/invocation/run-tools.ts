@@ -5,13 +5,7 @@ import { LIST_RESOURCES, READ_RESOURCE, resourceServers, resourceTools } from ".
 import type { McpServerSpec } from "../mcp/server-spec.js";
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
-import {
-  createToolRegistry,
-  type OfferedTool,
-  offeredTools,
-  type RegisteredTool,
-  type ToolRegistry,
-} from "../tools/registry.js";
+import { createToolRegistry, offeredUnderApproval, type ToolRegistry } from "../tools/registry.js";
 import { deferredNames } from "../tools/search/deferral.js";
 import { createToolSearchTool, TOOL_SEARCH } from "../tools/search/tool-search-tool.js";
 import type { Tool } from "../tools/types.js";
@@ -130,15 +124,4 @@ export function approvalOf(core: Core, spec: RunSpec): CallApproval {
     ...(spec.workdir && { workingDir: spec.workdir.root }),
   };
   return core.approval.within?.(bound) ?? core.approval;
-}
-
-export function offeredUnderApproval(
-  tools: readonly RegisteredTool[],
-  list: PermissionList,
-  approval: { unasked(list: PermissionList): PermissionList | undefined },
-): OfferedTool[] {
-  const unasked = approval.unasked(list);
-  return tools.flatMap((r) =>
-    r.tool.server && !unasked ? [] : offeredTools([r], r.tool.server && unasked ? unasked : list),
-  );
 }
