@@ -50,6 +50,20 @@ for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-s
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/bundle/${name}`);
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/permissions/shell/${name}`);
 }
+// WebFetch's HTML-to-Markdown worker (src/tools/builtin/html-markdown.ts starts it from beside the
+// module) with turndown bundled in: the installed package has no turndown to require.
+await build({
+  absWorkingDir: root,
+  entryPoints: ["src/tools/builtin/turndown-worker.cjs"],
+  outfile: "dist/bundle/turndown-worker.cjs",
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  legalComments: "none",
+  logLevel: "warning",
+});
+copyFileSync(`${root}/dist/bundle/turndown-worker.cjs`, `${root}/dist/tools/builtin/turndown-worker.cjs`);
 // The library's declarations, one self-contained dist/index.d.ts (scripts/bundle-types.mjs).
 await import("./bundle-types.mjs");
 console.log("bundled the CLI into dist/bundle/ and the library's declarations into dist/index.d.ts");

@@ -1,7 +1,6 @@
 // A web page read for WebFetch: its bytes decoded by their charset, its HTML made Markdown or text.
 // WebFetch loads this module with the first page it reads, so that a command that only lists the
 // tools (check, tools, audit) never loads iconv-lite's tables or the entity decoder.
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { decodeHTML } from "entities";
 import iconv from "iconv-lite";
@@ -20,10 +19,8 @@ export function htmlToMarkdown(
   html: string,
   timeoutMs = HTML_MARKDOWN_TIMEOUT_MS,
 ): Promise<string | undefined> {
-  const require = createRequire(import.meta.url);
-  const modules = { turndown: require.resolve("turndown"), gfm: require.resolve("turndown-plugin-gfm") };
   return new Promise((resolve) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { html, modules } });
+    const worker = new Worker(WORKER, { workerData: { html } });
     const finish = (md: string | undefined) => {
       clearTimeout(timer);
       void worker.terminate();
@@ -35,21 +32,9 @@ export function htmlToMarkdown(
   });
 }
 
-// Plain JavaScript, so that it runs the same from the sources and from dist/ (the modules are
-// resolved by the caller, beside agentmd, not beside the folder it runs in).
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const TurndownService = require(workerData.modules.turndown);
-const { gfm } = require(workerData.modules.gfm);
-try {
-  const td = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
-  td.use(gfm);
-  td.remove(["script", "style", "noscript", "template", "svg", "head", "title", "iframe", "object"]);
-  parentPort.postMessage(td.turndown(workerData.html).replace(/\\n{3,}/g, "\\n\\n").trim());
-} catch {
-  parentPort.postMessage(null);
-}
-`;
+// Beside this module in both shapes: the source file itself in src/, and in dist/bundle/ the
+// build's copy with turndown bundled in (the installed package has no turndown to require).
+const WORKER = new URL("./turndown-worker.cjs", import.meta.url);
 
 /**
  * The page's charset: the Content-Type header's, else a `<meta charset>` (or http-equiv) in its
