@@ -106,8 +106,11 @@ async function measure(contenders, turns) {
 }
 
 const claude = claudeCode();
+// BENCH_AGENTMD_BASE: another build's bin/agentmd.js (main's, say), measured in the same runs.
+const base = process.env.BENCH_AGENTMD_BASE;
 const contenders = {
   ...(claude && { "claude-code": claude }),
+  ...(base && { "agentmd@base": base }),
   agentmd: path.join(REPO_ROOT, "bin/agentmd.js"),
 };
 console.log(
@@ -122,8 +125,9 @@ for (const [label, turns] of [
   const m = await measure(contenders, turns);
   out[label] = m;
   const cc = m["claude-code"];
+  const was = m["agentmd@base"];
   console.log(
-    `  ${label.padEnd(14)} ${cc ? `claude-code ${fmt(cc, 0).padStart(6)} ms   ` : ""}agentmd ${fmt(m.agentmd, 0).padStart(6)} ms${cc ? `   ${fmt(m.agentmd / cc)}x` : ""}`,
+    `  ${label.padEnd(14)} ${cc ? `claude-code ${fmt(cc, 0).padStart(6)} ms   ` : ""}${was ? `agentmd@base ${fmt(was, 0).padStart(6)} ms${cc ? ` ${fmt(was / cc)}x` : ""}   ` : ""}agentmd ${fmt(m.agentmd, 0).padStart(6)} ms${cc ? `   ${fmt(m.agentmd / cc)}x` : ""}`,
   );
 }
 rmSync(dir, { recursive: true, force: true });

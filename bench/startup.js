@@ -43,8 +43,8 @@ function nodes() {
 function measure(nodeBin) {
   const env = {
     PATH: `${path.dirname(nodeBin)}:${process.env.PATH}`,
+    // The compile cache where agentmd keeps it for a user (under HOME), as a user's runs have it.
     HOME: dir,
-    NODE_COMPILE_CACHE: path.join(dir, "compile-cache"),
   };
   const run =
     (file, args, cwd = dir) =>

@@ -1,36 +1,22 @@
-// Bundles the CLI and the library into dist/bundle/ (two entries sharing lazily loaded chunks, one
+// Bundles the CLI and the library into dist/bundle/ (entries sharing lazily loaded chunks, one
 // per command): a user's `agentmd` resolves and reads a handful of files at start-up instead of
 // hundreds, and an installed package needs none of the dependencies the bundle carries. What only a
 // few runs need (the MCP SDK with zod, OpenTelemetry's SDK and exporters) is bundled too, into chunks
 // loaded by a dynamic import when a run uses it. External: jiti (it finds files of its own at run
 // time) and the cloud providers' SDKs (optional peers a user installs).
-import { copyFileSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-// gray-matter's YAML reader (js-yaml 3) requires esprima at load time, hidden from bundlers, for a
-// `!!js/function` tag that its safe loading (the one gray-matter uses) never reads: a 280 kB parse
-// on every start-up. The bundle's copy of that file does without it.
-const noEsprima = {
-  name: "no-esprima",
-  setup(b) {
-    b.onLoad({ filter: /js-yaml[\\/]lib[\\/]js-yaml[\\/]type[\\/]js[\\/]function\.js$/ }, (args) => {
-      const text = readFileSync(args.path, "utf8");
-      const stubbed = text.replace("esprima = _require('esprima');", "esprima = undefined;");
-      if (stubbed === text)
-        throw new Error(`no-esprima: ${args.path} no longer requires esprima as expected`);
-      return { contents: stubbed, loader: "js" };
-    });
-  },
-};
 rmSync(`${root}/dist/bundle`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
   // The library is bundled too (package.json's exports): an installed package needs none of the
   // dependencies the bundle carries, and the CLI and the library share their chunks.
-  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts" },
+  // help.mjs: what --version and --help print, which the launcher answers without loading the CLI.
+  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts", help: "src/cli/help.ts" },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,
@@ -52,7 +38,6 @@ await build({
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
-  plugins: [noEsprima],
   legalComments: "none",
   logLevel: "warning",
 });
@@ -65,6 +50,20 @@ for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-s
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/bundle/${name}`);
   copyFileSync(`${root}/node_modules/${wasm}`, `${root}/dist/permissions/shell/${name}`);
 }
+// WebFetch's HTML-to-Markdown worker (src/tools/builtin/html-markdown.ts starts it from beside the
+// module) with turndown bundled in: the installed package has no turndown to require.
+await build({
+  absWorkingDir: root,
+  entryPoints: ["src/tools/builtin/turndown-worker.cjs"],
+  outfile: "dist/bundle/turndown-worker.cjs",
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  legalComments: "none",
+  logLevel: "warning",
+});
+copyFileSync(`${root}/dist/bundle/turndown-worker.cjs`, `${root}/dist/tools/builtin/turndown-worker.cjs`);
 // The library's declarations, one self-contained dist/index.d.ts (scripts/bundle-types.mjs).
 await import("./bundle-types.mjs");
 console.log("bundled the CLI into dist/bundle/ and the library's declarations into dist/index.d.ts");

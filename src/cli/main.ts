@@ -1,49 +1,17 @@
 // Start-up pays only for what the command runs: this module's static imports are the few small ones
-// every command needs (`--version` and `--help` load nothing else); each command loads its own
+// every command needs (`--version` and `--help` are answered from help.ts before this loads); each command loads its own
 // modules when it runs (`check` never loads the model client, MCP, the queue, tracing or the terminal
 // UI). test/cli/startup-loads.test.ts holds this with a trace of the files a command reads.
 import { didYouMean } from "../shared/did-you-mean.js";
 import type { RunIo } from "./commands/run-command.js";
 import { parseFlags } from "./flags/parse-flags.js";
 import { UsageError } from "./flags/usage-error.js";
+import { quickAnswer } from "./help.js";
 import type { CliIo } from "./io.js";
 import { printable } from "./terminal/printable.js";
-import { VERSION } from "./version.js";
 
 export type { RunIo } from "./commands/run-command.js";
 export type { CliIo } from "./io.js";
-
-const HELP = `agentmd — run LLM agents defined in markdown, with allow-lists enforced at every hop.
-
-Usage: agentmd [command] [options]
-       agentmd -p "PROMPT" [options]     one run, its answer on stdout (as 'run -p')
-       agentmd -c | -r ID                continue the newest session, or session ID
-
-Commands:
-  chat               talk to the main agent (the default with no command)
-  run [PROMPT]       run the main agent once on PROMPT, or '/name args' for a command or skill
-  check [PATH…]      load and validate agent.md, agents/, skills/ and commands/
-  tools              show what a run may do at the end of a chain of hops, or judge one call
-  audit [PATH]       what every entry point can do along every chain; --diff REV for a review
-  mcp list           list the MCP servers, their status and their tools
-  mcp login NAME     sign in to an HTTP MCP server (OAuth); mcp logout NAME forgets it
-  init [DIR]         create a starter project (never overwrites)
-  sessions [show ID] list the project's sessions, or show one (rm ID: remove one)
-  rewind [N code|conversation|both]   undo an agent's edits: files and/or conversation
-                     as just before prompt N of a session (no N: its prompts)
-  plugin install|list|marketplace add   Claude Code plugins (docs/plugins.md)
-  trust [DIR]        review the project's code (hooks, MCP servers, tools) and trust it to run
-  batch FILE.jsonl   many runs, one a line of FILE: here, or on workers with --redis URL
-  worker             take runs from a queue (--redis URL) and run them
-  enqueue FILE.jsonl put a batch's runs on a queue (--redis URL) for workers
-  view               a local web page of the sessions (and, with --redis URL, the batches)
-  acp                an editor's agent: the Agent Client Protocol on stdin/stdout (docs/editors.md)
-  auth status        which credential the model requests would use (--json: Claude Code's shape)
-
-Run 'agentmd <command> --help' for a command's options; 'agentmd --version' for the version.
-
-Example:
-  agentmd -p --output-format json --allowedTools 'Bash(npm test:*)' "run the tests"`;
 
 const COMMANDS = [
   "chat",
@@ -71,17 +39,13 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
   // `--settings JSON auth status`, as claude-agent-acp asks: the settings name no credential here.
   const args = argv[0] === "--settings" && argv[2] === "auth" ? argv.slice(2) : argv;
   const [command, ...rest] = args;
+  const quick = quickAnswer(args);
+  if (quick !== undefined) {
+    io.stdout.write(quick);
+    return 0;
+  }
   try {
     switch (command) {
-      case "-h":
-      case "--help":
-      case "help":
-        io.stdout.write(`${HELP}\n`);
-        return 0;
-      case "-v":
-      case "--version":
-        io.stdout.write(`${VERSION} (agentmd-cli)\n`);
-        return 0;
       case undefined:
         return await chat([], io);
       case "chat":
@@ -239,7 +203,6 @@ async function trust(args: readonly string[], io: RunIo): Promise<number> {
 }
 
 async function run(args: readonly string[], io: RunIo): Promise<number> {
-  const { RUN_HELP, runRun } = await import("./commands/run-command.js");
   const { RUN_FLAGS, sessionOptions } = await import("./flags/session-flags.js");
   const { wrapperOptions } = await import("./flags/wrapper-flags.js");
   const { AUTO_MODE, autoAsDefault } = await import("./flags/permission-flags.js");
@@ -253,6 +216,7 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       ? { ...parsed.values, "permission-mode": autoAsDefault(io.stderr) }
       : parsed.values;
   if (values.help) {
+    const { RUN_HELP } = await import("./commands/run-command.js");
     io.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
@@ -279,6 +243,8 @@ async function run(args: readonly string[], io: RunIo): Promise<number> {
       io,
     );
   }
+  // The terminal's run (its rendering) is loaded only here: a stream-json session never needs it.
+  const { runRun } = await import("./commands/run-command.js");
   return runRun(
     {
       ...sessionOptions(values, io.cwd),

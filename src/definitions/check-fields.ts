@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { distance } from "fastest-levenshtein";
 import { isCollection, isScalar } from "yaml";
+import { newAjv } from "../shared/ajv.js";
 import { suggestion } from "../shared/did-you-mean.js";
 import { checkHooks } from "./check-hooks.js";
 import type { DiagnosticSink } from "./diagnostics.js";
@@ -10,12 +11,12 @@ import { describe, parseToolList } from "./parse-tool-list.js";
 import {
   ALLOW_LIST_KEYS,
   BOOLEAN_KEYS,
+  CHECKED_SCHEMAS,
   DENY_LIST_KEYS,
   FOREIGN_KEYS,
   knownKeys,
   STRING_KEYS,
   SURFACE_LABEL,
-  SURFACE_SCHEMAS,
 } from "./surface-schemas.js";
 import type { ToolNames } from "./tool-names.js";
 import type { Surface, ToolList } from "./types.js";
@@ -48,7 +49,7 @@ function validatorFor(surface: Surface): ValidateFunction {
         precompiled = null;
       }
     }
-    v = precompiled?.[surface] ?? new Ajv(AJV_OPTIONS).compile(SURFACE_SCHEMAS[surface]);
+    v = precompiled?.[surface] ?? newAjv(AJV_OPTIONS).compile(CHECKED_SCHEMAS[surface]);
     validators.set(surface, v);
   }
   return v;
@@ -145,7 +146,8 @@ export function checkFields(
     byKey.delete("name");
   }
   const hooks = byKey.get("hooks");
-  // Hooks are judged by checkHooks alone (as in settings files), not by the schema below.
+  // Hooks are judged by checkHooks alone (as in settings files), not by the schema below
+  // (CHECKED_SCHEMAS takes any value there, as for `thinking`, which readThinkingField judges).
   if (hooks && !checkHooks(hooks.value, { locate: hooks.locate, locateKey: hooks.locate }, sink)) ok = false;
   const unusable = new Set<string>();
   for (const [key, field] of byKey) {
@@ -158,9 +160,6 @@ export function checkFields(
   if (!validate(values)) {
     for (const err of validate.errors ?? []) {
       if (err.keyword === "required" && unusable.has(String(err.params.missingProperty))) continue;
-      if (err.instancePath === "/hooks" || err.instancePath.startsWith("/hooks/")) continue;
-      // `thinking` is said in one sentence by readThinkingField, not as each branch of its schema.
-      if (err.instancePath === "/thinking" || err.instancePath.startsWith("/thinking/")) continue;
       if (reportSchemaError(err, byKey, surface, sink)) ok = false;
     }
   }

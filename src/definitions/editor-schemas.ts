@@ -135,6 +135,10 @@ const EVENT_DOCS: Readonly<Record<string, string>> = {
   SessionEnd: "When a session ends (matcher: its reason). Cannot block: a failure is a warning.",
   Notification:
     "When a call waits for a user's approval (matcher: permission_prompt). Cannot block: a failure is a warning.",
+  Elicitation:
+    "When an MCP server asks the user something, before anyone is asked (matcher: the server's name): a JSON action (accept with content, decline, cancel) answers for the user; exit 2, a block or a failure declines.",
+  ElicitationResult:
+    "After a server's question was answered, before the answer is sent (matcher: the server's name): a JSON action and content replace the answer; exit 2, a block or a failure declines.",
 };
 
 /** `hooks`: agentmd's events with the loader's entry schema, Claude Code's others accepted. */

@@ -1,4 +1,3 @@
-import matter from "gray-matter";
 import type { DiagnosticSink } from "./diagnostics.js";
 import { type Field, type ParsedYaml, parseYamlFields } from "./yaml-fields.js";
 
@@ -16,8 +15,8 @@ export interface Frontmatter {
 const OPENING = /^---[ \t]*\r?\n/;
 
 /**
- * Splits a markdown file into frontmatter fields and body, with gray-matter doing the split and
- * the `yaml` package the parsing. Strict YAML 1.2 first; when that fails, each known real-world
+ * Splits a markdown file into frontmatter fields and body (as gray-matter splits it), with the
+ * `yaml` package parsing the block. Strict YAML 1.2 first; when that fails, each known real-world
  * breakage is recovered key by key, with a warning saying what was assumed.
  * Contract: never throws; every problem is a diagnostic in `sink`.
  */
@@ -26,8 +25,7 @@ export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter
     warnMisplacedBlock(text, sink);
     return { present: false, fields: [], body: text, bodyLine: 1, failed: false };
   }
-  // gray-matter closes the block at the first "\n---"; only the block itself is handed to it, so
-  // that its per-call work (a cache key and a Buffer copy of its input) does not grow with the body.
+  // The block closes at the first "\n---", which must be a line of its own.
   const close = text.indexOf("\n---", 3);
   const exact = /\r?\n---[ \t]*(?:\r?\n|$)/.exec(text.slice(3));
   if (close !== -1 && exact && close < exact.index + 3 + (exact[0].startsWith("\r") ? 1 : 0)) {
@@ -56,22 +54,19 @@ export function readFrontmatter(text: string, sink: DiagnosticSink): Frontmatter
     sink.add("error", "frontmatter-too-large", `${overBudget}; this file is not loaded`);
     return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
   }
+  // The block: from the end of `---` to the closing line. One of only blanks and `#` comments has
+  // no keys and is not parsed. The body: what follows the closing `---` and its line break.
+  const block = header.slice(3, close);
   let parsed: ParsedYaml = { fields: [], errors: [] };
-  let rest: string;
-  try {
-    const file = matter(header, {
-      engines: {
-        yaml: (src: string) => {
-          parsed = parseWithRecovery(src, sink);
-          return {};
-        },
-      },
-    });
-    rest = file.content;
-  } catch (e) {
-    sink.add("error", "frontmatter-unreadable", `cannot read the frontmatter: ${String(e)}`);
-    return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
+  if (block.replace(/^\s*#[^\n]+/gm, "").trim() !== "") {
+    try {
+      parsed = parseWithRecovery(block, sink);
+    } catch (e) {
+      sink.add("error", "frontmatter-unreadable", `cannot read the frontmatter: ${String(e)}`);
+      return { present: true, fields: [], body: "", bodyLine: 1, failed: true };
+    }
   }
+  const rest = header.slice(close + 4).replace(/^\r?\n?/, "");
   const body = rest + text.slice(header.length);
   const bodyLine = countLines(text, text.length - body.length);
   for (const err of parsed.errors) {

@@ -12,6 +12,8 @@ export const HOOK_EVENTS = [
   "PreCompact",
   "SessionEnd",
   "Notification",
+  "Elicitation",
+  "ElicitationResult",
 ] as const;
 
 export type HookEventName = (typeof HOOK_EVENTS)[number];

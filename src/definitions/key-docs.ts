@@ -211,7 +211,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
     type: "map of hook lists",
     on: {
       main: {
-        description: `Command hooks, as Claude Code writes them, for its events (PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact, SessionEnd, Notification): each event a list of \`{ matcher, command, timeout }\` or \`{ matcher, hooks: [{ type: command, command, timeout }] }\`; \`timeout\` in seconds, default ${HOOK_TIMEOUT_S}. They run at every hop, subagents included. A hook of a blocking event that fails blocks (it fails closed); a misspelled event is an error (docs/hooks.md).`,
+        description: `Command hooks, as Claude Code writes them, for its events (PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact, SessionEnd, Notification, Elicitation, ElicitationResult): each event a list of \`{ matcher, command, timeout }\` or \`{ matcher, hooks: [{ type: command, command, timeout }] }\`; \`timeout\` in seconds, default ${HOOK_TIMEOUT_S}. They run at every hop, subagents included. A hook of a blocking event that fails blocks (it fails closed); a misspelled event is an error (docs/hooks.md).`,
       },
       agent: {
         description: `Command hooks (the form and events agent.md uses; \`timeout\` default ${HOOK_TIMEOUT_S} s), run in this subagent's runs after its caller's hooks (docs/hooks.md).`,

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject } from "ajv";
+import type { Ajv, ErrorObject } from "ajv";
+import { newAjv } from "../shared/ajv.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import type { Field } from "./yaml-fields.js";
 
@@ -29,7 +30,7 @@ export function outputSchemaProblems(schema: unknown): SchemaProblem[] {
         message: `must describe an object ('type: object'), got ${s.type === undefined ? "no type" : `type ${JSON.stringify(s.type)}`}`,
       },
     ];
-  ajv ??= new Ajv({ allErrors: true, strict: false });
+  ajv ??= newAjv({ allErrors: true, strict: false });
   if (!ajv.validateSchema(s)) return (ajv.errors ?? []).filter(meaningful).map(problemOf);
   try {
     ajv.compile(s);

@@ -234,6 +234,25 @@ export const SURFACE_SCHEMAS: Record<Surface, JsonSchema> = {
 };
 
 /** Keys whose value must be a string; a scalar of another type is coerced with a warning. */
+/**
+ * The schemas the loader validates values with: the surface's, with any value taken for the keys
+ * that have readers of their own (hooks by checkHooks, `thinking` by readThinkingField, each saying
+ * a problem in its own words). Their validators are precompiled at build time
+ * (scripts/build-validators.mjs), and without those two parts they are a small file to load.
+ */
+export const CHECKED_SCHEMAS: Record<Surface, JsonSchema> = {
+  main: judgedHere(SURFACE_SCHEMAS.main),
+  agent: judgedHere(SURFACE_SCHEMAS.agent),
+  skill: judgedHere(SURFACE_SCHEMAS.skill),
+  command: judgedHere(SURFACE_SCHEMAS.command),
+};
+
+function judgedHere(schema: JsonSchema): JsonSchema {
+  const properties = { ...(schema.properties as Record<string, JsonSchema>) };
+  for (const key of ["hooks", "thinking"]) if (key in properties) properties[key] = anyValue;
+  return { ...schema, properties };
+}
+
 export const STRING_KEYS = new Set([
   "name",
   "description",

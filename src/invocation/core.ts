@@ -6,38 +6,28 @@ import { findProjectRoot, userDirOf } from "../definitions/discover.js";
 import { definitionFromObject } from "../definitions/from-object.js";
 import { loadProject } from "../definitions/load.js";
 import { type ClaudeSettings, loadSettings, mcpJsonFilter, NO_SETTINGS } from "../definitions/settings.js";
-import { hooksAreOff, settingsHooks } from "../definitions/settings-hooks.js";
 import { toolNames } from "../definitions/tool-names.js";
-import type {
-  Definition,
-  Diagnostic,
-  HooksSetting,
-  MainAgentDefinition,
-  Plugin,
-  Surface,
-} from "../definitions/types.js";
+import type { Definition, Diagnostic, MainAgentDefinition, Surface } from "../definitions/types.js";
 import type { CallApproval } from "../loop/execute-call.js";
-import { mergeHooks } from "../loop/hooks.js";
 import { createExternalTools, type ExternalTools } from "../mcp/external-tools.js";
 import type { Model } from "../model/model.js";
 import type { Price } from "../model/models.js";
 import { decide } from "../permissions/decide.js";
-import { compileList, intersect } from "../permissions/index.js";
-import type { CompileContext, PermissionList } from "../permissions/types.js";
+import { intersect } from "../permissions/index.js";
+import type { PermissionList } from "../permissions/types.js";
 import { ConfigError } from "../shared/errors.js";
 import { isInside } from "../shared/is-inside.js";
 import { NODE_FS, type ToolFs } from "../tools/builtin/fs.js";
 import { createBuiltinTools } from "../tools/builtin/index.js";
 import { realPathOf } from "../tools/real-path.js";
-import { projectInventory } from "../trust/inventory/inventory.js";
-import { protectedPaths } from "../trust/inventory/protected.js";
 import { withholdHooks, withoutProjectCode } from "../trust/restrict.js";
-import { createApprovals, listApproves, RUNNER_DENY, sessionPermissions } from "./approvals.js";
+import { createApprovals, listApproves, sessionPermissions } from "./approvals.js";
 import { defaultSystemPrompt } from "./default-prompt.js";
+import { type ElicitDesk, elicitDesk } from "./elicit-hooks.js";
 import { createHopCore, type HopCore } from "./hop-core.js";
 import { loadMemory, type Memory } from "./memory.js";
 import { modelOf } from "./model-of.js";
-import { protectedWriteDenies } from "./protected-paths.js";
+import { runnerDenyList, sessionHooks } from "./runner-deny-list.js";
 import type { RunnerOptions } from "./runner-options.js";
 import { resolveSettings } from "./settings.js";
 import { type ToolCatalog, toolCatalog } from "./tool-catalog.js";
@@ -73,6 +63,8 @@ export interface Core extends HopCore {
   readonly restricted: boolean;
   /** Claude Code's permission mode of the session, as hooks are told it (`permission_mode`). */
   readonly permissionMode: string;
+  /** Who answers the servers' questions, through the session's Elicitation hooks. */
+  readonly elicitation: ElicitDesk;
 }
 
 /**
@@ -116,6 +108,8 @@ export function createCore(options: RunnerOptions): Core {
     ctx,
     workingDirs: [projectDir, cwd],
   });
+  const hooks = sessionHooks(main, claude.settings, options, definitions.plugins);
+  const elicitation = elicitDesk(hooks, options.mcp?.elicit, { cwd, env, mode: permissions.policy.mode });
   const external = createExternalTools({
     options: options.restricted ? { ...options, mcp: { ...options.mcp, mcpJson: false } } : options,
     main,
@@ -127,6 +121,7 @@ export function createCore(options: RunnerOptions): Core {
     mcpJsonServers: mcpJsonFilter(claude.settings),
     plugins: definitions.plugins.filter((p) => !(options.restricted && p.owner === "project")),
     roots: [projectDir, cwd, ...claude.settings.additionalDirectories],
+    elicit: elicitation.elicit,
   });
   const hop = createHopCore({
     projectDir,
@@ -135,18 +130,16 @@ export function createCore(options: RunnerOptions): Core {
     definitions: definitions.all,
     catalog,
     settings,
-    hooks: sessionHooks(main, claude.settings, options, definitions.plugins),
+    hooks,
     denied: intersect(permissions.denied, runnerDenyList(main, claude.settings, options, ctx)),
   });
   const approval = createApprovals(permissions.policy, ctx, options.permissions?.approve);
-  const tier = { approval, workingDirs: permissions.policy.workingDirs };
   const off = main?.memory === false || options.projectDir === false;
+  const tier = { approval, workingDirs: permissions.policy.workingDirs };
   const memory = off ? undefined : memoryOf(hop, { projectDir, cwd, home, ...user }, tier);
   return {
     ...hop,
-    external,
-    env,
-    startEnv: given,
+    ...{ external, env, startEnv: given },
     fs: (builtin ? builtin.fs : undefined) ?? NODE_FS,
     pool: new PQueue({ concurrency: settings.concurrency.maxConcurrency }),
     model,
@@ -154,7 +147,7 @@ export function createCore(options: RunnerOptions): Core {
     ...(memory && { memory }),
     system: systemPrompt(options, main, memory, hop.ceiling),
     approval,
-    ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode },
+    ...{ restricted: options.restricted === true, permissionMode: permissions.policy.mode, elicitation },
     notices: coreNotices(permissions.notices, memory?.skipped ?? [], definitions.diagnostics),
     claude: claude.settings,
     diagnostics: [...claude.diagnostics, ...definitions.diagnostics],
@@ -169,57 +162,6 @@ function workingFolder(options: RunnerOptions, projectDir: string): string {
   if (options.cwd !== undefined && !existsSync(cwd))
     throw new ConfigError(`the working folder ${cwd} does not exist`);
   return cwd;
-}
-
-/**
- * The runner's own deny rules, which bind every run beside the session's: its sessions, and the
- * protected paths (the files that define runs) no main list names.
- */
-export function runnerDenyList(
-  main: MainAgentDefinition | undefined,
-  claude: ClaudeSettings,
-  options: RunnerOptions,
-  ctx: CompileContext,
-): PermissionList {
-  if (options.projectDir === false) return compileList(undefined, RUNNER_DENY, ctx);
-  const explicit = [...(main?.allowedTools?.entries ?? []), ...claude.allow];
-  const commands = Object.values(sessionHooks(main, claude, options) ?? {})
-    .flat()
-    .flatMap((h) => ("command" in h && typeof h.command === "string" ? [h.command] : []));
-  const inventory = options.inventory ?? projectInventory(ctx.projectDir, ctx.home);
-  const paths = protectedPaths(inventory, ctx.projectDir, commands);
-  return compileList(undefined, [...RUNNER_DENY, ...protectedWriteDenies(paths, explicit, ctx)], ctx);
-}
-
-/**
- * agent.md's hooks, then the settings' and the enabled plugins' (unless the settings turn all hooks
- * off), then those given in code.
- */
-function sessionHooks(
-  main: MainAgentDefinition | undefined,
-  claude: ClaudeSettings,
-  options: RunnerOptions,
-  plugins?: readonly Plugin[],
-) {
-  const fromPlugins = plugins && pluginHooks(plugins, options, claude);
-  return mergeHooks(main?.hooks, settingsHooks(claude), fromPlugins, options.hooks);
-}
-
-/**
- * The plugins' hooks in the order they were enabled: a project's plugin's withheld when restricted;
- * none whose owner the settings' `disableAllHooks` turns off (a project's file: the project's only).
- */
-function pluginHooks(
-  plugins: readonly Plugin[],
-  options: RunnerOptions,
-  claude: ClaudeSettings,
-): HooksSetting {
-  return mergeHooks(
-    ...plugins.map((p) => {
-      if (!p.hooks || hooksAreOff(claude, p.owner)) return undefined;
-      return options.restricted && p.owner === "project" ? withholdHooks(p.hooks) : p.hooks;
-    }),
-  ) as HooksSetting;
 }
 
 /** The main agent's system prompt: its body (or the one given instead), the context, what is appended. */

@@ -4,15 +4,8 @@ import { loadShellParser } from "../permissions/shell/parse-shell.js";
 import type { ToolFs } from "../tools/builtin/fs.js";
 import { quoteIntoCommand, substituteArguments, usesArguments } from "./arguments.js";
 import { resourceBlocks } from "./attach-resources.js";
+import { ATTACHMENT, COMMAND_BLOCK } from "./body-syntax.js";
 import type { BodyPrompt, Expanded } from "./run-types.js";
-
-/** `!`cmd`` at a line start or after whitespace; a ```! fenced block. */
-export const COMMAND_BLOCK = /(?<=^|\s)!`([^`\n]+)`|^```!\s*\n([\s\S]*?)\n```[ \t]*$/gm;
-/**
- * `@path` after whitespace: a file to attach: relative (`../../x` and dotfiles such as `@.env`
- * too), absolute, or in the home folder (`~/x`).
- */
-export const ATTACHMENT = /(?<=^|\s)@((?:~\/|\/|(?:\.{1,2}\/)+)?\.?[A-Za-z0-9_][^\s`'"<>()]*)/g;
 
 /**
  * A command or skill body made ready for the model: arguments substituted; `!` commands run as Bash

@@ -1,32 +1,11 @@
-import type { SkillDefinition, SubagentDefinition } from "../definitions/types.js";
+import type { SubagentDefinition } from "../definitions/types.js";
 import { type Hooks, mergeHooks } from "../loop/hooks.js";
-import { decide, denialText, intersect } from "../permissions/index.js";
-import type { DecideContext, PermissionList } from "../permissions/types.js";
+import { intersect } from "../permissions/index.js";
+import type { PermissionList } from "../permissions/types.js";
 import { joinSandbox, type SandboxSetting } from "../sandbox/sandbox-setting.js";
-import { loadedNames } from "./find-invocable.js";
-import { byName, type HopCore } from "./hop-core.js";
+import type { HopCore } from "./hop-core.js";
+import { preloadRefusal } from "./preload-refusal.js";
 import type { BodyPrompt } from "./run-types.js";
-
-/**
- * Why a subagent may not preload the skill `name` under `list` (its own ∩ its caller's), or the
- * skill: it must exist, be one a model may invoke, and be allowed to it as a Skill call is. One
- * rule for `agentmd check` and for the run, so neither skips what the other refuses.
- */
-export function preloadRefusal(
-  skills: ReadonlyMap<string, SkillDefinition>,
-  list: PermissionList,
-  name: string,
-  judged: DecideContext,
-): SkillDefinition | string {
-  const skill = byName(skills, name);
-  if (!skill)
-    return `preloads the skill '${name}', which is not defined${loadedNames(name, [...skills.keys()])}`;
-  if (skill.disableModelInvocation)
-    return `preloads the skill '${name}', which only a user may invoke (disable-model-invocation)`;
-  const d = decide(list, { tool: "Skill", input: { skill: skill.name } }, judged);
-  if (d.kind === "denied") return `preloads the skill '${name}', which it may not invoke: ${denialText(d)}`;
-  return skill;
-}
 
 /** What a subagent's run is once its `skills:` are loaded into it, as an inline Skill call loads one. */
 export interface Preloaded {

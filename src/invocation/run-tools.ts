@@ -1,17 +1,11 @@
 import type { CallApproval, RunState } from "../loop/execute-call.js";
 import type { StartWatch } from "../mcp/mcp-connection.js";
-import { reachable } from "../mcp/mcp-hub.js";
+import { type McpServerState, reachable } from "../mcp/mcp-hub.js";
 import { LIST_RESOURCES, READ_RESOURCE, resourceServers, resourceTools } from "../mcp/mcp-resources.js";
 import type { McpServerSpec } from "../mcp/server-spec.js";
 import { offered } from "../permissions/permission-list.js";
 import type { PermissionList } from "../permissions/types.js";
-import {
-  createToolRegistry,
-  type OfferedTool,
-  offeredTools,
-  type RegisteredTool,
-  type ToolRegistry,
-} from "../tools/registry.js";
+import { createToolRegistry, offeredUnderApproval, type ToolRegistry } from "../tools/registry.js";
 import { deferredNames } from "../tools/search/deferral.js";
 import { createToolSearchTool, TOOL_SEARCH } from "../tools/search/tool-search-tool.js";
 import type { Tool } from "../tools/types.js";
@@ -35,6 +29,8 @@ export interface RunTools {
   readonly failed: readonly string[];
   /** The run's signal was aborted while a server was starting: what to say of it. */
   readonly interrupted?: string;
+  /** The servers the run could reach, and how their start went. */
+  readonly servers?: readonly McpServerState[];
 }
 
 /** Never rejects; the signal's abort ends the wait for servers still starting. */
@@ -55,6 +51,7 @@ export async function runTools(
   const failed = {
     failed: found?.failed ?? [],
     ...(found?.interrupted !== undefined && { interrupted: found.interrupted }),
+    ...(found && { servers: found.servers }),
   };
   const resources = resourceToolsOf(core, servers, spec.list);
   if (!found || found.tools.length + resources.length === 0)
@@ -127,15 +124,4 @@ export function approvalOf(core: Core, spec: RunSpec): CallApproval {
     ...(spec.workdir && { workingDir: spec.workdir.root }),
   };
   return core.approval.within?.(bound) ?? core.approval;
-}
-
-export function offeredUnderApproval(
-  tools: readonly RegisteredTool[],
-  list: PermissionList,
-  approval: { unasked(list: PermissionList): PermissionList | undefined },
-): OfferedTool[] {
-  const unasked = approval.unasked(list);
-  return tools.flatMap((r) =>
-    r.tool.server && !unasked ? [] : offeredTools([r], r.tool.server && unasked ? unasked : list),
-  );
 }

@@ -50,6 +50,8 @@ export function sessionHooks(core: Core): SessionHooks {
   });
   return {
     async start(s, resume) {
+      // A server's question during this run is told to the hooks as this session's.
+      core.elicitation.at((signal) => ({ ...ctx(s), signal: AbortSignal.any([s.signal, signal]) }));
       if (live.has(s.sessionId)) return undefined;
       live.set(s.sessionId, s.transcriptPath);
       const source = fromCompaction.delete(s.sessionId)

@@ -14,7 +14,12 @@ import { narrowerMode } from "../permissions/mode-order.js";
 import type { PermissionList } from "../permissions/types.js";
 import { createBackgroundShells } from "../tools/builtin/background-shells.js";
 import { createReadRecord } from "../tools/read-record.js";
-import { type OfferedTool, type RegisteredTool, unsayableServerTools } from "../tools/registry.js";
+import {
+  type OfferedTool,
+  offeredUnderApproval,
+  type RegisteredTool,
+  unsayableServerTools,
+} from "../tools/registry.js";
 import type { Logger, Tool } from "../tools/types.js";
 import { attachResources, serverNames } from "./attach-resources.js";
 import { runStarts, skillCatalog } from "./catalog.js";
@@ -24,7 +29,7 @@ import { expandBody } from "./expand-body.js";
 import { mcpStartWatch } from "./mcp-start-trace.js";
 import { promptHooks, withContext } from "./prompt-hooks.js";
 import { runSandboxOf } from "./run-sandbox-of.js";
-import { approvalOf, offeredUnderApproval, type RunTools, registryWith, runTools } from "./run-tools.js";
+import { approvalOf, type RunTools, registryWith, runTools } from "./run-tools.js";
 import type { Expanded, ParentRun, RunIo, RunSpec } from "./run-types.js";
 
 export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
@@ -140,6 +145,7 @@ async function opened(
     ...(io.parentToolUseId && { parentToolUseId: io.parentToolUseId }),
     ...(io.typed !== undefined && { input: io.typed }),
     ...(io.trace && { list: ruleTexts(spec.list) }),
+    ...(outside.servers && outside.servers.length > 0 && { mcpServers: outside.servers }),
   });
   const ended = {
     runId,

@@ -77,6 +77,11 @@ export type RunEvent =
       readonly promptId?: string;
       /** The effective allow-list the run runs with, rule by rule (traced runs only). */
       readonly list?: readonly string[];
+      /** The MCP servers the run could reach, and how their start went (`needs-auth`: it wants a sign-in). */
+      readonly mcpServers?: readonly {
+        readonly name: string;
+        readonly status: "connected" | "failed" | "needs-auth" | "pending";
+      }[];
     })
   | (Base & { readonly type: "user_message"; readonly content: MessageParam["content"] })
   | (Base & { readonly type: "turn_start"; readonly turn: number })

@@ -1,7 +1,7 @@
 import { settleOrAbandon } from "../shared/abort.js";
 import { HOOK_TIMEOUT_S } from "../shared/defaults.js";
 import { runProcess } from "../shared/run-process.js";
-import type { CommandHook, FunctionHook, HookPayload, HookReply } from "./hook-types.js";
+import type { CommandHook, FunctionHook, HookElicitAnswer, HookPayload, HookReply } from "./hook-types.js";
 
 /**
  * What one hook answered, read the same way whether it printed JSON or returned an object: a
@@ -12,6 +12,8 @@ export interface Answer {
   readonly reason?: string;
   readonly context?: string;
   readonly updatedInput?: Readonly<Record<string, unknown>>;
+  /** Elicitation, ElicitationResult: the answer to a server's question it gives. */
+  readonly elicitation?: HookElicitAnswer;
   /** The hook did not answer: it timed out, could not start, exited otherwise, threw, or said nonsense. */
   readonly failed?: string;
   /** `continue: false`: everything stops (a Stop hook's: the run may stop). */
@@ -130,9 +132,12 @@ export function answerOf(reply: Record<string, unknown>, event: string, name: st
   const rawInput = s.updatedInput ?? reply.updatedInput;
   if (rawInput !== undefined && !isRecord(rawInput))
     return { failed: `${name} answered an updatedInput that is not an object` };
+  const elicitation = ELICIT_EVENTS.has(event) ? elicitAnswerOf(s, reply) : undefined;
+  if (typeof elicitation === "string") return { failed: `${name} ${elicitation}` };
   const base: Answer = {
     ...(context !== undefined && { context: context.trim() }),
     ...(rawInput !== undefined && { updatedInput: rawInput }),
+    ...(elicitation && { elicitation }),
   };
   const decision = s.permissionDecision ?? reply.decision;
   const reason = text(s.permissionDecisionReason, reply.reason, reply.stopReason)?.trim();
@@ -147,4 +152,23 @@ export function answerOf(reply: Record<string, unknown>, event: string, name: st
   if (decision === "allow" || decision === "approve" || reply.allow === true)
     return { ...base, decision: "allow" };
   return base;
+}
+
+const ELICIT_EVENTS = new Set(["Elicitation", "ElicitationResult"]);
+
+/**
+ * The answer to a server's question in a hook's reply (`hookSpecificOutput.action`/`content`, or
+ * the library's `action`/`content`); none when it gives no action; a string: why it cannot be read.
+ */
+function elicitAnswerOf(
+  s: Record<string, unknown>,
+  reply: Record<string, unknown>,
+): HookElicitAnswer | string | undefined {
+  const action = s.action ?? reply.action;
+  const content = s.content ?? reply.content;
+  if (action === undefined) return undefined;
+  if (action !== "accept" && action !== "decline" && action !== "cancel")
+    return `answered the action ${JSON.stringify(action)}, not accept, decline or cancel`;
+  if (content !== undefined && !isRecord(content)) return "answered a content that is not an object";
+  return action === "accept" && content !== undefined ? { action, content } : { action };
 }

@@ -38,9 +38,25 @@ export interface HookPayload {
   /** SubagentStart, SubagentStop: the subagent's name, and its run. */
   readonly agent_type?: string;
   readonly agent_id?: string;
-  /** Notification. */
+  /** Notification; Elicitation: the server's question. */
   readonly message?: string;
   readonly notification_type?: string;
+  /** Elicitation, ElicitationResult: the MCP server that asks (the matcher's subject). */
+  readonly mcp_server_name?: string;
+  readonly mode?: "form";
+  /** Elicitation: the form's JSON Schema. */
+  readonly requested_schema?: Readonly<Record<string, unknown>>;
+  /** ElicitationResult: the answer about to be sent. */
+  readonly action?: ElicitAction;
+  readonly content?: Readonly<Record<string, unknown>>;
+}
+
+export type ElicitAction = "accept" | "decline" | "cancel";
+
+/** An answer to a server's question a hook gave (Elicitation) or put instead (ElicitationResult). */
+export interface HookElicitAnswer {
+  readonly action: ElicitAction;
+  readonly content?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -92,6 +108,9 @@ export type HookReply =
       readonly allow?: boolean;
       readonly context?: string;
       readonly updatedInput?: Readonly<Record<string, unknown>>;
+      /** Elicitation, ElicitationResult: the answer to send (`content` with `accept`). */
+      readonly action?: ElicitAction;
+      readonly content?: Readonly<Record<string, unknown>>;
       readonly [claudeCodeKey: string]: unknown;
     };
 
@@ -144,6 +163,8 @@ export type Fired =
       readonly kind: "continue" | "allow";
       readonly context: readonly string[];
       readonly updatedInput?: Readonly<Record<string, unknown>>;
+      /** Elicitation: the first hook's answer for the user; ElicitationResult: the last hook's replacement. */
+      readonly elicitation?: HookElicitAnswer;
     }
   /** A hook blocked (PreToolUse: the call; UserPromptSubmit: the prompt; Stop: the stop), or asked. */
   | { readonly kind: "block" | "ask"; readonly reason: string; readonly context: readonly string[] }

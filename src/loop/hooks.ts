@@ -3,14 +3,25 @@ import { TOOL_ALIASES } from "../permissions/tool-matcher.js";
 import type { EventSink, HookOutcome } from "./events.js";
 import { type Answer, runCommandHook, runFunctionHook } from "./hook-run.js";
 import { hookTrace } from "./hook-trace.js";
-import type { Fired, Hook, HookContext, HookEvent, HookPayload, HookSpan, Hooks } from "./hook-types.js";
+import type {
+  Fired,
+  Hook,
+  HookContext,
+  HookElicitAnswer,
+  HookEvent,
+  HookPayload,
+  HookSpan,
+  Hooks,
+} from "./hook-types.js";
 
 export type {
   CommandHook,
+  ElicitAction,
   Fired,
   FunctionHook,
   Hook,
   HookContext,
+  HookElicitAnswer,
   HookEvent,
   HookOrigin,
   HookPayload,
@@ -49,6 +60,7 @@ export async function fireHooks(
   let payload = payloadOf(event, fields, ctx);
   let allowed = false;
   let updatedInput: Readonly<Record<string, unknown>> | undefined;
+  let elicitation: HookElicitAnswer | undefined;
   for (const hook of hooks?.[event] ?? []) {
     if (!matches(hook.matcher, subjectOf(payload))) continue;
     // A hook that may not run (its folder is not trusted) refuses what it would have judged.
@@ -80,12 +92,35 @@ export async function fireHooks(
       updatedInput = answer.updatedInput;
       payload = { ...payload, tool_input: updatedInput };
     }
+    // Elicitation: the first answer stands; ElicitationResult: each replaces the answer the next sees.
+    if (answer.elicitation && event === "Elicitation") elicitation ??= answer.elicitation;
+    if (answer.elicitation && event === "ElicitationResult") {
+      elicitation = replaced(payload, answer.elicitation);
+      payload = { ...withoutContent(payload), ...elicitation };
+    }
   }
   return go(allowed && event === "PreToolUse");
 
   function go(allow: boolean): Fired {
-    return { kind: allow ? "allow" : "continue", context, ...(updatedInput && { updatedInput }) };
+    return {
+      kind: allow ? "allow" : "continue",
+      context,
+      ...(updatedInput && { updatedInput }),
+      ...(elicitation && { elicitation }),
+    };
   }
+}
+
+/** An ElicitationResult hook's answer over the one it was given: an accept keeps the content it omits. */
+function replaced(p: HookPayload, a: HookElicitAnswer): HookElicitAnswer {
+  if (a.action !== "accept") return { action: a.action };
+  const content = a.content ?? p.content;
+  return content ? { action: "accept", content } : { action: "accept" };
+}
+
+function withoutContent(p: HookPayload): HookPayload {
+  const { content: _content, ...rest } = p;
+  return rest;
 }
 
 /** The events whose hooks can stop nothing: a failure is said, and the run goes on. */
@@ -156,6 +191,9 @@ function subjectOf(p: HookPayload): readonly string[] | undefined {
       return one(p.agent_type);
     case "Notification":
       return one(p.notification_type);
+    case "Elicitation":
+    case "ElicitationResult":
+      return one(p.mcp_server_name);
     default:
       return undefined;
   }

@@ -1,6 +1,7 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import type { Ajv, ValidateFunction } from "ajv";
 import type { OutputSchema } from "../definitions/output-schema.js";
 import type { ContentBlockParam, ToolUnion } from "../model/messages.js";
+import { newAjv } from "../shared/ajv.js";
 import { describeErrors } from "../tools/schema-gate.js";
 import type { ToolUse } from "./execute-call.js";
 import { baseOf, type LoopConfig, type LoopState, type StructuredState } from "./loop-state.js";
@@ -30,7 +31,7 @@ let ajv: Ajv | undefined;
 function validatorOf(schema: OutputSchema): ValidateFunction {
   let v = validators.get(schema);
   if (!v) {
-    ajv ??= new Ajv({ allErrors: true, strict: false, verbose: true });
+    ajv ??= newAjv({ allErrors: true, strict: false, verbose: true });
     v = ajv.compile(schema);
     validators.set(schema, v);
   }

@@ -5,6 +5,7 @@ import {
   type ConnectionContext,
   McpConnection,
   type ServerListing,
+  type Started,
   type StartWatch,
 } from "./mcp-connection.js";
 import { mcpTools } from "./mcp-tools.js";
@@ -22,6 +23,14 @@ export interface RunMcpTools {
   readonly failed: readonly string[];
   /** Set when the signal was aborted while a server was starting: what to say of it. */
   readonly interrupted?: string;
+  /** Each server the list could reach, and how its start went (as Claude Code's `mcp_servers` says it). */
+  readonly servers: readonly McpServerState[];
+}
+
+/** A server of a run: `needs-auth` when it wants a sign-in (`agentmd mcp login`) the run does not have. */
+export interface McpServerState {
+  readonly name: string;
+  readonly status: "connected" | "failed" | "needs-auth" | "pending";
 }
 
 /**
@@ -70,7 +79,9 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
       const warnings: string[] = [];
       const failed: string[] = [];
       let interrupted: string | undefined;
+      const states: McpServerState[] = [];
       for (const { s, c, r } of started) {
+        states.push({ name: s.name, status: stateOf(r) });
         if (!r.ok && r.interrupted) interrupted ??= r.message;
         else if (!r.ok) {
           failed.push(r.message);
@@ -89,12 +100,19 @@ export function createMcpHub(cx: ConnectionContext): McpHub {
         tools.push(...made);
         if (s.config.defer === true) for (const t of made) deferred.add(t.name);
       }
-      return { tools, deferred, warnings, failed, ...(interrupted !== undefined && { interrupted }) };
+      const end = { servers: states, ...(interrupted !== undefined && { interrupted }) };
+      return { tools, deferred, warnings, failed, ...end };
     },
     async close() {
       await Promise.all([...connections.values()].map((c) => c.close()));
     },
   };
+}
+
+function stateOf(r: Started): McpServerState["status"] {
+  if (r.ok) return "connected";
+  if (r.interrupted) return "pending";
+  return asksForSignIn(r.message) ? "needs-auth" : "failed";
 }
 
 /** The servers a list could offer a tool of; a later definition of a name wins over an earlier one. */

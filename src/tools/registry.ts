@@ -44,6 +44,22 @@ export function offeredTools(tools: readonly RegisteredTool[], list: PermissionL
   });
 }
 
+/**
+ * The tools offered under `list` where approvals are in play: a server tool runs at the API, where
+ * no one can be asked, so it is offered only under what the approvals allow unasked (never when they
+ * cannot say).
+ */
+export function offeredUnderApproval(
+  tools: readonly RegisteredTool[],
+  list: PermissionList,
+  approval: { unasked(list: PermissionList): PermissionList | undefined },
+): OfferedTool[] {
+  const unasked = approval.unasked(list);
+  return tools.flatMap((r) =>
+    r.tool.server && !unasked ? [] : offeredTools([r], r.tool.server && unasked ? unasked : list),
+  );
+}
+
 /** Server tools the list allows but that are not offered: the API cannot be told what it allows. */
 export function unsayableServerTools(tools: readonly RegisteredTool[], list: PermissionList): string[] {
   return tools.filter((r) => offerOf(r, list).kind === "unsayable").map((r) => r.tool.name);

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { newAjv } from "../shared/ajv.js";
 import { didYouMean } from "../shared/did-you-mean.js";
 import { setOwn } from "../shared/own.js";
 import type { Logger, SchemaValidationMode, Tool } from "./types.js";
@@ -47,7 +48,7 @@ export function prepareGate(tool: Tool): string | undefined {
     const key = tool.ownsSchema ? JSON.stringify(shape) : undefined;
     entry = key === undefined ? undefined : bySchema.get(key);
     if (!entry) {
-      ajv ??= new Ajv({ allErrors: true, strict: false, verbose: true, validateSchema: false });
+      ajv ??= newAjv({ allErrors: true, strict: false, verbose: true, validateSchema: false });
       try {
         entry = { validate: ajv.compile(shape) };
       } catch (e) {

@@ -46,6 +46,85 @@ describe("MCP elicitation over stream-json", () => {
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
   });
 
+  it("an Elicitation hook callback answers for the program, told the server, question and form", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
+    project(files);
+    trustProject(dir);
+    fake.push(call("mcp__docs__ask_name", {}), text("done"));
+    const told: unknown[] = [];
+    const run = await sdkQuery("ask", {
+      cwd: dir,
+      env,
+      hooks: {
+        Elicitation: [
+          {
+            matcher: "docs",
+            hooks: [
+              async (input) => {
+                told.push(input);
+                return {
+                  hookSpecificOutput: {
+                    hookEventName: "Elicitation",
+                    action: "accept",
+                    content: { name: "Hook" },
+                  },
+                };
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(run.error, run.stderr).toBeUndefined();
+    expect(told).toEqual([
+      expect.objectContaining({
+        hook_event_name: "Elicitation",
+        mcp_server_name: "docs",
+        message: "What is your name?",
+        requested_schema: expect.objectContaining({ required: ["name"] }),
+      }),
+    ]);
+    expect(resultText(resultsSent(fake, 1)[0])).toBe('elicitation: accept {"name":"Hook"}');
+  });
+
+  it("an ElicitationResult hook callback turns onElicitation's accept into a decline", async ({
+    dir,
+    env,
+    fake,
+    project,
+  }) => {
+    project(files);
+    trustProject(dir);
+    fake.push(call("mcp__docs__ask_name", {}), text("done"));
+    const told: unknown[] = [];
+    const run = await sdkQuery("ask", {
+      cwd: dir,
+      env,
+      onElicitation: async () => ({ action: "accept", content: { name: "Ada" } }),
+      hooks: {
+        ElicitationResult: [
+          {
+            hooks: [
+              async (input) => {
+                told.push(input);
+                return { hookSpecificOutput: { hookEventName: "ElicitationResult", action: "decline" } };
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(run.error, run.stderr).toBeUndefined();
+    expect(told).toEqual([
+      expect.objectContaining({ mcp_server_name: "docs", action: "accept", content: { name: "Ada" } }),
+    ]);
+    expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
+  });
+
   it("the initialize answer lists the server's prompts as commands, with their arguments", async ({
     dir,
     env,

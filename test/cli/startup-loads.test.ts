@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBin } from "../support/cli.js";
 import { REPO_ROOT, tempDir } from "../support/fixtures.js";
+import { modulesInLog } from "../support/loaded-modules.js";
 import { writeFiles } from "../support/tools.js";
 
 /**
@@ -27,18 +27,7 @@ function modulesLoaded(argv: string[], files: Record<string, string> = {}): stri
   const r = runBin(argv, { cwd: t.dir, env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  const urls = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
-  const out = new Set<string>();
-  for (const url of urls) {
-    const file = path.relative(REPO_ROOT, fileURLToPath(url));
-    if (!file.startsWith(`dist${path.sep}bundle${path.sep}`)) {
-      out.add(file);
-      continue;
-    }
-    for (const m of readFileSync(fileURLToPath(url), "utf8").matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm))
-      out.add(m[1] ?? "");
-  }
-  return [...out].sort();
+  return modulesInLog(log);
 }
 
 const PROJECT = {
@@ -47,8 +36,9 @@ const PROJECT = {
 };
 
 /**
- * What only a run needs: the model client (the SDK's client; its error classes are small and the
- * model seam's own), MCP, the queue, tracing, the terminal UI, the loop.
+ * What only a run needs: the model client (agentmd's and the SDK's; the SDK's error classes are
+ * small and the model seam's own), MCP's client, the queue, tracing, the terminal UI, the loop and
+ * the runner's core.
  */
 const RUN_ONLY = [
   "node_modules/@anthropic-ai/sdk/client",
@@ -66,25 +56,29 @@ const RUN_ONLY = [
   "src/batch/",
   "src/tracing/",
   "src/loop/run-loop",
+  "src/model/anthropic.ts",
+  "src/mcp/mcp-hub.ts",
+  "src/invocation/core.ts",
   "src/cli/terminal/render.ts",
   "src/cli/terminal/repl.ts",
+];
+/** What the built-in tools run with, and YAML readers other than the loader's. */
+const TOOL_INNARDS = [
+  "node_modules/iconv-lite/",
+  "node_modules/entities/",
+  "node_modules/ignore/",
+  "node_modules/turndown",
+  "node_modules/gray-matter/",
+  "node_modules/js-yaml/",
+  "src/tools/builtin/html-markdown.ts",
 ];
 const runOnly = (mods: string[]) => mods.filter((m) => RUN_ONLY.some((prefix) => m.startsWith(prefix)));
 
 describe("start-up loads what the command runs", () => {
-  it.each([["--version"], ["--help"], ["-v"]])(
-    "%s loads no package and only the entry's small modules",
+  it.each([["--version"], ["--help"], ["-v"], ["-h"], ["help"]])(
+    "%s loads the launcher and what it prints, nothing else",
     (flag) => {
-      const mods = modulesLoaded([flag]);
-      expect(mods.filter((m) => m.startsWith("node_modules/") && !m.includes("fastest-levenshtein"))).toEqual(
-        [],
-      );
-      expect(
-        mods.filter((m) =>
-          /^src\/(definitions|permissions|invocation|loop|model|mcp\/(?!live-servers))/.test(m),
-        ),
-      ).toEqual([]);
-      expect(mods).toContain("src/cli/version.ts");
+      expect(modulesLoaded([flag])).toEqual(["bin/agentmd.js", "src/cli/help.ts", "src/cli/version.ts"]);
     },
   );
 
@@ -94,6 +88,15 @@ describe("start-up loads what the command runs", () => {
     expect(mods).toContain("src/permissions/permission-list.ts");
     expect(runOnly(mods)).toEqual([]);
     expect(mods.filter((m) => m.includes("tree-sitter"))).toEqual([]);
+    // Tool names and schemas, not what the tools run with; no loop; one YAML reader.
+    expect(mods.filter((m) => TOOL_INNARDS.some((prefix) => m.startsWith(prefix)))).toEqual([]);
+    expect(mods.filter((m) => m.startsWith("src/loop/"))).toEqual([]);
+  });
+
+  it("the precompiled surface validators need no package and leave hooks to checkHooks", () => {
+    const code = readFileSync(path.join(REPO_ROOT, "dist/bundle/surface-validators.cjs"), "utf8");
+    expect(code).not.toMatch(/require\(/);
+    expect(code).not.toContain("PreToolUse");
   });
 
   it("check loads the bash grammar when a command's body has a !command to judge", () => {

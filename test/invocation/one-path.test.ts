@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ATTACHMENT } from "../../src/invocation/expand-body.js";
+import { ATTACHMENT } from "../../src/invocation/body-syntax.js";
 import { createRunner } from "../../src/invocation/runner.js";
 import type { RunEvent } from "../../src/loop/events.js";
 import { ConfigError } from "../../src/shared/errors.js";

@@ -193,16 +193,50 @@ describe("a server that wants a sign-in the run does not have", { timeout: 90_00
     expect(run.stderr).toBe(`agentmd: ${line}\n`);
   });
 
-  it("after mcp logout", async () => {
+  it("after mcp logout, which revoked the tokens at the authorization server first", async () => {
     expect((await login()).code).toBe(0);
+    const kept = JSON.parse(readFileSync(signInFile(home), "utf8")).servers[server.url];
     const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
-    expect([out.code, out.stdout]).toEqual([0, `Signed out of MCP server 'secure' (${server.url})\n`]);
+    expect([out.code, out.stdout, out.stderr]).toEqual([
+      0,
+      `Signed out of MCP server 'secure' (${server.url})\n`,
+      "",
+    ]);
+    expect(server.revocations).toEqual([
+      { token: kept.tokens.refresh_token, hint: "refresh_token", client: kept.client.client_id },
+      { token: kept.tokens.access_token, hint: "access_token", client: kept.client.client_id },
+    ]);
     expect(JSON.parse(readFileSync(signInFile(home), "utf8")).servers).toEqual({});
     const again = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
     expect(again.stdout).toBe(`MCP server 'secure' (${server.url}) was not signed in: nothing to forget\n`);
     fake = await startFakeAnthropic([text("went on")]);
     const run = await runBinAsync(["-p", "hi"], { cwd: dir, env: env() });
     expect(run.stderr).toBe(`agentmd: ${line}\n`);
+  });
+});
+
+describe("mcp logout when the authorization server does not revoke", { timeout: 90_000 }, () => {
+  it("says so in one line on stderr, forgets the sign-in all the same, and exits 0", async () => {
+    expect((await login()).code).toBe(0);
+    server.revokeStatus = 503;
+    const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
+    expect([out.code, out.stdout]).toEqual([0, `Signed out of MCP server 'secure' (${server.url})\n`]);
+    const endpoint = new URL("/revoke", server.url).href;
+    expect(out.stderr).toBe(
+      `agentmd mcp logout: secure: could not revoke its tokens at ${endpoint} (the refresh token: it answered 503 Service Unavailable; the access token: it answered 503 Service Unavailable); the sign-in is forgotten here all the same\n`,
+    );
+    expect(JSON.parse(readFileSync(signInFile(home), "utf8")).servers).toEqual({});
+  });
+
+  it("forgets the sign-in when the authorization server cannot be reached", async () => {
+    expect((await login()).code).toBe(0);
+    await server.close();
+    const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
+    expect([out.code, out.stdout]).toEqual([0, `Signed out of MCP server 'secure' (${server.url})\n`]);
+    expect(out.stderr).toMatch(
+      /^agentmd mcp logout: secure: could not revoke its tokens at \S+ \(the refresh token: it could not be reached \([^\n]*\)\); the sign-in is forgotten here all the same\n$/,
+    );
+    expect(JSON.parse(readFileSync(signInFile(home), "utf8")).servers).toEqual({});
   });
 });
 

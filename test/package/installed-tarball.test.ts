@@ -1,5 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { runBinAsync } from "../support/cli.js";
@@ -184,6 +186,33 @@ export const shout = defineTool({
     expect(r.stdout).toContain("it is red");
     expect(JSON.stringify(fake.requests[1]?.body ?? "")).toContain("tool_result");
     expect(JSON.stringify(fake.requests[2]?.body ?? "")).toContain("RED");
+  }, 120_000);
+
+  test("WebFetch turns an HTML page into Markdown: its converter is in the bundle, not an installed package", async ({
+    project,
+    fake,
+    cli,
+  }) => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(
+        "<html><body><h1>Hello</h1><table><tr><th>flag</th></tr><tr><td>--fast</td></tr></table></body></html>",
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`;
+      project({ "agent.md": "---\nname: main\nallowed-tools: WebFetch\n---\nYou answer.\n" });
+      fake.push(call("WebFetch", { url, prompt: "the heading" }), text("read it"));
+      const r = await cli(["run", "go"], { entry: entry() });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const sent = JSON.stringify(fake.requests[1]?.body ?? "");
+      expect(sent).toContain("# Hello");
+      expect(sent).toContain("| flag |");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   }, 120_000);
 
   test("tracing with the OTEL variables sends spans: nothing to install for it", async ({

@@ -37,6 +37,10 @@ export interface OAuthMcpServer {
   revokeAccessTokens(): void;
   /** Forgets every token, refresh tokens too. */
   revokeAll(): void;
+  /** Each revocation request (RFC 7009, `/revoke`), in order: its token, hint and client. */
+  readonly revocations: { token: string; hint: string | undefined; client: string }[];
+  /** Set: `/revoke` answers this status instead of revoking (a server that cannot revoke now). */
+  revokeStatus: number | undefined;
   close(): Promise<void>;
 }
 
@@ -56,7 +60,11 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
   const access = new Map<string, AuthInfo>();
   const refresh = new Map<string, { client: string; scopes: string[] }>();
   const accessTokens: string[] = [];
-  const state = { accessTtl: 3600 };
+  const state: { accessTtl: number; revokeStatus: number | undefined } = {
+    accessTtl: 3600,
+    revokeStatus: undefined,
+  };
+  const revocations: OAuthMcpServer["revocations"] = [];
 
   const issue = (client: string, scopes: string[], resource?: URL): OAuthTokens => {
     const token = randomUUID();
@@ -117,6 +125,11 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
       grants.push("refresh_token");
       return issue(client.client_id, r.scopes);
     },
+    async revokeToken(client, request) {
+      revocations.push({ token: request.token, hint: request.token_type_hint, client: client.client_id });
+      access.delete(request.token);
+      refresh.delete(request.token);
+    },
     async verifyAccessToken(token) {
       const info = access.get(token);
       if (!info) throw new InvalidTokenError("unknown token");
@@ -135,6 +148,11 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
     if (req.path.startsWith("/mcp") || req.path.startsWith("/open"))
       seen.push({ path: req.originalUrl, authorization: req.headers.authorization });
     next();
+  });
+  app.use((req, res, next) => {
+    if (req.path !== "/revoke" || state.revokeStatus === undefined) return next();
+    res.writeHead(state.revokeStatus, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: "temporarily_unavailable" }));
   });
   app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: mcpUrl }));
   const serve: RequestHandler = (req, res) => {
@@ -173,6 +191,13 @@ export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
     },
     set accessTtl(s: number) {
       state.accessTtl = s;
+    },
+    revocations,
+    get revokeStatus() {
+      return state.revokeStatus;
+    },
+    set revokeStatus(s: number | undefined) {
+      state.revokeStatus = s;
     },
     accessTokens,
     revokeAccessTokens: () => access.clear(),

@@ -6,7 +6,8 @@ import { expandConfig } from "../../mcp/expand-vars.js";
 import { createMcpHub } from "../../mcp/mcp-hub.js";
 import { loadMcpSdk } from "../../mcp/mcp-sdk.js";
 import { NewSignIn } from "../../mcp/oauth-provider.js";
-import { changeSignIn, readSignIns, serverUrlKey, signInFile } from "../../mcp/oauth-store.js";
+import { revokeSignIn } from "../../mcp/oauth-revoke.js";
+import { changeSignIn, readSignIns, type SignIn, serverUrlKey, signInFile } from "../../mcp/oauth-store.js";
 import type { McpServerSpec } from "../../mcp/server-spec.js";
 import { DEFAULT_MCP_TIMEOUT_MS } from "../../shared/defaults.js";
 import { WriteError } from "../../shared/errors.js";
@@ -134,9 +135,11 @@ async function confirm(spec: McpServerSpec, home: string, io: CliIo): Promise<nu
 
 /**
  * `agentmd mcp logout NAME`: forgets the sign-in kept for the URL the project gives NAME, or, when
- * the project has no such server, every sign-in made under that name. Contacts nothing.
+ * the project has no such server, every sign-in made under that name. The tokens are first revoked
+ * at the authorization server that issued them, when its metadata names a revocation endpoint; a
+ * revocation that fails is said in one line, and the sign-in is forgotten all the same.
  */
-export function runMcpLogout(name: string, io: CliIo): number {
+export async function runMcpLogout(name: string, io: CliIo): Promise<number> {
   const home = trustHome(io);
   const found = httpServer(io, name, "logout");
   let urls: string[];
@@ -146,6 +149,12 @@ export function runMcpLogout(name: string, io: CliIo): number {
       typeof found === "string"
         ? Object.keys(kept).filter((u) => kept[u]?.name === name)
         : Object.keys(kept).filter((u) => u === found.url);
+    const revoked = await Promise.all(urls.map((u) => revokeSignIn(kept[u] as SignIn)));
+    for (const problem of revoked)
+      if (problem !== undefined)
+        io.stderr.write(
+          `agentmd mcp logout: ${name}: ${problem}; the sign-in is forgotten here all the same\n`,
+        );
     for (const url of urls) changeSignIn(home, url, () => undefined);
   } catch (e) {
     if (e instanceof WriteError) return fail(io, `agentmd mcp logout: ${e.message}`);

@@ -4,7 +4,6 @@ import { loadSettings, mcpJsonFilter } from "../../definitions/settings.js";
 import { toolNames } from "../../definitions/tool-names.js";
 import type { Definition } from "../../definitions/types.js";
 import { builtinCatalog } from "../../invocation/tool-catalog.js";
-import { createMcpHub, reachable } from "../../mcp/mcp-hub.js";
 import { type ProjectServerOptions, projectServers } from "../../mcp/project-servers.js";
 import { type McpServerSpec, mcpToolName } from "../../mcp/server-spec.js";
 import type { PermissionList } from "../../permissions/types.js";
@@ -69,6 +68,8 @@ export async function mcpToolNames(
     const names = [...new Set(specs.map((s) => s.name))];
     return { names: [], lines: [], refused: untrustedServers(at.command, root, names) };
   }
+  // The MCP client loads only when servers are to be started (`tools --mcp`, `audit --mcp`).
+  const { createMcpHub, reachable } = await import("../../mcp/mcp-hub.js");
   const hub = createMcpHub({ timeoutMs: 30_000, cwd: root, env, home: at.home });
   try {
     const wanted = reachable(specs, list);

@@ -1,15 +1,13 @@
 import path from "node:path";
-import { findProjectRoot } from "../../definitions/discover.js";
 import type { Runner } from "../../invocation/runner.js";
 import type { RunEvent, RunResult } from "../../loop/events.js";
-import { newestSession } from "../../loop/session-list.js";
-import { SessionBusyError, SessionError, sessionsDir } from "../../loop/transcript.js";
+import { SessionBusyError, SessionError } from "../../loop/transcript.js";
 import { asksForSignIn } from "../../mcp/oauth-provider.js";
 import { loadRecording, recordedInput } from "../../model/record-replay.js";
 import { optionsHelp } from "../flags/option-table.js";
 import { RUN_FLAGS, type SessionOptions } from "../flags/session-flags.js";
 import { type WrapperOptions, withWrapper } from "../flags/wrapper-flags.js";
-import { type CliIo, styleFor } from "../io.js";
+import { styleFor } from "../io.js";
 import { openRunner } from "../open-runner.js";
 import { forkSession } from "../stream-json/sdk-sessions.js";
 import { claudeOutput } from "../terminal/claude-output.js";
@@ -17,6 +15,9 @@ import { createProgress } from "../terminal/progress.js";
 import { createTextRenderer, printable, summary, terminalRendering } from "../terminal/render.js";
 import { unknownAgent, unknownSlash } from "../terminal/unknown-slash.js";
 import { restrictedWithNotice } from "./project-trust.js";
+import { exitCode, latestSession, type RunIo, SESSION_BUSY_EXIT } from "./run-outcome.js";
+
+export { exitCode, latestSession, type RunIo, SESSION_BUSY_EXIT };
 
 export const RUN_HELP = `Usage: agentmd run [PROMPT | /name args] [options]
        agentmd -p [PROMPT] [options]
@@ -51,12 +52,6 @@ export interface RunCommandOptions extends SessionOptions {
   readonly agent?: string;
   /** The flags wrappers of Claude Code pass (`--mcp-config`, `--tools`, `--session-id`, …). */
   readonly wrapper?: WrapperOptions;
-}
-
-export interface RunIo extends CliIo {
-  readonly stdin?: AsyncIterable<string | Buffer> & { isTTY?: boolean };
-  /** Where Ctrl-C comes from; the CLI passes the process. */
-  readonly onInterrupt?: (handler: () => void) => () => void;
 }
 
 /** Runs `agentmd run`; returns the exit code. */
@@ -152,6 +147,7 @@ function outputFor(
           : "none",
       slashCommands: runner.slashNames(),
       agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
+      signInNeeded: (m) => io.stderr.write(`agentmd: ${printable(m)}\n`),
     });
     const stream = options.output === "stream-json";
     return {
@@ -208,30 +204,6 @@ function outputFor(
         io.stdout.write(`${style.dim(`session ${r.sessionId} (resume with --resume ${r.sessionId})`)}\n`);
     },
   };
-}
-
-/** The project's most recent session, for `--continue`; null when it has none. */
-export function latestSession(io: CliIo, cwd = io.cwd): string | null {
-  return newestSession(sessionsDir(findProjectRoot(cwd, io.env.HOME))) ?? null;
-}
-
-/**
- * The exit status of a command refused because another agentmd writes its session now (`run -c`
- * during the session's run, a batch item another batch runs): 75, "try again later" (EX_TEMPFAIL).
- */
-export const SESSION_BUSY_EXIT = 75;
-
-export function exitCode(r: RunResult): number {
-  switch (r.outcome) {
-    case "done":
-      return 0;
-    case "aborted":
-      return 130;
-    case "refused":
-      return 2;
-    default:
-      return 1;
-  }
 }
 
 async function readStdin(io: RunIo): Promise<string | undefined> {

@@ -11,8 +11,7 @@ import {
   type PermissionOptions,
   sessionPermissions,
 } from "../../invocation/approvals.js";
-import { runnerDenyList } from "../../invocation/core.js";
-import { offeredUnderApproval } from "../../invocation/run-tools.js";
+import { runnerDenyList } from "../../invocation/runner-deny-list.js";
 import { builtinCatalog, type ToolCatalog, toolCatalog } from "../../invocation/tool-catalog.js";
 import { admitCall, type CallApproval, resultText } from "../../loop/execute-call.js";
 import { projectServers } from "../../mcp/project-servers.js";
@@ -36,6 +35,7 @@ import { inspectedTools } from "../../tools/custom/inspected-tools.js";
 import { unknownNameMessage } from "../../tools/custom/read-tool-names.js";
 import { readTextOf } from "../../tools/read-text.js";
 import { realPathOf } from "../../tools/real-path.js";
+import { offeredUnderApproval } from "../../tools/registry.js";
 import type { SchemaValidationMode } from "../../tools/types.js";
 import { type CliIo, styleFor } from "../io.js";
 import { describeApproval } from "../terminal/describe-approval.js";

@@ -80,7 +80,15 @@ function terminalReason(r: RunResult): string {
 /** `init` with what the SDK reads of it; an assistant message split into one per content block. */
 function shaped(m: Record<string, unknown>, session: TurnSession): object[] {
   if (m.type === "system" && m.subtype === "init")
-    return [{ ...m, mcp_servers: session.mcpServers, claude_code_version: VERSION, skills: [] }];
+    return [
+      {
+        ...m,
+        // The project's servers (as the run started them), then the program's own.
+        mcp_servers: [...((m.mcp_servers as unknown[] | undefined) ?? []), ...session.mcpServers],
+        claude_code_version: VERSION,
+        skills: [],
+      },
+    ];
   if (m.type !== "assistant") return [m];
   const message = m.message as { content: readonly unknown[] };
   if (message.content.length <= 1) return [m];

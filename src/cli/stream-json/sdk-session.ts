@@ -5,7 +5,7 @@ import type { Runner } from "../../invocation/runner.js";
 import type { RunEvent, RunResult } from "../../loop/events.js";
 import { SessionError, type TranscriptStore } from "../../loop/transcript.js";
 import { restrictedWithNotice } from "../commands/project-trust.js";
-import { exitCode, latestSession, type RunIo } from "../commands/run-command.js";
+import { exitCode, latestSession, type RunIo } from "../commands/run-outcome.js";
 import type { SessionOptions } from "../flags/session-flags.js";
 import { type WrapperOptions, withWrapper } from "../flags/wrapper-flags.js";
 import { openRunner } from "../open-runner.js";
@@ -244,6 +244,7 @@ async function oneTurn(t: TurnContext, message: SdkUserMessage, promptId: string
     agents: runner.definitions.filter((d) => d.surface === "agent").map((d) => d.name),
     mcpServers: opened.mcpServers,
     partialMessages: options.wrapper.partialMessages,
+    signInNeeded: (m) => io.stderr.write(`agentmd: ${printable(m)}\n`),
   });
   const started = performance.now();
   let result: RunResult;

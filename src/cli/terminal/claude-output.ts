@@ -1,4 +1,5 @@
 import type { RunEvent, RunResult } from "../../loop/events.js";
+import { asksForSignIn } from "../../mcp/oauth-provider.js";
 import type { Usage } from "../../model/models.js";
 
 /**
@@ -14,6 +15,11 @@ export interface ClaudeSession {
   readonly apiKeySource: string;
   readonly slashCommands: readonly string[];
   readonly agents: readonly string[];
+  /**
+   * Where a top run's warning that a server needs a sign-in (`agentmd mcp login`) is said, beside
+   * `init`'s `needs-auth`: these shapes carry no warnings, and a script reads only stdout.
+   */
+  readonly signInNeeded?: (message: string) => void;
 }
 
 export interface ClaudeOutput {
@@ -48,7 +54,7 @@ export function claudeOutput(session: ClaudeSession): ClaudeOutput {
               cwd: session.cwd,
               session_id: e.sessionId,
               tools: e.tools,
-              mcp_servers: [],
+              mcp_servers: (e.mcpServers ?? []).map(({ name, status }) => ({ name, status })),
               model: e.model,
               permissionMode: session.permissionMode,
               slash_commands: session.slashCommands,
@@ -60,6 +66,9 @@ export function claudeOutput(session: ClaudeSession): ClaudeOutput {
         }
         case "turn_start":
           turnStarted.set(e.runId, performance.now());
+          return [];
+        case "warning":
+          if (e.depth === 0 && asksForSignIn(e.message)) session.signInNeeded?.(e.message);
           return [];
         case "usage":
           usage.set(e.runId, e.usage);

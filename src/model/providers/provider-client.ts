@@ -40,8 +40,8 @@ export async function providerClient(choice: ProviderChoice, o: ClientBasics): P
     case "anthropic": {
       // Loaded with the first request, not with the module: a command that builds a run without
       // sending one (`agentmd tools`) never reads the client.
-      const { Anthropic } = await import("@anthropic-ai/sdk");
-      return new Anthropic({
+      const { anthropicClient } = await import("./anthropic-client.js");
+      return anthropicClient({
         ...(o.authToken ? { authToken: o.authToken, apiKey: null } : { apiKey: o.apiKey ?? "replay" }),
         ...(o.baseURL && { baseURL: o.baseURL }),
         ...fetch,

@@ -1,5 +1,5 @@
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
 import type { ToolFs } from "./fs.js";
 
 /** The `.gitignore` rules of one folder, read with the `ignore` package (git's own semantics). */
@@ -10,12 +10,15 @@ export interface IgnoreRules {
 
 /** The rules of `dir/.gitignore`, or undefined when it has none (or it cannot be read). */
 export async function rulesOf(fs: ToolFs, dir: string): Promise<IgnoreRules | undefined> {
+  let text: string;
   try {
-    const text = (await fs.readFile(path.join(dir, ".gitignore"))).toString("utf8");
-    return { dir, rules: ignore().add(text) };
+    text = (await fs.readFile(path.join(dir, ".gitignore"))).toString("utf8");
   } catch {
     return undefined;
   }
+  // Loaded with the first .gitignore read: commands that only list the tools never need it.
+  const { default: ignore } = await import("ignore");
+  return { dir, rules: ignore().add(text) };
 }
 
 /**

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import picomatch from "picomatch";
 import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
@@ -251,13 +250,15 @@ for (const s of sources) {
 parentPort.postMessage({ hits, cut });
 `;
 
-function searchInWorker(
+async function searchInWorker(
   sources: readonly SearchSource[],
   re: RegExp,
   keep: { before: number; after: number } | null,
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<{ hits: FileHits[]; cut: boolean } | "timeout" | "aborted"> {
+  // Loaded with the first search: a command that only lists the tools does not load worker threads.
+  const { Worker } = await import("node:worker_threads");
   return new Promise((resolve) => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,

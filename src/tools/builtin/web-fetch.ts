@@ -1,8 +1,6 @@
-import { decodeHTML } from "entities";
 import { judgesUrl } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
-import { decodePage, htmlToMarkdown } from "./html-markdown.js";
 
 export const WEBFETCH_MAX_BYTES = 5 * 1024 * 1024;
 export const WEBFETCH_MAX_CHARS = 100_000;
@@ -88,9 +86,11 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
           `${url.href} is ${type} (${res.headers.get("content-length") ?? "unknown size"} bytes), not text.`,
         );
       }
+      // The page's decoding and conversion (iconv-lite, turndown) load with the first page read.
+      const page = await import("./html-markdown.js");
       let body: { text: string; cut: boolean };
       try {
-        body = await readCapped(res, maxBytes);
+        body = await page.readCapped(res, maxBytes);
       } catch (e) {
         if (ctx.signal.aborted) return fail("Interrupted.");
         if (signal.aborted) return fail(`Fetching ${url.href} timed out after ${timeoutMs} ms.`);
@@ -98,7 +98,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
       }
       const html = type.includes("html") || /^\s*<(!doctype html|html)/i.test(body.text);
       // Markdown keeps links, tables and code; a page turndown cannot convert in time is flat text.
-      let text = html ? ((await htmlToMarkdown(body.text)) ?? htmlToText(body.text)) : body.text;
+      let text = html ? ((await page.htmlToMarkdown(body.text)) ?? page.htmlToText(body.text)) : body.text;
       const notes: string[] = [];
       if (body.cut) notes.push(`[the page is larger than ${maxBytes} bytes; only the start was read]`);
       if (text.length > WEBFETCH_MAX_CHARS) {
@@ -114,104 +114,4 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
       return res.ok ? ok(result) : fail(result);
     },
   });
-}
-
-async function readCapped(res: Response, maxBytes: number): Promise<{ text: string; cut: boolean }> {
-  if (!res.body) return { text: "", cut: false };
-  const type = res.headers.get("content-type") ?? "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let cut = false;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > maxBytes) {
-      cut = true;
-      await reader.cancel();
-      break;
-    }
-  }
-  return { text: decodePage(Buffer.concat(chunks).subarray(0, maxBytes), type), cut };
-}
-
-/** Elements whose content is not text. */
-const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "head"]);
-/** Elements whose end is a line break. */
-const BLOCKS = new Set([
-  "p",
-  "div",
-  "li",
-  "tr",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "section",
-  "article",
-  "header",
-  "footer",
-  "pre",
-  "blockquote",
-  "table",
-  "ul",
-  "ol",
-]);
-
-/**
- * HTML reduced to readable text: no scripts, styles or tags; block ends become line breaks.
- * One pass with indexOf, so that its time is linear in the page (a page of unclosed `<` or
- * `<head>` tags made a regular-expression version quadratic, and it runs on the event loop).
- */
-export function htmlToText(html: string): string {
-  const lower = html.toLowerCase();
-  const parts: string[] = [];
-  let i = 0;
-  while (i < html.length) {
-    const lt = html.indexOf("<", i);
-    if (lt === -1) {
-      parts.push(html.slice(i));
-      break;
-    }
-    if (lt > i) parts.push(html.slice(i, lt));
-    if (html.startsWith("<!--", lt)) {
-      const end = html.indexOf("-->", lt + 4);
-      i = end === -1 ? html.length : end + 3;
-      continue;
-    }
-    const gt = html.indexOf(">", lt + 1);
-    if (gt === -1) {
-      parts.push(html.slice(lt));
-      break;
-    }
-    const m = /^\/?([a-zA-Z][a-zA-Z0-9-]*)/.exec(html.slice(lt + 1, Math.min(gt, lt + 40)));
-    const name = m?.[1]?.toLowerCase() ?? "";
-    const closing = html[lt + 1] === "/";
-    i = gt + 1;
-    if (!closing && SKIPPED.has(name)) {
-      const end = lower.indexOf(`</${name}`, i);
-      const endGt = end === -1 ? -1 : html.indexOf(">", end);
-      i = endGt === -1 ? html.length : endGt + 1;
-    } else if (name === "br" || (closing && BLOCKS.has(name))) {
-      parts.push("\n");
-    } else if (BLOCKS.has(name) && name !== "li" && !/\n\s*$/.test(parts[parts.length - 1] ?? "\n")) {
-      parts.push("\n");
-    } else if (!closing && name === "li") {
-      parts.push("- ");
-    }
-  }
-  return (
-    parts
-      .join("")
-      // Every HTML entity (é, &eacute;, &#233;), as the HTML standard reads them.
-      .replace(/&[#a-z0-9]{1,32};/gi, (entity) => decodeHTML(entity).replace(/\u00a0/g, " "))
-      .replace(/[ \t\f\v\r]+/g, " ")
-      .replace(/ ?\n ?/g, "\n")
-      .replace(/\n{3,}/g, "\n\n")
-      .trim()
-  );
 }

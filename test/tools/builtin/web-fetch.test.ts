@@ -1,8 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { htmlToMarkdown } from "../../../src/tools/builtin/html-markdown.js";
-import { htmlToText } from "../../../src/tools/builtin/web-fetch.js";
+import { htmlToMarkdown, htmlToText } from "../../../src/tools/builtin/html-markdown.js";
 import { createWebFetchTool } from "../../../src/tools/index.js";
 import { run, text, toolContext } from "../../support/tools.js";
 

@@ -1,0 +1,53 @@
+import path from "node:path";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixture.js";
+import { REPO_ROOT } from "../support/fixtures.js";
+import { modulesInLog } from "../support/loaded-modules.js";
+import { call, text } from "../support/script.js";
+
+/**
+ * What a stream-json session (the Agent SDK's road: one process per `query()`) loads, read from a
+ * trace of the modules Node resolves (never a time), as test/cli/startup-loads.test.ts reads a
+ * command's.
+ */
+const FLAGS = ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json"];
+const USER = `${JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null })}\n`;
+
+describe("a stream-json session loads what its turns run", () => {
+  test("a Bash turn and an answer load the Messages client and the shell, not the terminal's rendering nor the API's other resources", async ({
+    cli,
+    dir,
+    fake,
+    project,
+  }) => {
+    project({ "agent.md": "---\nallowed-tools: Bash\n---\nYou run commands.\n" });
+    fake.push(call("Bash", { command: "true" }), text("done"));
+    const log = path.join(dir, "imports.log");
+    const preload = `--import=${path.join(REPO_ROOT, "test/support/log-imports.mjs")}`;
+    const r = await cli(FLAGS, { input: USER, env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('"result":"done"');
+    const mods = modulesInLog(log);
+    // What the turns ran: the session, the Messages resource, the shell's grammar.
+    expect(mods).toContain("src/cli/stream-json/sdk-session.ts");
+    expect(mods).toContain("node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs");
+    expect(mods.some((m) => m.startsWith("node_modules/web-tree-sitter/"))).toBe(true);
+    // What it never uses.
+    const unused = mods.filter(
+      (m) =>
+        m.startsWith("node_modules/highlight.js/") ||
+        m.startsWith("node_modules/marked/") ||
+        m.startsWith("src/cli/terminal/render") ||
+        m.startsWith("src/cli/terminal/markdown") ||
+        m.startsWith("src/cli/terminal/progress") ||
+        m === "src/cli/commands/run-command.ts" ||
+        // The SDK's other resources (a few of their error classes are kept, their code is not).
+        m.startsWith("node_modules/@anthropic-ai/sdk/resources/beta/messages/") ||
+        m.startsWith("node_modules/@anthropic-ai/sdk/resources/beta/agents/") ||
+        m.startsWith("node_modules/@anthropic-ai/sdk/lib/BetaMessageStream") ||
+        m.startsWith("node_modules/@anthropic-ai/sdk/resources/models") ||
+        m.startsWith("node_modules/@anthropic-ai/sdk/resources/completions"),
+    );
+    expect(unused).toEqual([]);
+  });
+});
