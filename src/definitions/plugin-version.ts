@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "../shared/is-inside.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import { walkTree } from "./walk-tree.js";
 
 /**
@@ -64,7 +64,7 @@ function gitDirOf(dotGit: string): string | undefined {
 
 /** sha256 over each file's path under `root` and its content, in name order (`.git` left out). */
 function contentHash(root: string): string {
-  const hash = createHash("sha256");
+  const hash = nodeCrypto().createHash("sha256");
   for (const file of walkTree(root)) {
     hash.update(`${path.relative(root, file)}\0`);
     try {

@@ -5,8 +5,8 @@
  * convention); `\$` escapes; a missing argument is the empty string; `$0` stays as written.
  */
 
-import { randomBytes } from "node:crypto";
 import type { QuoteContext, ShellParser } from "../permissions/shell/shell-parser.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import { shellQuote, splitArgs } from "../shared/shell-words.js";
 
 export { shellQuote, splitArgs };
@@ -43,7 +43,7 @@ export function quoteIntoCommand(
 ): { readonly ok: true; readonly command: string } | { readonly ok: false; readonly why: string } {
   const words = splitArgs(args);
   const values: { all: boolean; value: string }[] = [];
-  const marker = `AGENTMDARG${randomBytes(6).toString("hex")}N`;
+  const marker = `AGENTMDARG${nodeCrypto().randomBytes(6).toString("hex")}N`;
   const template = command.replace(PLACEHOLDER, (whole, index: string | undefined, n: string | undefined) => {
     if (whole === "\\$") return "$";
     const value =

@@ -1,5 +1,6 @@
-import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { type CollectedOutput, collectOutput } from "./collect-output.js";
+import { childProcess } from "./node-builtins.js";
 import { OWN_SECRETS } from "./own-secrets.js";
 
 /** How a process is started (`child_process.spawn`'s shape; the sandbox wraps it). */
@@ -67,7 +68,7 @@ export function runProcess(file: string, args: readonly string[], o: ProcessOpti
   if (o.signal?.aborted) return Promise.resolve(done({ kind: "aborted" }));
   let child: ChildProcess;
   try {
-    child = (o.spawn ?? spawn)(file, [...args], {
+    child = (o.spawn ?? childProcess().spawn)(file, [...args], {
       ...(o.cwd !== undefined && { cwd: o.cwd }),
       env: visibleEnv(o.env ?? process.env),
       detached: true,

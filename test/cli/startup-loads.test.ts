@@ -30,6 +30,9 @@ function modulesLoaded(argv: string[], files: Record<string, string> = {}): stri
   return modulesInLog(log);
 }
 
+/** Node's own modules a command that runs nothing has no use for. */
+const NODE_WORK_ONLY = ["node:child_process", "node:crypto", "node:fs/promises"];
+
 const PROJECT = {
   "agent.md":
     "---\nname: main\ndescription: Answers questions.\nallowed-tools: Read, Grep, Bash(git status:*)\n---\nYou answer.\n",
@@ -78,7 +81,12 @@ describe("start-up loads what the command runs", () => {
   it.each([["--version"], ["--help"], ["-v"], ["-h"], ["help"]])(
     "%s loads the launcher and what it prints, nothing else",
     (flag) => {
-      expect(modulesLoaded([flag])).toEqual(["bin/agentmd.js", "src/cli/help.ts", "src/cli/version.ts"]);
+      expect(modulesLoaded([flag])).toEqual([
+        "bin/agentmd.js",
+        "node:module",
+        "src/cli/help.ts",
+        "src/cli/version.ts",
+      ]);
     },
   );
 
@@ -91,6 +99,9 @@ describe("start-up loads what the command runs", () => {
     // Tool names and schemas, not what the tools run with; no loop; one YAML reader.
     expect(mods.filter((m) => TOOL_INNARDS.some((prefix) => m.startsWith(prefix)))).toEqual([]);
     expect(mods.filter((m) => m.startsWith("src/loop/"))).toEqual([]);
+    // Nor Node's modules that only a tool's work needs (they load net, streams, all of crypto).
+    expect(mods.filter((m) => NODE_WORK_ONLY.includes(m))).toEqual([]);
+    expect(mods).toContain("node:fs");
   });
 
   it("the precompiled surface validators need no package and leave hooks to checkHooks", () => {

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { judgesCommand } from "../../permissions/subject-specs.js";
+import { childProcess } from "../../shared/node-builtins.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "../types.js";
 import type { BackgroundStart } from "./background-shells.js";
@@ -64,7 +64,7 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
         maxChars: BASH_MAX_OUTPUT,
         // In a sandboxed run the same command line starts inside the sandbox (src/sandbox/).
         ...((deps.spawn || ctx.sandbox) && {
-          spawn: ctx.sandbox ? ctx.sandbox.wrapSpawn(deps.spawn ?? spawn) : deps.spawn,
+          spawn: ctx.sandbox ? ctx.sandbox.wrapSpawn(deps.spawn ?? childProcess().spawn) : deps.spawn,
         }),
       };
       if (input.run_in_background) return startInBackground(input.command, input.timeout, how, ctx);

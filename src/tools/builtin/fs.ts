@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
-import * as nodeFs from "node:fs/promises";
 import path from "node:path";
+import { fsPromises } from "../../shared/node-builtins.js";
 
 /**
  * The file system the built-in tools use. Injected, so that tests run against a temp folder and a
@@ -20,12 +20,12 @@ export interface ToolFs {
 }
 
 export const NODE_FS: ToolFs = {
-  stat: (p) => nodeFs.stat(p),
-  readFile: (p) => nodeFs.readFile(p),
+  stat: (p) => fsPromises().stat(p),
+  readFile: (p) => fsPromises().readFile(p),
   readStream: (p) => createReadStream(p, { highWaterMark: 64 * 1024 }),
-  writeFile: (p, data) => nodeFs.writeFile(p, data, "utf8"),
-  mkdir: (p, opts) => nodeFs.mkdir(p, opts),
-  readdir: (p, opts) => nodeFs.readdir(p, opts),
+  writeFile: (p, data) => fsPromises().writeFile(p, data, "utf8"),
+  mkdir: (p, opts) => fsPromises().mkdir(p, opts),
+  readdir: (p, opts) => fsPromises().readdir(p, opts),
 };
 
 /** The absolute path a tool input names, resolved against the run's working folder. */

@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { judgesPath } from "../../permissions/subject-specs.js";
+import { nodeCrypto } from "../../shared/node-builtins.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool } from "../types.js";
 import { checkEditable, readEditable, writeEdited } from "./edit-file.js";
@@ -114,7 +114,7 @@ function changeCell(
 }
 
 function newCell(nb: Notebook, type: "code" | "markdown", source: string): Cell {
-  const id = wantsCellIds(nb) ? { id: randomBytes(4).toString("hex") } : {};
+  const id = wantsCellIds(nb) ? { id: nodeCrypto().randomBytes(4).toString("hex") } : {};
   return type === "code"
     ? {
         cell_type: "code",
