@@ -1,8 +1,5 @@
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync } from "../support/cli.js";
-import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
-import { tempDir } from "../support/fixtures.js";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixture.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
 import { call, resultsSent, resultText, text, toolsOf } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
@@ -12,26 +9,7 @@ import { trustProject } from "../support/trust.js";
  * A user's attacks on #41 through the built CLI: a hop whose list omits a server reads none of its
  * resources and runs none of its prompts; a mention of a server outside the list is not expanded.
  */
-let dir: string;
-let cleanup: () => void;
-let fake: FakeAnthropic | undefined;
-
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-});
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-  cleanup();
-});
-
-const env = () => ({
-  ANTHROPIC_API_KEY: "k",
-  ANTHROPIC_BASE_URL: (fake as FakeAnthropic).url,
-  HOME: path.join(dir, "home"),
-});
-
-function project(main: string, helper: string) {
+function project(dir: string, main: string, helper: string) {
   writeFiles(dir, {
     "skills/tidy/SKILL.md": "---\nname: tidy\ndescription: Tidies.\n---\nTidy up.\n",
     ".mcp.json": mcpJson({ docs: stdioServer("extras"), other: stdioServer("extras") }),
@@ -41,23 +19,23 @@ function project(main: string, helper: string) {
   trustProject(dir);
 }
 
-const run = (...argv: string[]) => runBinAsync(argv, { cwd: dir, env: env() });
 const task = { subagent_type: "helper", description: "read", prompt: "read the guide" };
 
 describe("a hop whose list omits a server", () => {
-  it("reads none of its resources", async () => {
+  test("reads none of its resources", async ({ dir, fake, cli }) => {
     project(
+      dir,
       "mcp__docs, ListMcpResourcesTool, ReadMcpResourceTool, Task",
       "ListMcpResourcesTool, ReadMcpResourceTool",
     );
-    fake = await startFakeAnthropic([
+    fake.push(
       call("Task", task),
       call("ReadMcpResourceTool", { server: "docs", uri: "docs://guide" }),
       call("ListMcpResourcesTool", {}),
       text("helper done"),
       text("main done"),
-    ]);
-    const r = await run("run", "go");
+    );
+    const r = await cli(["run", "go"]);
     expect(r.code, r.stderr).toBe(0);
     const sent = JSON.stringify(fake.requests.map((q) => q.body.messages));
     expect(sent).not.toContain("GUIDE: tabs");
@@ -71,16 +49,16 @@ describe("a hop whose list omits a server", () => {
     );
   });
 
-  it("runs none of its prompts through Skill", async () => {
-    project("mcp__docs, Skill, Task", "Skill");
-    fake = await startFakeAnthropic([
+  test("runs none of its prompts through Skill", async ({ dir, fake, cli }) => {
+    project(dir, "mcp__docs, Skill, Task", "Skill");
+    fake.push(
       call("Skill", { skill: "mcp__docs__review", args: "y.ts" }),
       call("Task", task),
       call("Skill", { skill: "mcp__docs__review", args: "x.ts" }),
       text("helper done"),
       text("main done"),
-    ]);
-    const r = await run("run", "go");
+    );
+    const r = await cli(["run", "go"]);
     expect(r.code, r.stderr).toBe(0);
     const sent = JSON.stringify(fake.requests.map((q) => q.body.messages));
     expect(sent).not.toContain("Review x.ts closely");
@@ -96,10 +74,10 @@ describe("a hop whose list omits a server", () => {
 });
 
 describe("@server:uri of a server outside the list", () => {
-  it("is not expanded: the run does not start, and says why", async () => {
-    project("mcp__docs, ReadMcpResourceTool", "Read");
-    fake = await startFakeAnthropic([text("ok")]);
-    const r = await run("run", "follow @other:docs://guide");
+  test("is not expanded: the run does not start, and says why", async ({ dir, fake, cli }) => {
+    project(dir, "mcp__docs, ReadMcpResourceTool", "Read");
+    fake.push(text("ok"));
+    const r = await cli(["run", "follow @other:docs://guide"]);
     const said = r.stdout + r.stderr;
     expect(r.code).toBe(1);
     expect(said).toContain(
