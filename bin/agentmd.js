@@ -30,25 +30,27 @@ else await runCommand();
 
 /** Every other command: the CLI, with the process set up around it. */
 async function runCommand() {
-  // The bundle is imported after this, not statically, for the compile cache to apply to it.
-  enableCompileCache();
-  const { killLiveMcpServers, killLiveProcessGroups, main } = await import("../dist/bundle/cli.mjs");
-
+  const command = process.argv[2];
   // The bash grammar is WebAssembly. V8 would recompile it in the background with its optimising
   // compiler, and a process that ends waits for that: 0.4-0.7 s at every exit. Its baseline code
-  // reads a command line in microseconds; the flag is set before the grammar is first compiled.
+  // reads a command line in microseconds. The flag is set before anything is compiled: V8 keeps
+  // compiled code for the flags it was compiled under, and a cache made under others is refused.
   require("node:v8").setFlagsFromString("--liftoff-only");
+  // The bundle is imported after this, not statically, for the compile cache to apply to it.
+  const compileCache = enableCompileCache();
+  // `check` (a pre-commit hook's command) is one CommonJS file of its own; every other command the CLI.
+  const cli = command === "check" ? loadCheck(compileCache) : await import("../dist/bundle/cli.mjs");
+  const { killLiveMcpServers, killLiveProcessGroups, main } = cli;
 
-  // However agentmd ends, no command it started outlives it.
-  process.on("exit", killLiveProcessGroups);
-  process.on("exit", killLiveMcpServers);
+  // However agentmd ends, no command it started outlives it (check starts none).
+  if (killLiveProcessGroups) process.on("exit", killLiveProcessGroups);
+  if (killLiveMcpServers) process.on("exit", killLiveMcpServers);
   // SIGTERM and SIGHUP stop a run as Ctrl-C does (its pending calls answered "interrupted", the
   // transcript closed, the result printed), then exit 143 or 129; a run that does not stop within
   // 5 s, a second signal, or a command with no run to stop, exits at once. Commands that start
   // nothing keep the default: a signal ends them at once, even mid-work.
   const interrupts = new Set();
   let signalled;
-  const command = process.argv[2];
   if (!["check", "init", "sessions"].includes(command)) {
     for (const [signal, code] of [
       ["SIGTERM", 143],
@@ -89,6 +91,7 @@ async function runCommand() {
     },
   });
   finished = true;
+  cli.saveCodeCache?.();
   // A command that has finished and said so exits, even if a connection it closed lingers (a Redis
   // client still reconnecting after a restart, say): its output is written (pipes and files are
   // written synchronously on Linux), so nothing is lost by not waiting for such a handle.
@@ -139,12 +142,101 @@ function handedSecrets() {
  * folder that cannot be made or written leaves the cache off: start-up is slower, nothing fails.
  */
 function enableCompileCache() {
-  if (typeof nodeModule.enableCompileCache !== "function" || process.env.NODE_COMPILE_CACHE) return;
+  if (typeof nodeModule.enableCompileCache !== "function") return false;
+  if (process.env.NODE_COMPILE_CACHE) return true;
   try {
     nodeModule.enableCompileCache(require("node:path").join(userCacheDir(), "agentmd", "compile-cache"));
   } catch {
     // no home folder, or none agentmd may write in: no cache
   }
+  return true;
+}
+
+/**
+ * `agentmd check`, dist/bundle/check.cjs (src/cli/check-entry.ts alone): one file, no module to
+ * resolve. Where Node has a compile cache (22.1+) it keeps the file's bytecode; Node 20 has none
+ * for ES modules and is given one for this file: V8's code cache, kept in the user's cache folder.
+ */
+function loadCheck(compileCache) {
+  const file = require("node:url").fileURLToPath(new URL("../dist/bundle/check.cjs", import.meta.url));
+  if (compileCache) return require(file);
+  return requireWithCodeCache(file);
+}
+
+/**
+ * Loads a CommonJS file as require() would, compiled with the V8 code cache kept for it under the
+ * user's cache folder (agentmd/code-cache), and returns its exports and saveCodeCache(), which
+ * keeps the code compiled so far when there was no usable cache: called once the command is done,
+ * the cache holds the functions the command ran too. Written here rather than taken from a package
+ * (v8-compile-cache): that one loads node:crypto to name its files, which start-up must not pay
+ * for, and keeps them in the shared temporary folder, which other users can write in.
+ *
+ * A cache is used only for the same file (its path, size and time), the same Node, and the same
+ * options (V8 keeps compiled code for the flags it was compiled under); its header says which, and a
+ * cache whose header differs is compiled anew and replaced. V8 checks a cache's version, flags and,
+ * with --verify-snapshot-checksum, its checksum: a damaged cache is refused (without the flag it
+ * could crash the process) and replaced. A folder that cannot be made or written leaves the cache
+ * off; nothing the cache does can fail the command.
+ */
+function requireWithCodeCache(file) {
+  const fs = require("node:fs");
+  const path = require("node:path");
+  const stat = fs.statSync(file);
+  const key = `agentmd code cache 1\n${JSON.stringify([file, stat.size, stat.mtimeMs, process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ""])}\n`;
+  let blob;
+  let cached;
+  try {
+    blob = path.join(userCacheDir(), "agentmd", "code-cache", `${path.basename(file)}-${fnv1a(file)}.bin`);
+    cached = cachedCode(fs.readFileSync(blob), key);
+  } catch {
+    // no cache yet, or no folder to keep one in
+  }
+  require("node:v8").setFlagsFromString("--verify-snapshot-checksum");
+  const { Script } = require("node:vm");
+  const script = new Script(nodeModule.wrap(fs.readFileSync(file, "utf8")), {
+    filename: file,
+    cachedData: cached,
+  });
+  const used = cached !== undefined && !script.cachedDataRejected;
+  const module = { exports: {}, filename: file, id: file, loaded: false };
+  script
+    .runInThisContext()
+    .call(module.exports, module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
+  module.loaded = true;
+  debugCodeCache(used ? "used" : cached === undefined ? "none" : "refused");
+  const saveCodeCache = () => {
+    if (used || blob === undefined) return;
+    try {
+      const data = script.createCachedData();
+      fs.mkdirSync(path.dirname(blob), { recursive: true, mode: 0o700 });
+      const temp = `${blob}.${process.pid}.tmp`;
+      fs.writeFileSync(temp, Buffer.concat([Buffer.from(key), data]), { mode: 0o600 });
+      fs.renameSync(temp, blob);
+      debugCodeCache("written");
+    } catch {
+      // a folder agentmd may not write in: no cache
+    }
+  };
+  return { ...module.exports, saveCodeCache };
+}
+
+/** The code in a cache file, when its header is `key`; undefined otherwise. */
+function cachedCode(content, key) {
+  const header = Buffer.from(key);
+  if (content.length <= header.length || !content.subarray(0, header.length).equals(header)) return undefined;
+  return content.subarray(header.length);
+}
+
+/** AGENTMD_DEBUG_CODE_CACHE=1: one line on standard error for what the code cache did. */
+function debugCodeCache(what) {
+  if (process.env.AGENTMD_DEBUG_CODE_CACHE) process.stderr.write(`agentmd: code cache: ${what}\n`);
+}
+
+/** A short name for a path (32-bit FNV-1a, in hex): the cache file's name, not its check. */
+function fnv1a(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
 }
 
 /** The folder the platform keeps a user's caches in. */

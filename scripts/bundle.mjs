@@ -41,6 +41,9 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
+// `check` alone, as one CommonJS file (src/cli/check-entry.ts; scripts/check-bundle.mjs): Node 20
+// has no compile cache for ES modules, and the launcher loads this file with a V8 code cache instead.
+await import("./check-bundle.mjs");
 // The surface validators precompiled beside the loader are read relative to the module that reads them.
 copyFileSync(`${root}/dist/definitions/surface-validators.cjs`, `${root}/dist/bundle/surface-validators.cjs`);
 // The shell parser's two .wasm files ship alone, not their packages (src/permissions/shell/

@@ -3,12 +3,13 @@
 // modules when it runs (`check` never loads the model client, MCP, the queue, tracing or the terminal
 // UI). test/cli/startup-loads.test.ts holds this with a trace of the files a command reads.
 import { didYouMean } from "../shared/did-you-mean.js";
+import { check } from "./check-entry.js";
+import { commandFailure } from "./command-failure.js";
 import type { RunIo } from "./commands/run-command.js";
 import { parseFlags } from "./flags/parse-flags.js";
 import { UsageError } from "./flags/usage-error.js";
 import { quickAnswer } from "./help.js";
 import type { CliIo } from "./io.js";
-import { printable } from "./terminal/printable.js";
 
 export type { RunIo } from "./commands/run-command.js";
 export type { CliIo } from "./io.js";
@@ -89,12 +90,7 @@ export async function main(argv: readonly string[], io: RunIo): Promise<number> 
         return await withoutCommand(argv, io);
     }
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.stderr.write(`agentmd: ${printable((e as Error).message)}\nRun 'agentmd --help' for usage.\n`);
-      return 2;
-    }
-    io.stderr.write(`agentmd: internal error: ${printable((e as Error).stack ?? String(e))}\n`);
-    return 1;
+    return commandFailure(e, io);
   }
 }
 
@@ -118,17 +114,7 @@ function withoutCommand(argv: readonly string[], io: RunIo): Promise<number> {
   );
 }
 
-// Each command loads its own modules when it runs: `check` never pays for the SDK's start-up.
-async function check(args: readonly string[], io: CliIo): Promise<number> {
-  const { CHECK_HELP, CHECK_OPTIONS, runCheck } = await import("./commands/check-command.js");
-  const { values, positionals } = parseFlags(args, CHECK_OPTIONS);
-  if (values.help) {
-    io.stdout.write(`${CHECK_HELP}\n`);
-    return 0;
-  }
-  return runCheck({ paths: positionals, json: values.json, strict: values.strict }, io);
-}
-
+// Each command loads its own modules when it runs: `check` (check-entry.ts) never pays for the SDK's start-up.
 async function tools(args: readonly string[], io: CliIo): Promise<number> {
   const { TOOLS_HELP, TOOLS_OPTIONS, runTools } = await import("./commands/tools-command.js");
   const { permissionFlags } = await import("./flags/permission-flags.js");
