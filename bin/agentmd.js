@@ -185,9 +185,11 @@ function requireWithCodeCache(file) {
   const key = `agentmd code cache 1\n${JSON.stringify([file, stat.size, stat.mtimeMs, process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ""])}\n`;
   let blob;
   let cached;
+  let state = "none";
   try {
     blob = path.join(userCacheDir(), "agentmd", "code-cache", `${path.basename(file)}-${fnv1a(file)}.bin`);
     cached = cachedCode(fs.readFileSync(blob), key);
+    if (cached === undefined) state = "stale";
   } catch {
     // no cache yet, or no folder to keep one in
   }
@@ -203,7 +205,7 @@ function requireWithCodeCache(file) {
     .runInThisContext()
     .call(module.exports, module.exports, nodeModule.createRequire(file), module, file, path.dirname(file));
   module.loaded = true;
-  debugCodeCache(used ? "used" : cached === undefined ? "none" : "refused");
+  debugCodeCache(used ? "used" : cached === undefined ? state : "refused");
   const saveCodeCache = () => {
     if (used || blob === undefined) return;
     try {

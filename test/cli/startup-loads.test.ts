@@ -92,6 +92,9 @@ describe("start-up loads what the command runs", () => {
 
   it("check of a small project loads the loader and permissions, nothing only a run needs, and not the bash grammar", () => {
     const mods = modulesLoaded(["check"], PROJECT);
+    // Its own file (dist/bundle/check.cjs), not the whole CLI's entry.
+    expect(mods).toContain("src/cli/check-entry.ts");
+    expect(mods).not.toContain("src/cli/main.ts");
     expect(mods).toContain("src/definitions/load-definition.ts");
     expect(mods).toContain("src/permissions/permission-list.ts");
     expect(runOnly(mods)).toEqual([]);
