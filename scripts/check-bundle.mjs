@@ -1,9 +1,9 @@
 // Writes dist/bundle/check.cjs: `agentmd check` (src/cli/check-entry.ts) as one CommonJS file, which
 // the launcher (bin/agentmd.js) compiles with a V8 code cache on a Node that has no compile cache
 // for ES modules (Node 20): one file read and no module resolution, instead of thirty-odd ES modules.
-// What the check's modules import dynamically (the bash grammar's parser, and what only the built-in
-// tools' work needs: the HTML reader, .gitignore matching) is written beside it as its own file,
-// read only when used, so check.cjs holds what a check runs and nothing else.
+// What the check's modules load with its first use (the bash grammar's parser, the JSON Schema
+// compiler, and what only the built-in tools' work needs: the HTML reader, .gitignore matching) is
+// written beside it as its own file, read only when used, so check.cjs holds what a check runs.
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -33,14 +33,18 @@ const lazy = new Map();
 const ENTRY = "src/cli/check-entry.ts";
 
 /**
- * A dynamic import of a module (not one of Node's) becomes a require() of its own file beside; the
- * entry's own import of the command is the command, and stays in.
+ * A module loaded with its first use (not one of Node's) becomes a require() of its own file beside;
+ * the entry's own import of the command is the command, and stays in.
  */
 const splitDynamicImports = {
   name: "split-dynamic-imports",
   setup(b) {
     b.onResolve({ filter: /.*/ }, async (args) => {
-      if (args.kind !== "dynamic-import" || args.pluginData === "resolving") return undefined;
+      // A source module require()s a package only to load it with its first use (src/shared/ajv.ts).
+      const lazily =
+        args.kind === "dynamic-import" ||
+        (args.kind === "require-call" && !args.importer.includes("node_modules"));
+      if (!lazily || args.pluginData === "resolving") return undefined;
       if (args.path.startsWith("node:") || args.importer.endsWith(ENTRY)) return undefined;
       const r = await b.resolve(args.path, {
         kind: args.kind,
