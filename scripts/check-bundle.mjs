@@ -17,8 +17,6 @@ const common = {
   format: "cjs",
   platform: "node",
   target: "node20",
-  // A script compiled by vm has no import(): dynamic imports become require() calls.
-  supported: { "dynamic-import": false },
   // import.meta.url, which modules use to find files beside them, is the file's own URL.
   define: { "import.meta.url": "__agentmdModuleUrl" },
   banner: { js: 'const __agentmdModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
@@ -74,6 +72,9 @@ const inputsOf = (result) => Object.values(result.metafile.outputs).flatMap((o) 
 
 const main = await build({
   ...common,
+  // A script compiled by vm has no import(): dynamic imports become require() calls. (Not in the
+  // files beside it, which require() loads: code there may hold a `var require` of its own.)
+  supported: { "dynamic-import": false },
   entryPoints: [ENTRY],
   outfile: `${OUT}/check.cjs`,
   plugins: [splitDynamicImports],

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runBin, runCli } from "../support/cli.js";
-import { fixture, REPO_ROOT } from "../support/fixtures.js";
+import { fixture, REPO_ROOT, tempDir } from "../support/fixtures.js";
+import { writeFiles } from "../support/tools.js";
 
 describe("agentmd check", () => {
   it("prints diagnostics as compilers do, then a summary, and exits 1 on an error", async () => {
@@ -115,5 +116,42 @@ describe("agentmd check", () => {
     expect(bad.stdout).toContain(
       "agents/template.md:2:7: error: 'name' is an unfilled template placeholder '{{AGENT_NAME}}'",
     );
+  });
+
+  // The built CLI runs `check` from its own file (dist/bundle/check.cjs, loaded with a code cache on
+  // Node 20): it must answer every command line exactly as main() does.
+  it.each([
+    ["a project", "corpus-sample/anthropics__claude-plugins-official", ["check"]],
+    ["--strict and a path", "corpus-sample/anthropics__claude-plugins-official", ["check", "--strict", "."]],
+    ["--json", "corpus-sample/wshobson__agents", ["check", "--json"]],
+    ["loose files", "definitions", ["check", "template-values/agents", "crlf"]],
+    ["--help", "definitions", ["check", "--help"]],
+    ["an unknown option", "definitions", ["check", "--stirct"]],
+    ["a missing path", "definitions", ["check", "no/such/folder"]],
+  ])("the built CLI's check answers %s as main() does", async (_, dir, argv) => {
+    const home = tempDir();
+    try {
+      const env = { HOME: home.dir };
+      const cwd = path.join(REPO_ROOT, "test/fixtures", dir);
+      const built = runBin(argv, { cwd, env });
+      expect(built).toEqual(await runCli(argv, { cwd, env }));
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("the built CLI's check judges a body's !command with arguments, which needs the bash grammar", () => {
+    const t = tempDir();
+    try {
+      writeFiles(t.dir, {
+        "agent.md": "---\nname: main\ndescription: Answers.\nallowed-tools: Read\n---\nYou answer.\n",
+        "commands/test.md": "---\ndescription: Tests.\n---\n!`npm test $1`\n",
+      });
+      const r = runBin(["check"], { cwd: t.dir, env: { HOME: t.dir } });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain("commands/test.md:4:1: error: the command !`npm test $1` would be refused");
+    } finally {
+      t.cleanup();
+    }
   });
 });
