@@ -23,8 +23,11 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 // `--version` and `--help` print their text and load nothing else: not the CLI, not the cache.
-const { quickAnswer } = await import("../dist/bundle/help.mjs");
-const quick = quickAnswer(process.argv.slice(2));
+// Only the first word asks for them: `check`, which a pre-commit hook runs, skips reading help.mjs.
+const quick =
+  process.argv[2] === "check"
+    ? undefined
+    : (await import("../dist/bundle/help.mjs")).quickAnswer(process.argv.slice(2));
 if (quick !== undefined) process.stdout.write(quick);
 else await runCommand();
 

@@ -95,6 +95,7 @@ describe("start-up loads what the command runs", () => {
     // Its own file (dist/bundle/check.cjs), not the whole CLI's entry.
     expect(mods).toContain("src/cli/check-entry.ts");
     expect(mods).not.toContain("src/cli/main.ts");
+    expect(mods).not.toContain("src/cli/help.ts");
     expect(mods).toContain("src/definitions/load-definition.ts");
     expect(mods).toContain("src/permissions/permission-list.ts");
     expect(runOnly(mods)).toEqual([]);
