@@ -1,10 +1,8 @@
 #!/usr/bin/env node
-import nodeModule from "node:module";
-
-// Node's own modules are required, not imported: importing one (`import … from "node:fs"`) builds
-// its module namespace, which loads everything the module exposes lazily (fs/promises, streams,
-// readline), and `--version` must not pay for that.
-const require = nodeModule.createRequire(import.meta.url);
+// The launcher is CommonJS (bin/package.json says so): Node starts it without setting up its ES
+// module loader, which `check`, one CommonJS file, then never needs. Node's own modules are required
+// where they are used, not at the top: `--version` must not pay for what it does not use.
+const nodeModule = require("node:module");
 
 // A reader that stops early (`agentmd … | head`) is not an error. Any other failure (a full
 // disk) is one line and exit 1, unless the command listens itself (a batch stops its runs first).
@@ -24,12 +22,14 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // `--version` and `--help` print their text and load nothing else: not the CLI, not the cache.
 // Only the first word asks for them: `check`, which a pre-commit hook runs, skips reading help.mjs.
-const quick =
-  process.argv[2] === "check"
-    ? undefined
-    : (await import("../dist/bundle/help.mjs")).quickAnswer(process.argv.slice(2));
-if (quick !== undefined) process.stdout.write(quick);
-else await runCommand();
+(async () => {
+  const quick =
+    process.argv[2] === "check"
+      ? undefined
+      : (await import("../dist/bundle/help.mjs")).quickAnswer(process.argv.slice(2));
+  if (quick !== undefined) process.stdout.write(quick);
+  else await runCommand();
+})();
 
 /** Every other command: the CLI, with the process set up around it. */
 async function runCommand() {
@@ -161,7 +161,7 @@ function enableCompileCache() {
  * for ES modules and is given one for this file: V8's code cache, kept in the user's cache folder.
  */
 function loadCheck(compileCache) {
-  const file = require("node:url").fileURLToPath(new URL("../dist/bundle/check.cjs", import.meta.url));
+  const file = require("node:path").join(__dirname, "..", "dist", "bundle", "check.cjs");
   if (compileCache) return require(file);
   return requireWithCodeCache(file);
 }
