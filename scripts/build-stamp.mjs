@@ -12,6 +12,7 @@ const INPUTS = [
   "scripts/build-validators.mjs",
   "scripts/bundle.mjs",
   "scripts/bundle-types.mjs",
+  "scripts/check-bundle.mjs",
   "tsconfig.json",
   "tsconfig.build.json",
   "package-lock.json",
