@@ -13,6 +13,7 @@ const INPUTS = [
   "scripts/bundle.mjs",
   "scripts/bundle-types.mjs",
   "scripts/check-bundle.mjs",
+  "scripts/bundle-external.mjs",
   "tsconfig.json",
   "tsconfig.build.json",
   "package-lock.json",

@@ -7,6 +7,7 @@
 import { copyFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { EXTERNAL } from "./bundle-external.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -25,15 +26,7 @@ await build({
   target: "node20",
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunk-[hash]",
-  external: [
-    // jiti finds its own files (and a project's custom tools) at run time: an installed dependency.
-    "jiti",
-    // Optional packages a user installs beside agentmd to run on a cloud provider, loaded only when
-    // it is chosen (src/model/providers/provider-packages.ts); never part of the bundle.
-    "@anthropic-ai/bedrock-sdk",
-    "@anthropic-ai/vertex-sdk",
-    "@anthropic-ai/foundry-sdk",
-  ],
+  external: EXTERNAL,
   // CommonJS dependencies bundled into ESM still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

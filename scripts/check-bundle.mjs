@@ -6,6 +6,7 @@
 // written beside it as its own file, read only when used, so check.cjs holds what a check runs.
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { EXTERNAL } from "./bundle-external.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const OUT = `${root}/dist/bundle`;
@@ -20,7 +21,7 @@ const common = {
   // import.meta.url, which modules use to find files beside them, is the file's own URL.
   define: { "import.meta.url": "__agentmdModuleUrl" },
   banner: { js: 'const __agentmdModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  external: ["jiti", "@anthropic-ai/bedrock-sdk", "@anthropic-ai/vertex-sdk", "@anthropic-ai/foundry-sdk"],
+  external: EXTERNAL,
   legalComments: "none",
   logLevel: "warning",
   metafile: true,
@@ -79,7 +80,7 @@ const main = await build({
   outfile: `${OUT}/check.cjs`,
   plugins: [splitDynamicImports],
 });
-const mainInputs = new Set(inputsOf(main));
+const held = new Set(inputsOf(main));
 for (let done = 0; done < lazy.size; done++) {
   const [entry, name] = [...lazy][done];
   const part = await build({
@@ -89,6 +90,8 @@ for (let done = 0; done < lazy.size; done++) {
     plugins: [splitDynamicImports],
   });
   // A module in two files would be two modules, each with its own state: none may be.
-  const shared = inputsOf(part).filter((i) => mainInputs.has(i));
-  if (shared.length > 0) throw new Error(`${name} and check.cjs would both hold ${shared.join(", ")}`);
+  const shared = inputsOf(part).filter((i) => held.has(i));
+  if (shared.length > 0)
+    throw new Error(`${name} and another check file would both hold ${shared.join(", ")}`);
+  for (const i of inputsOf(part)) held.add(i);
 }
