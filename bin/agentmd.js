@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The launcher is CommonJS (bin/package.json says so): Node starts it without setting up its ES
-// module loader, which `check`, one CommonJS file, then never needs. Node's own modules are required
-// where they are used, not at the top: `--version` must not pay for what it does not use.
-const nodeModule = require("node:module");
+// module loader, which `--version`, `--help` and `check` (CommonJS files of their own) never need.
+// Node's own modules are required where they are used, not at the top: `--version` must not pay
+// for what it does not use.
 
 // A reader that stops early (`agentmd … | head`) is not an error. Any other failure (a full
 // disk) is one line and exit 1, unless the command listens itself (a batch stops its runs first).
@@ -21,15 +21,13 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 // `--version` and `--help` print their text and load nothing else: not the CLI, not the cache.
-// Only the first word asks for them: `check`, which a pre-commit hook runs, skips reading help.mjs.
-(async () => {
-  const quick =
-    process.argv[2] === "check"
-      ? undefined
-      : (await import("../dist/bundle/help.mjs")).quickAnswer(process.argv.slice(2));
-  if (quick !== undefined) process.stdout.write(quick);
-  else await runCommand();
-})();
+// Only the first word asks for them: `check`, which a pre-commit hook runs, skips reading help.cjs.
+const quick =
+  process.argv[2] === "check"
+    ? undefined
+    : require("../dist/bundle/help.cjs").quickAnswer(process.argv.slice(2));
+if (quick !== undefined) process.stdout.write(quick);
+else runCommand();
 
 /** Every other command: the CLI, with the process set up around it. */
 async function runCommand() {
@@ -145,6 +143,7 @@ function handedSecrets() {
  * folder that cannot be made or written leaves the cache off: start-up is slower, nothing fails.
  */
 function enableCompileCache() {
+  const nodeModule = require("node:module");
   if (typeof nodeModule.enableCompileCache !== "function") return false;
   if (process.env.NODE_COMPILE_CACHE) return true;
   try {
@@ -184,6 +183,7 @@ function loadCheck(compileCache) {
 function requireWithCodeCache(file) {
   const fs = require("node:fs");
   const path = require("node:path");
+  const nodeModule = require("node:module");
   const stat = fs.statSync(file);
   const key = `agentmd code cache 1\n${JSON.stringify([file, stat.size, stat.mtimeMs, process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ""])}\n`;
   let blob;

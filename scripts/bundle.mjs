@@ -16,8 +16,7 @@ await build({
   absWorkingDir: root,
   // The library is bundled too (package.json's exports): an installed package needs none of the
   // dependencies the bundle carries, and the CLI and the library share their chunks.
-  // help.mjs: what --version and --help print, which the launcher answers without loading the CLI.
-  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts", help: "src/cli/help.ts" },
+  entryPoints: { cli: "src/cli/main.ts", index: "src/index.ts" },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,
@@ -31,6 +30,19 @@ await build({
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
+  legalComments: "none",
+  logLevel: "warning",
+});
+// help.cjs: what --version and --help print, which the launcher (CommonJS) answers without loading
+// the CLI, or setting up Node's ES module loader.
+await build({
+  absWorkingDir: root,
+  entryPoints: ["src/cli/help.ts"],
+  outfile: "dist/bundle/help.cjs",
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
   legalComments: "none",
   logLevel: "warning",
 });
