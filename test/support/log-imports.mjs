@@ -2,7 +2,8 @@
 // file AGENTMD_IMPORTS_LOG names, so that a test can tell what a command loaded: what the ES module
 // loader resolves (the bundle's chunks, the packages it leaves external), the CommonJS files a
 // require() compiles or the launcher compiles itself (vm.Script: `check`'s own file), and Node's
-// own modules a require() loads (as `node:NAME`).
+// own modules a require() loads (as `node:NAME (required)`: importing one instead builds its whole
+// namespace, which a test may tell apart).
 import { appendFileSync } from "node:fs";
 import Module, { register } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -15,7 +16,8 @@ const log = (url) => {
 };
 const load = Module._load;
 Module._load = function (request, ...rest) {
-  if (Module.isBuiltin(request)) log(request.startsWith("node:") ? request : `node:${request}`);
+  if (Module.isBuiltin(request))
+    log(`${request.startsWith("node:") ? request : `node:${request}`} (required)`);
   return load.call(this, request, ...rest);
 };
 const compile = Module.prototype._compile;
