@@ -103,6 +103,18 @@ describe("every command's --help and its parser come from one table", () => {
       expect("no-such-option" in table).toBe(false);
     }
   });
+
+  it("--version after a command word says where it goes, never 'did you mean' itself", async () => {
+    for (const [command, table] of COMMANDS) {
+      if ("version" in table) continue;
+      const r = await runCli([...command, "--version"], { cwd });
+      expect([command, r.code, r.stderr.split("\n")[0]]).toEqual([
+        command,
+        2,
+        "agentmd: '--version' is not an option of this command; for agentmd's own: agentmd --version",
+      ]);
+    }
+  });
 });
 
 describe("batch --help", () => {

@@ -24,6 +24,12 @@ export function parseFlags<const O extends Options>(
         "--version",
         "--help",
       ];
+      // `agentmd check --version`: the version (and the overall help) is agentmd's, asked before any command.
+      if (!Object.hasOwn(options, flag.slice(2)) && (flag === "--version" || flag === "--help")) {
+        throw new UsageError(
+          `'${flag}' is not an option of this command; for agentmd's own: agentmd ${flag}`,
+        );
+      }
       const near = flag.startsWith("--") ? didYouMean(flag, known) : undefined;
       throw new UsageError(`unknown option '${flag}'${near ? `; did you mean '${near}'?` : ""}`);
     }
