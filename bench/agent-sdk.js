@@ -5,9 +5,10 @@
 // project's install maps to an empty stub: set CLAUDE_CODE_BIN, or BENCH_INSTALL_CLAUDE=1 to install
 // it into bench/.cache (about 400 MB). Without it only agentmd is measured.
 // Targets: agentmd <= 0.8x Claude Code's time for the first answer, <= 0.4x for 50 Bash turns.
+// The machine's load average is printed before and after: a ratio taken under load says less.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fmt, median, REPO_ROOT } from "./support.js";
 
@@ -113,8 +114,12 @@ const contenders = {
   ...(base && { "agentmd@base": base }),
   agentmd: path.join(REPO_ROOT, "bin/agentmd.js"),
 };
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 console.log(
-  `bench/agent-sdk — one query() program, whole processes, median of ${ROUNDS} alternating runs each`,
+  `bench/agent-sdk — one query() program, whole processes, median of ${ROUNDS} alternating runs each (load average ${load()})`,
 );
 if (!claude) console.log("  (Claude Code's binary not found: set CLAUDE_CODE_BIN or BENCH_INSTALL_CLAUDE=1)");
 const out = {};
@@ -131,6 +136,7 @@ for (const [label, turns] of [
   );
 }
 rmSync(dir, { recursive: true, force: true });
+console.log(`  load average after: ${load()}`);
 if (claude) {
   const ratio = (label) => fmt(out[label].agentmd / out[label]["claude-code"]);
   console.log(

@@ -43,6 +43,8 @@ await build({
 });
 // The surface validators precompiled beside the loader are read relative to the module that reads them.
 copyFileSync(`${root}/dist/definitions/surface-validators.cjs`, `${root}/dist/bundle/surface-validators.cjs`);
+// The builtin tools' schema gates likewise (src/tools/schema-gate.ts).
+copyFileSync(`${root}/dist/tools/gate-validators.cjs`, `${root}/dist/bundle/gate-validators.cjs`);
 // The shell parser's two .wasm files ship alone, not their packages (src/permissions/shell/
 // parse-shell.ts looks beside the module first): beside the bundle, and beside the built parser.
 for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"]) {

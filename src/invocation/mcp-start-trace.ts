@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { StartWatch } from "../mcp/mcp-connection.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import type { RunIo, RunSpec } from "./run-types.js";
 
 /**
@@ -20,7 +20,7 @@ export function mcpStartWatch(spec: RunSpec, io: RunIo, runId: string): StartWat
   const base = { runId: at.runId, depth: at.depth };
   return {
     starting(server) {
-      const id = `mcp_${randomBytes(6).toString("hex")}`;
+      const id = `mcp_${nodeCrypto().randomBytes(6).toString("hex")}`;
       io.emit({ ...at, type: "mcp_server_start", id, ...server });
       const traceparent = trace.traceparent(at.runId, id);
       return {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { type BackgroundRuns, createBackgroundRuns } from "../loop/background-runs.js";
 import { type Budget, budgetBelow, isCapped, rootBudget } from "../loop/budget.js";
 import { endRun } from "../loop/end-run.js";
@@ -12,6 +11,7 @@ import type { PermissionMode } from "../permissions/approval.js";
 import { allowsNothing, judgesCommands, loadShellParser, ruleTexts } from "../permissions/index.js";
 import { narrowerMode } from "../permissions/mode-order.js";
 import type { PermissionList } from "../permissions/types.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import { createBackgroundShells } from "../tools/builtin/background-shells.js";
 import { createReadRecord } from "../tools/read-record.js";
 import {
@@ -32,7 +32,7 @@ import { runSandboxOf } from "./run-sandbox-of.js";
 import { approvalOf, type RunTools, registryWith, runTools } from "./run-tools.js";
 import type { Expanded, ParentRun, RunIo, RunSpec } from "./run-types.js";
 
-export const newRunId = () => `run-${randomBytes(4).toString("hex")}`;
+export const newRunId = () => `run-${nodeCrypto().randomBytes(4).toString("hex")}`;
 
 /**
  * Starts a run and resolves with its result: `run_start`, then its prompt made ready (a command's or

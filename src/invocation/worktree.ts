@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdirSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,6 +5,7 @@ import type { Hooks } from "../loop/hooks.js";
 import { escapeGlob } from "../permissions/path-pattern.js";
 import { compileList, intersect } from "../permissions/permission-list.js";
 import type { PermissionList, ToolSpecs } from "../permissions/types.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import type { RunSpec, Workdir } from "./run-types.js";
 import { bringWorkingFolder } from "./worktree-folder.js";
 import { type GitAt, git, type Repo, stillPointsAt, worktreeGitDir } from "./worktree-git.js";
@@ -58,7 +58,7 @@ export async function openWorktree(
   const head = await git(top.out, ["rev-parse", "--verify", "-q", "HEAD"], from);
   if (!common.ok || !head.ok) return refused("the repository has no commit yet to make a worktree from");
   const repo = { top: top.out, commonDir: path.resolve(top.out, common.out), ...(from && { from }) };
-  const id = randomBytes(4).toString("hex");
+  const id = nodeCrypto().randomBytes(4).toString("hex");
   const parent = path.join(tmpdir(), "agentmd-worktrees");
   mkdirSync(parent, { recursive: true });
   const made = path.join(parent, `${path.basename(top.out)}-${id}`);

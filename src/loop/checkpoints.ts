@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   appendFileSync,
   cpSync,
@@ -13,6 +12,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_FILE_MAX_BYTES, CHECKPOINT_SESSION_MAX_BYTES } from "../shared/defaults.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import { realPathOf } from "../tools/real-path.js";
 import { checkSessionId } from "./transcript.js";
 
@@ -61,7 +61,8 @@ export function checkpointsDir(sessionsDir: string, id: string): string {
 const LOG = "log.jsonl";
 const BLOBS = "blobs";
 
-export const hashOf = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+export const hashOf = (bytes: Uint8Array): string =>
+  nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 
 /** A file's bytes now, null when there is none (or it is not a file). */
 export function contentOf(file: string): Buffer | null {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import type { EventSink } from "./events.js";
 import type { HookTrace } from "./hook-types.js";
 
@@ -20,7 +20,7 @@ export function hookTrace(at: HookTraceAt): HookTrace {
   const base = { runId: at.runId, depth: at.depth };
   return {
     start(hook) {
-      const id = `hook_${randomBytes(6).toString("hex")}`;
+      const id = `hook_${nodeCrypto().randomBytes(6).toString("hex")}`;
       at.emit({ ...base, type: "hook_start", id, ...hook });
       const traceparent = at.traceparent(id);
       return {

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ContentBlockParam, MessageParam } from "../model/messages.js";
 import { AgentmdError } from "../shared/errors.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 import { identityText, isAlive, ownIdentity, parseIdentity } from "../shared/process-identity.js";
 import { summaryMessage } from "./compaction.js";
 import type { RunEvent } from "./events.js";
@@ -16,7 +16,7 @@ export function sessionsDir(projectDir: string): string {
 export function newSessionId(now = new Date()): string {
   const p = (n: number) => String(n).padStart(2, "0");
   const stamp = `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}-${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}`;
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
+  return `${stamp}-${nodeCrypto().randomBytes(3).toString("hex")}`;
 }
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { AgentmdError } from "../shared/errors.js";
+import { nodeCrypto } from "../shared/node-builtins.js";
 
 /**
  * Record and replay of model traffic through the SDK client's `fetch` option. A recording is a
@@ -27,7 +27,7 @@ export interface Exchange {
 }
 
 type Json = Record<string, unknown>;
-const sha = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
+const sha = (s: string) => nodeCrypto().createHash("sha256").update(s).digest("hex").slice(0, 16);
 
 export function summariseRequest(bodyText: string): RequestSummary {
   let body: Json = {};

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
-import net from "node:net";
+import type http from "node:http";
+import type net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { nodeHttp, nodeNet } from "../shared/node-builtins.js";
 
 /** A proxy the runner serves on a Unix socket, for one sandboxed command. */
 export interface DomainProxy {
@@ -26,7 +27,7 @@ export function startDomainProxy(allows: (host: string) => boolean): DomainProxy
   const dir = mkdtempSync(path.join(base, "agentmd-proxy-"));
   const socketPath = path.join(dir, "proxy.sock");
   const sockets = new Set<net.Socket>();
-  const server = http.createServer((req, res) => forward(req, res, allows));
+  const server = nodeHttp().createServer((req, res) => forward(req, res, allows));
   server.on("connect", (req, client: net.Socket, head: Buffer) => tunnel(req, client, head, allows));
   server.on("connection", (s: net.Socket) => {
     sockets.add(s);
@@ -56,7 +57,7 @@ function tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer, all
   const target = parseTarget(req.url ?? "");
   if (!target) return answer(client, 400, "agentmd sandbox: CONNECT needs host:port\n");
   if (!allows(target.host)) return answer(client, 403, refusal(target.host));
-  const upstream = net.connect(target.port, target.host);
+  const upstream = nodeNet().connect(target.port, target.host);
   let open = false;
   // Before the tunnel opens, a failure is the client's answer; after, it ends the tunnel.
   upstream.on("error", (e) =>
@@ -74,7 +75,7 @@ function tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer, all
 
 function answer(client: net.Socket, status: number, text: string): void {
   if (client.destroyed) return;
-  const reason = http.STATUS_CODES[status] ?? "Error";
+  const reason = nodeHttp().STATUS_CODES[status] ?? "Error";
   client.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
   );
@@ -103,7 +104,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, allows: (h
   }
   const headers = { ...req.headers };
   for (const h of HOP_HEADERS) delete headers[h];
-  const upstream = http.request(
+  const upstream = nodeHttp().request(
     { host, port: url.port || 80, method: req.method, path: `${url.pathname}${url.search}`, headers },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   closeSync,
   linkSync,
@@ -11,6 +10,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { WriteError } from "./errors.js";
+import { nodeCrypto } from "./node-builtins.js";
 import { isAlive } from "./process-identity.js";
 import { writeError } from "./write-whole.js";
 
@@ -30,7 +30,7 @@ export function withFileLock<T>(
   options: { readonly waitMs?: number; readonly staleMs?: number } = {},
 ): T {
   const lock = `${file}.lock`;
-  const mine = JSON.stringify({ host: hostname(), pid: process.pid, token: randomUUID() });
+  const mine = JSON.stringify({ host: hostname(), pid: process.pid, token: nodeCrypto().randomUUID() });
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   for (let attempt = 0; ; attempt++) {
     if (tryLock(lock, mine, file)) break;
@@ -107,7 +107,7 @@ export function isStale(held: Holder, staleMs: number): boolean {
 
 /** Renames the stale lock aside; when what was renamed is not what was judged, puts it back. */
 function takeOver(lock: string, judged: string): void {
-  const aside = `${lock}.${randomUUID()}.stale`;
+  const aside = `${lock}.${nodeCrypto().randomUUID()}.stale`;
   try {
     renameSync(lock, aside);
   } catch {

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { newAjv } from "../shared/ajv.js";
 import { didYouMean } from "../shared/did-you-mean.js";
@@ -37,8 +38,42 @@ const RANGE_KEYWORDS = new Set([
 const compiled = new WeakMap<Tool, { validate: ValidateFunction | null; problem?: string }>();
 let ajv: Ajv | undefined;
 
+/** How the gate's validators are compiled, at run time and at build time alike. */
+export const GATE_AJV_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  verbose: true,
+  validateSchema: false,
+} as const;
+
 /** Validators by schema text: tools made per run (Task, Skill) share one compiled gate. */
 const bySchema = new Map<string, { validate: ValidateFunction | null; problem?: string }>();
+
+/**
+ * The gates of agentmd's own tools, precompiled at build time (scripts/build-validators.mjs) by
+ * the text of the schema they judge, when that file is there: a run's first call of a tool then
+ * neither loads ajv nor compiles. A schema it does not hold is compiled as before.
+ */
+let precompiled: Readonly<Record<string, ValidateFunction>> | null | undefined;
+
+function precompiledGate(key: string): { validate: ValidateFunction } | undefined {
+  if (precompiled === undefined) {
+    try {
+      precompiled = (
+        createRequire(import.meta.url)("./gate-validators.cjs") as { byShape: typeof precompiled }
+      ).byShape;
+    } catch {
+      precompiled = null;
+    }
+  }
+  const validate = precompiled && Object.hasOwn(precompiled, key) ? precompiled[key] : undefined;
+  return validate ? { validate } : undefined;
+}
+
+/** The schema text a tool's gate is kept by: its input schema without range keywords. */
+export function gateKey(tool: Tool): string {
+  return JSON.stringify(shapeOnly(tool.inputSchema));
+}
 
 /** Compiles a tool's gate once (once per distinct schema). Returns why it could not be compiled, if it could not. */
 export function prepareGate(tool: Tool): string | undefined {
@@ -46,9 +81,9 @@ export function prepareGate(tool: Tool): string | undefined {
   if (!entry) {
     const shape = shapeOnly(tool.inputSchema) as object;
     const key = tool.ownsSchema ? JSON.stringify(shape) : undefined;
-    entry = key === undefined ? undefined : bySchema.get(key);
+    entry = key === undefined ? undefined : (bySchema.get(key) ?? precompiledGate(key));
     if (!entry) {
-      ajv ??= newAjv({ allErrors: true, strict: false, verbose: true, validateSchema: false });
+      ajv ??= newAjv(GATE_AJV_OPTIONS);
       try {
         entry = { validate: ajv.compile(shape) };
       } catch (e) {

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../shared/node-builtins.js";
 
 /** sha256 of `data`, in hex. */
 export function sha256(data: string | Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }

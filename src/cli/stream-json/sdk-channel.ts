@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import type { Content } from "../../invocation/run-types.js";
+import { nodeCrypto } from "../../shared/node-builtins.js";
 import { printable } from "../terminal/printable.js";
 
 /**
@@ -144,7 +144,7 @@ export function openChannel(io: ChannelIo, onRequest: (r: SdkRequest) => void): 
     },
     request(body, signal) {
       if (ended) return Promise.reject(new Error("the SDK closed its input"));
-      const request_id = randomUUID();
+      const request_id = nodeCrypto().randomUUID();
       return new Promise((resolve, reject) => {
         const onAbort = () => {
           pending.delete(request_id);

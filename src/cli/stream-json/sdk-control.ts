@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { PERMISSION_MODES, type PermissionMode } from "../../definitions/settings.js";
 import type { Runner } from "../../invocation/runner.js";
 import { contextTokens } from "../../loop/auto-compact.js";
 import type { Usage } from "../../model/models.js";
 import { DEFAULT_CONTEXT_WINDOW } from "../../shared/defaults.js";
 import { ConfigError } from "../../shared/errors.js";
+import { nodeCrypto } from "../../shared/node-builtins.js";
 import { AUTO_MODE, autoAsDefault } from "../flags/permission-flags.js";
 import { answer, type SdkChannel, type SdkRequest } from "./sdk-channel.js";
 import { rewindFilesRequest } from "./sdk-rewind.js";
@@ -54,7 +54,7 @@ export function sessionStates(
       subtype: "session_state_changed",
       state,
       ...(!emit && { sdk_host_only: true }),
-      uuid: randomUUID(),
+      uuid: nodeCrypto().randomUUID(),
     });
   };
 }

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { nodeCrypto } from "../../shared/node-builtins.js";
 import { VERSION } from "../version.js";
 
 /**
@@ -39,7 +39,7 @@ export function claudeHistory(
       if (failed || !sessionId || (m.type !== "user" && m.type !== "assistant")) return;
       if (m.parent_tool_use_id) return;
       const file = path.join(dir, `${sessionId}.jsonl`);
-      const uuid = typeof m.uuid === "string" ? m.uuid : randomUUID();
+      const uuid = typeof m.uuid === "string" ? m.uuid : nodeCrypto().randomUUID();
       const entry = {
         parentUuid: last.has(sessionId) ? last.get(sessionId) : lastUuid(file),
         isSidechain: false,

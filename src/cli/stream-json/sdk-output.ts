@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { RunEvent, RunResult } from "../../loop/events.js";
 import { type Usage, ZERO_USAGE } from "../../model/models.js";
+import { nodeCrypto } from "../../shared/node-builtins.js";
 import { type ClaudeSession, claudeOutput, messageId } from "../terminal/claude-output.js";
 import { VERSION } from "../version.js";
 import type { SdkMcpServer } from "./sdk-mcp.js";
@@ -28,7 +28,7 @@ export function turnOutput(session: TurnSession): TurnOutput {
   const names = new Map<string, string>();
   let sessionId = "";
   let stopReason: string | null = null;
-  const tagged = (m: object) => ({ ...m, uuid: randomUUID() });
+  const tagged = (m: object) => ({ ...m, uuid: nodeCrypto().randomUUID() });
   return {
     messages(e) {
       if (e.type === "run_start") sessionId = e.sessionId;

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Runner } from "../../invocation/runner.js";
 import { SessionError } from "../../loop/transcript.js";
+import { nodeCrypto } from "../../shared/node-builtins.js";
 import { answer, type SdkChannel, type SdkRequest, type SdkUserMessage } from "./sdk-channel.js";
 
 /** The Agent SDK's `enableFileCheckpointing` reaches the CLI as this variable. */
@@ -13,7 +13,7 @@ export const checkpointingOn = (env: Readonly<Record<string, string | undefined>
 /** The id of a user message (its own `uuid`, else a new one): what `rewindFiles` names it by. */
 export const promptIdOf = (m: SdkUserMessage): string => {
   const given = (m as { uuid?: unknown }).uuid;
-  return typeof given === "string" && given !== "" ? given : randomUUID();
+  return typeof given === "string" && given !== "" ? given : nodeCrypto().randomUUID();
 };
 
 /** What the `rewind_files` request reads of the session. */

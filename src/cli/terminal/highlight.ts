@@ -36,7 +36,19 @@ const LANGUAGES = {
   xml,
   yaml,
 };
-for (const [name, fn] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, fn);
+let registered = false;
+
+/**
+ * highlight.js with the languages registered, at the first code shown: registering runs each
+ * language's definition, tens of milliseconds that a run whose output is no terminal never needs.
+ */
+function highlighter(): typeof hljs {
+  if (!registered) {
+    for (const [name, fn] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, fn);
+    registered = true;
+  }
+  return hljs;
+}
 
 /** The colour of each kind of token highlight.js names (its CSS classes), as SGR open/close pairs. */
 const COLOURS: Record<string, [number, number]> = {
@@ -67,7 +79,7 @@ const FALLBACK: [number, number] = [36, 39];
  */
 export function highlightCode(code: string, lang: string | undefined): string {
   const name = lang?.trim().split(/\s+/)[0]?.toLowerCase();
-  if (!name || !hljs.getLanguage(name)) return paint(code, FALLBACK);
+  if (!name || !highlighter().getLanguage(name)) return paint(code, FALLBACK);
   let html: string;
   try {
     html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
