@@ -199,6 +199,11 @@ describe.runIf(hasRedis)(
       );
       expect(w.stderr).toMatch(/they wait for a worker of version sha256:\w+/);
       expect(fake.requests).toHaveLength(0);
+      // The deploy goes on: the old workers are stopped (SIGTERM, as a deploy stops them), leaving
+      // every job of the new version on the queue; the new version's worker runs them all. (Old and
+      // new workers side by side on one job: queue-faults' rolling deploy.)
+      for (const o of olds) o.child?.kill("SIGTERM");
+      for (const o of olds) expect((await o.done).code).toBe(143);
       const fresh = worker(machine("new1"));
       const r = await w.done;
       expect(r.code, r.stderr).toBe(0);

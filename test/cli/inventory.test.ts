@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect } from "vitest";
-import { runBin } from "../support/cli.js";
+import { runBin, runCli } from "../support/cli.js";
 import { test } from "../support/fixture.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { inTerminal } from "../support/terminal.js";
@@ -97,15 +97,16 @@ const CHANGED_AFTER_TRUST: readonly [string, Record<string, string>, string, str
 ];
 
 describe("code changed after agentmd trust makes the folder untrusted (reproductions 1-5)", () => {
-  it.for(CHANGED_AFTER_TRUST)("%s", async ([, files, changed, content], { project, cli }) => {
+  // The rows run main() in this process; the runs below cross the built CLI.
+  it.for(CHANGED_AFTER_TRUST)("%s", async ([, files, changed, content], { project, main }) => {
     const dir = project({ "agent.md": AGENT, ...files });
-    const trusted = await cli(["trust", "--yes"]);
+    const trusted = await main(["trust", "--yes"]);
     expect(trusted.code).toBe(0);
-    const listed = JSON.parse((await cli(["trust", "--json"])).stdout);
+    const listed = JSON.parse((await main(["trust", "--json"])).stdout);
     expect(listed.state).toBe("trusted");
     expect(listed.items.map((i: { file: string }) => i.file)).toContain(changed);
     writeFiles(dir, { [changed]: content });
-    const r = await cli(["trust", "--json"]);
+    const r = await main(["trust", "--json"]);
     const state = JSON.parse(r.stdout);
     expect(state.state).toBe("changed");
     expect(state.changes.changed.join("\n")).toContain(changed.split("/").pop());
@@ -219,9 +220,10 @@ describe("what runs cannot be written by the model (reproductions 7-10)", () => 
     ["10. ~/.agentmd/trust.json", {}, (dir) => path.join(dir, "home/.agentmd/trust.json")],
   ];
 
+  // The rows run main() in this process; the control below crosses the built CLI.
   it.for(CASES)(
     "%s: Write and a redirection are refused",
-    async ([, files, target], { project, fake, cli }) => {
+    async ([, files, target], { project, fake, main }) => {
       const dir = project({ "agent.md": AGENT, ...files });
       execFileSync("git", ["init", "-q"], { cwd: dir });
       const file = target(dir);
@@ -231,7 +233,7 @@ describe("what runs cannot be written by the model (reproductions 7-10)", () => 
         call("Bash", { command: `echo pwned > ${file}` }),
         text("done"),
       );
-      await cli(["-p", "go"]);
+      await main(["-p", "go"]);
       expect(resultText(resultsSent(fake, 1)[0])).toMatch(/denied|protected|not allowed/i);
       expect(resultText(resultsSent(fake, 2)[0])).toMatch(/denied|protected|not allowed/i);
       expect(existsSync(file) ? readFileSync(file, "utf8") : undefined).toBe(before);
@@ -292,13 +294,14 @@ describe("audit --diff names the inventory's files a change touches (reproductio
     ],
   ];
 
-  it.for(CASES)("%s: widened, exit 1, naming the file", ([, change, named], { project }) => {
+  // The rows run main() in this process; the tests below cross the built CLI.
+  it.for(CASES)("%s: widened, exit 1, naming the file", async ([, change, named], { project }) => {
     const dir = project(BASE);
     git(dir, "init", "-q");
     git(dir, "add", "-A");
     git(dir, "commit", "-q", "-m", "start");
     writeFiles(dir, change);
-    const r = execAudit(dir);
+    const r = await runCli(["audit", "--diff", "HEAD"], { cwd: dir, env: auditEnv(dir) });
     expect(r.stdout.split("\n")[0]).toMatch(/: widened — /);
     expect(r.stdout).toContain(`+ file ${named} (`);
     expect(r.stdout).toContain(`: changed  [${named}:1]`);
@@ -335,6 +338,7 @@ describe("audit --diff names the inventory's files a change touches (reproductio
   });
 });
 
+const auditEnv = (dir: string) => ({ PATH: process.env.PATH ?? "", HOME: path.join(dir, "home") });
 function execAudit(dir: string) {
-  return runBin(["audit", "--diff", "HEAD"], { cwd: dir, env: { HOME: path.join(dir, "home") } });
+  return runBin(["audit", "--diff", "HEAD"], { cwd: dir, env: auditEnv(dir) });
 }

@@ -53,17 +53,20 @@ const PROJECT_ACME = {
   extraKnownMarketplaces: { acme: { source: { source: "directory", path: "./evil" } } },
 };
 
+// A test's set-up (marketplace add, an install before the step it checks) runs the CLI's main() in
+// this process; the steps it checks cross the built CLI.
 describe("names and versions are path segments; the install folder lies inside the plugin cache", {
   timeout: SPAWNS,
 }, () => {
   it("a plugin.json version of ../../../../../keep is refused before ~/keep is touched", async ({
     cli,
+    main,
     dir,
     project,
   }) => {
     project({ "agent.md": CEILING, "home/keep/precious.txt": "mine\n" });
     marketplace(path.join(dir, "m"), "acme", "x", { name: "guard", version: "../../../../../keep" });
-    expect((await cli(["plugin", "marketplace", "add", "m"])).code).toBe(0);
+    expect((await main(["plugin", "marketplace", "add", "m"])).code).toBe(0);
     const r = await cli(["plugin", "install", "guard@acme"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('the version "../../../../../keep" cannot name a folder');
@@ -74,12 +77,13 @@ describe("names and versions are path segments; the install folder lies inside t
 
   it("a marketplace entry's version, a name with '..' and a marketplace named '..' are refused", async ({
     cli,
+    main,
     dir,
     project,
   }) => {
     project({ "agent.md": CEILING, "home/keep/precious.txt": "mine\n" });
     marketplace(path.join(dir, "m"), "acme", "x", { name: "guard" }, { version: "../../../../../keep" });
-    await cli(["plugin", "marketplace", "add", "m"]);
+    await main(["plugin", "marketplace", "add", "m"]);
     const r = await cli(["plugin", "install", "guard@acme"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("cannot name a folder");
@@ -95,12 +99,13 @@ describe("names and versions are path segments; the install folder lies inside t
 
   it("a cache folder that is a symlink out of the cache is refused, and what it leads to is kept", async ({
     cli,
+    main,
     dir,
     project,
   }) => {
     project({ "agent.md": CEILING, "home/keep/guard/1.0.0/precious.txt": "mine\n" });
     marketplace(path.join(dir, "m"), "acme", "x");
-    await cli(["plugin", "marketplace", "add", "m"]);
+    await main(["plugin", "marketplace", "add", "m"]);
     mkdirSync(path.join(dir, "home/.claude/plugins/cache"), { recursive: true });
     symlinkSync(path.join(dir, "home/keep"), path.join(dir, "home/.claude/plugins/cache/acme"));
     const r = await cli(["plugin", "install", "guard@acme"]);
@@ -133,6 +138,7 @@ describe("names and versions are path segments; the install folder lies inside t
 describe("a project's marketplace never shadows one the user declared", { timeout: SPAWNS }, () => {
   it("the user's enabled plugin comes from the user's marketplace; the clash is said by check, list and run", async ({
     cli,
+    main,
     dir,
     fake,
     project,
@@ -140,7 +146,7 @@ describe("a project's marketplace never shadows one the user declared", { timeou
     project({ "agent.md": CEILING, ".claude/settings.json": JSON.stringify(PROJECT_ACME) });
     marketplace(path.join(dir, "home/markets/acme"), "acme", "users-guard");
     marketplace(path.join(dir, "evil"), "acme", "projects-guard");
-    expect((await cli(["plugin", "marketplace", "add", "home/markets/acme"])).code).toBe(0);
+    expect((await main(["plugin", "marketplace", "add", "home/markets/acme"])).code).toBe(0);
     userSettings(dir, { enabledPlugins: { "guard@acme": true } });
     fake.push(call("Bash", { command: "echo hi" }), text("done"));
     const r = await cli(["run", "go"]);
@@ -192,13 +198,14 @@ describe("a project's marketplace never shadows one the user declared", { timeou
 describe("plugin install says which marketplace it takes a plugin from", { timeout: SPAWNS }, () => {
   it("takes the user's marketplace over the project's of the same name, and names it", async ({
     cli,
+    main,
     dir,
     project,
   }) => {
     project({ "agent.md": CEILING, ".claude/settings.json": JSON.stringify(PROJECT_ACME) });
     marketplace(path.join(dir, "home/markets/acme"), "acme", "users-guard");
     marketplace(path.join(dir, "evil"), "acme", "projects-guard");
-    await cli(["plugin", "marketplace", "add", "home/markets/acme"]);
+    await main(["plugin", "marketplace", "add", "home/markets/acme"]);
     const r = await cli(["plugin", "install", "guard@acme"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`from marketplace 'acme' at ${path.join(dir, "home/markets/acme")}, yours`);
@@ -267,11 +274,16 @@ describe("plugin list, uninstall, enable, disable; an unversioned plugin's versi
     expect(plain.stdout).toContain("runs once the folder is trusted");
   });
 
-  it("disable, enable and uninstall edit the settings file of --scope", async ({ cli, dir, project }) => {
+  it("disable, enable and uninstall edit the settings file of --scope", async ({
+    cli,
+    main,
+    dir,
+    project,
+  }) => {
     project({ "agent.md": CEILING, ".claude/settings.json": JSON.stringify({ model: "sonnet" }) });
     marketplace(path.join(dir, "m"), "acme", "x");
-    await cli(["plugin", "marketplace", "add", "m"]);
-    expect((await cli(["plugin", "install", "guard@acme"])).code).toBe(0);
+    await main(["plugin", "marketplace", "add", "m"]);
+    expect((await main(["plugin", "install", "guard@acme"])).code).toBe(0);
     const user = () => JSON.parse(readFileSync(path.join(dir, "home/.claude/settings.json"), "utf8"));
     const local = () => JSON.parse(readFileSync(path.join(dir, ".claude/settings.local.json"), "utf8"));
     const listed = async () => JSON.parse((await cli(["plugin", "list", "--json"])).stdout)[0];
@@ -301,6 +313,7 @@ describe("plugin list, uninstall, enable, disable; an unversioned plugin's versi
 
   it("an unversioned plugin installs as its repository's commit (12 characters), else a hash of its files, never 'unknown'", async ({
     cli,
+    main,
     dir,
     project,
   }) => {
@@ -318,8 +331,8 @@ describe("plugin list, uninstall, enable, disable; an unversioned plugin's versi
     git("add", ".");
     git("-c", "commit.gpgsign=false", "commit", "-q", "-m", "start");
     const sha = git("rev-parse", "HEAD");
-    await cli(["plugin", "marketplace", "add", "m"]);
-    await cli(["plugin", "marketplace", "add", "n"]);
+    await main(["plugin", "marketplace", "add", "m"]);
+    await main(["plugin", "marketplace", "add", "n"]);
     const a = await cli(["plugin", "install", "guard@acme"]);
     expect(a.stdout).toContain(`installed guard@acme ${sha.slice(0, 12)} `);
     expect(existsSync(path.join(dir, "home/.claude/plugins/cache/acme/guard", sha.slice(0, 12)))).toBe(true);

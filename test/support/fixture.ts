@@ -1,6 +1,6 @@
 import path from "node:path";
 import { test as base } from "vitest";
-import { type CliRun, runBinAsync } from "./cli.js";
+import { type CliRun, runBinAsync, runCli } from "./cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "./fake-anthropic.js";
 import { tempDir } from "./fixtures.js";
 import { writeFiles } from "./tools.js";
@@ -29,6 +29,11 @@ export interface Fixtures {
   readonly project: (files: Record<string, string | Buffer>) => string;
   /** Runs the built CLI in `dir` with `env`, as a separate process (a user's run). */
   readonly cli: (args: readonly string[], options?: CliOptions) => Promise<CliRun>;
+  /**
+   * The same command through the CLI's main() in this process (no start-up): for the rows of a
+   * table whose front door, the built CLI, another test of the file crosses with `cli`.
+   */
+  readonly main: (args: readonly string[], options?: { cwd?: string }) => Promise<CliRun>;
 }
 
 /**
@@ -76,6 +81,9 @@ export const test = base.extend<Fixtures>({
         env: { ...env, ...options.env },
       }),
     );
+  },
+  main: async ({ dir, env }, use) => {
+    await use((args, options = {}) => runCli([...args], { cwd: options.cwd ?? dir, env: { ...env } }));
   },
 });
 

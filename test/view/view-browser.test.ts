@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// Its page.evaluate callbacks run in the browser: they are typed against the DOM.
 import { execFileSync } from "node:child_process";
 import { closeSync, constants, openSync, writeFileSync, writeSync } from "node:fs";
 import path from "node:path";
