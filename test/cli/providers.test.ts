@@ -6,8 +6,9 @@ import { test } from "../support/fixture.js";
 import { call, resultsSent, text } from "../support/script.js";
 
 /**
- * A run on each cloud provider, as its users set it up (Claude Code's variables), through the built
- * CLI: the provider's own SDK speaks its wire format to a local fake of it; the lists bind the same.
+ * A run on each cloud provider, as its users set it up (Claude Code's variables): the provider's own
+ * SDK speaks its wire format to a local fake of it; the lists bind the same. Bedrock's run and its
+ * missing credentials cross the built CLI; the other rows run the CLI's main() in this process.
  */
 const it = test.extend<{ front: (kind: ProviderKind) => Promise<FakeProvider> }>({
   front: async ({ fake }, use) => {
@@ -53,6 +54,7 @@ describe.each(["bedrock", "vertex", "foundry"] as const)("on %s", (kind) => {
     fake,
     front,
     cli,
+    main,
   }) => {
     project({ "agent.md": AGENT, "agents/helper.md": HELPER, "notes.txt": "the notes", "secret.txt": "s" });
     const f = await front(kind);
@@ -64,7 +66,7 @@ describe.each(["bedrock", "vertex", "foundry"] as const)("on %s", (kind) => {
       call("Read", { file_path: "secret.txt" }),
       text("all done"),
     );
-    const r = await cli(["-p", "go"], {
+    const r = await (kind === "bedrock" ? cli : main)(["-p", "go"], {
       env: { ...NO_METADATA, ...providerEnv(kind, f.url), ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
     });
     expect(r.stderr).toBe("");
@@ -107,9 +109,9 @@ describe("credentials and settings", () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it("a region left unset is refused before any request, naming the variable", async ({ project, cli }) => {
+  it("a region left unset is refused before any request, naming the variable", async ({ project, main }) => {
     project({ "agent.md": AGENT });
-    const r = await cli(["-p", "go"], { env: { CLAUDE_CODE_USE_VERTEX: "1" } });
+    const r = await main(["-p", "go"], { env: { CLAUDE_CODE_USE_VERTEX: "1" } });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("set CLOUD_ML_REGION");
   });
@@ -119,7 +121,7 @@ describe("credentials and settings", () => {
     dir,
     fake,
     front,
-    cli,
+    main,
   }) => {
     const f = await front("foundry");
     project({
@@ -133,7 +135,7 @@ describe("credentials and settings", () => {
       }),
     });
     fake.push(text("via foundry"));
-    const r = await cli(["-p", "go"], { cwd: dir });
+    const r = await main(["-p", "go"], { cwd: dir });
     expect(r.stdout).toBe("via foundry\n");
     expect(f.requests).toHaveLength(1);
   });
@@ -142,7 +144,7 @@ describe("credentials and settings", () => {
     project,
     fake,
     front,
-    cli,
+    main,
   }) => {
     const f = await front("bedrock");
     project({
@@ -152,7 +154,7 @@ describe("credentials and settings", () => {
       }),
     });
     fake.push(text("never"));
-    const r = await cli(["-p", "go"], {
+    const r = await main(["-p", "go"], {
       env: {
         ...NO_METADATA,
         CLAUDE_CODE_USE_BEDROCK: "1",
@@ -173,7 +175,7 @@ describe("credentials and settings", () => {
     project,
     dir,
     fake,
-    cli,
+    main,
     env,
   }) => {
     project({
@@ -182,14 +184,14 @@ describe("credentials and settings", () => {
     });
     fake.push(text("one"), text("two"));
     const { ANTHROPIC_API_KEY: _k, ...noKey } = env;
-    const untrusted = await cli(["-p", "go"], { env: { ...noKey, ANTHROPIC_API_KEY: "" } });
+    const untrusted = await main(["-p", "go"], { env: { ...noKey, ANTHROPIC_API_KEY: "" } });
     expect(untrusted.code).not.toBe(0);
     expect(untrusted.stderr).toContain("no API key");
     expect(fake.requests).toHaveLength(0);
     expect(existsSync(path.join(dir, "helper-ran"))).toBe(false);
-    expect((await cli(["trust"])).stdout).toContain("apiKeyHelper 'touch helper-ran; echo project-key'");
-    expect(await cli(["trust", "--yes"])).toMatchObject({ code: 0 });
-    const trusted = await cli(["-p", "go"], { env: { ...noKey, ANTHROPIC_API_KEY: "" } });
+    expect((await main(["trust"])).stdout).toContain("apiKeyHelper 'touch helper-ran; echo project-key'");
+    expect(await main(["trust", "--yes"])).toMatchObject({ code: 0 });
+    const trusted = await main(["-p", "go"], { env: { ...noKey, ANTHROPIC_API_KEY: "" } });
     expect(trusted.stderr).toBe("");
     expect(trusted.stdout).toBe("one\n");
     expect(fake.requests[0]?.headers.authorization).toBe("Bearer project-key");
@@ -200,7 +202,7 @@ describe("credentials and settings", () => {
     project,
     dir,
     fake,
-    cli,
+    main,
     env,
   }) => {
     project({
@@ -213,7 +215,7 @@ describe("credentials and settings", () => {
       { kind: "http-error", status: 401, errorType: "authentication_error", message: "invalid x-api-key" },
       text("after renewal"),
     );
-    const r = await cli(["-p", "go"], {
+    const r = await main(["-p", "go"], {
       env: { ANTHROPIC_BASE_URL: env.ANTHROPIC_BASE_URL ?? "", ANTHROPIC_API_KEY: "" },
     });
     expect(r.stderr).toBe("");
@@ -223,15 +225,15 @@ describe("credentials and settings", () => {
 
   it("check names the provider a run would use and what chose it; a provider missing its region is an error", async ({
     project,
-    cli,
+    main,
   }) => {
     project({ "agent.md": AGENT });
-    const ok = await cli(["check"], { env: { CLAUDE_CODE_USE_BEDROCK: "1", AWS_REGION: "eu-west-1" } });
+    const ok = await main(["check"], { env: { CLAUDE_CODE_USE_BEDROCK: "1", AWS_REGION: "eu-west-1" } });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(
       "model provider: Amazon Bedrock (set by CLAUDE_CODE_USE_BEDROCK, AWS_REGION)",
     );
-    const bad = await cli(["check"], { env: { CLAUDE_CODE_USE_BEDROCK: "1" } });
+    const bad = await main(["check"], { env: { CLAUDE_CODE_USE_BEDROCK: "1" } });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(
       "error: Amazon Bedrock (CLAUDE_CODE_USE_BEDROCK=1) needs a region: set AWS_REGION",
@@ -242,16 +244,16 @@ describe("credentials and settings", () => {
     project,
     fake,
     front,
-    cli,
+    main,
   }) => {
     project({ "agent.md": AGENT, "notes.txt": "the notes" });
     const f = await front("bedrock");
     fake.push(call("Read", { file_path: "notes.txt" }), text("recorded on bedrock"));
-    const recorded = await cli(["-p", "--record", "rec.jsonl", "go"], {
+    const recorded = await main(["-p", "--record", "rec.jsonl", "go"], {
       env: { ...NO_METADATA, ...providerEnv("bedrock", f.url) },
     });
     expect(recorded.stdout).toBe("recorded on bedrock\n");
-    const replayed = await cli(["-p", "--replay", "rec.jsonl", "go"], {
+    const replayed = await main(["-p", "--replay", "rec.jsonl", "go"], {
       env: { ANTHROPIC_API_KEY: "", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
     });
     expect(replayed.stderr).toBe("");
@@ -259,12 +261,12 @@ describe("credentials and settings", () => {
     expect(f.requests).toHaveLength(2);
   });
 
-  it("check names a misspelled provider variable in settings env", async ({ project, cli }) => {
+  it("check names a misspelled provider variable in settings env", async ({ project, main }) => {
     project({
       "agent.md": AGENT,
       ".claude/settings.json": JSON.stringify({ env: { CLAUDE_CODE_USE_BEDROK: "1" } }),
     });
-    const r = await cli(["check"]);
+    const r = await main(["check"]);
     expect(r.stdout + r.stderr).toContain(
       "'env.CLAUDE_CODE_USE_BEDROK' is not a variable agentmd reads; did you mean 'CLAUDE_CODE_USE_BEDROCK'?",
     );

@@ -33,7 +33,10 @@ export interface Fixtures {
    * The same command through the CLI's main() in this process (no start-up): for the rows of a
    * table whose front door, the built CLI, another test of the file crosses with `cli`.
    */
-  readonly main: (args: readonly string[], options?: { cwd?: string }) => Promise<CliRun>;
+  readonly main: (
+    args: readonly string[],
+    options?: { cwd?: string; env?: Readonly<Record<string, string>> },
+  ) => Promise<CliRun>;
 }
 
 /**
@@ -83,7 +86,9 @@ export const test = base.extend<Fixtures>({
     );
   },
   main: async ({ dir, env }, use) => {
-    await use((args, options = {}) => runCli([...args], { cwd: options.cwd ?? dir, env: { ...env } }));
+    await use((args, options = {}) =>
+      runCli([...args], { cwd: options.cwd ?? dir, env: { ...env, ...options.env } }),
+    );
   },
 });
 
