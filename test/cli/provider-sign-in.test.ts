@@ -12,7 +12,8 @@ import { text } from "../support/script.js";
  * How a user on each cloud signs in, through the built CLI: Microsoft Foundry without a key (Entra ID
  * through the Azure CLI), Google Vertex AI from a credentials file or from nothing (never asking
  * Google's metadata server where the credentials cannot come from it), and an install that carries
- * no provider client at all.
+ * no provider client at all. Foundry's first sign-in crosses the built CLI; its renewal and its
+ * failures run the CLI's main() in this process.
  */
 
 /** A local HTTP server that records each request and answers with `answer`. */
@@ -113,7 +114,7 @@ describe("Microsoft Foundry without a key: Microsoft Entra ID", () => {
     project,
     dir,
     fake,
-    cli,
+    main,
   }) => {
     project({ "agent.md": AGENT });
     const f = await startFakeProvider("foundry", fake, {
@@ -124,7 +125,7 @@ describe("Microsoft Foundry without a key: Microsoft Entra ID", () => {
     });
     try {
       fake.push(text("renewed"));
-      const r = await cli(["-p", "go"], { env: foundryEnv(f.url, azOnPath(dir, COUNTING_AZ(dir))) });
+      const r = await main(["-p", "go"], { env: foundryEnv(f.url, azOnPath(dir, COUNTING_AZ(dir))) });
       expect(f.requests.map((q) => q.headers.authorization)).toEqual(["Bearer entra-1", "Bearer entra-2"]);
       expect(r.stderr).toBe("");
       expect(r.stdout).toBe("renewed\n");
@@ -137,12 +138,12 @@ describe("Microsoft Foundry without a key: Microsoft Entra ID", () => {
     project,
     dir,
     front,
-    cli,
+    main,
   }) => {
     project({ "agent.md": AGENT });
     const f = await front("foundry");
     const az = azOnPath(dir, `echo "ERROR: Please run 'az login' to setup account." >&2; exit 1`);
-    const r = await cli(["-p", "go"], { env: foundryEnv(f.url, az) });
+    const r = await main(["-p", "go"], { env: foundryEnv(f.url, az) });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /Microsoft Foundry: Microsoft Entra ID sign-in failed \(`az account get-access-token` exited 1: ERROR: Please run 'az login' to setup account\.\): run `az login`/,
@@ -155,13 +156,13 @@ describe("Microsoft Foundry without a key: Microsoft Entra ID", () => {
     project,
     dir,
     front,
-    cli,
+    main,
   }) => {
     project({ "agent.md": AGENT });
     const f = await front("foundry");
     const empty = path.join(dir, "empty-bin");
     mkdirSync(empty);
-    const r = await cli(["-p", "go"], { env: foundryEnv(f.url, empty, true) });
+    const r = await main(["-p", "go"], { env: foundryEnv(f.url, empty, true) });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /^agentmd: Microsoft Foundry: no key, and no way to sign in was found: set ANTHROPIC_FOUNDRY_API_KEY, or sign in to Microsoft Entra ID with the Azure CLI \(`az login`\), or install @azure\/identity/,
