@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolFs } from "../../src/tools/builtin/fs.js";
 import { createReadTool } from "../../src/tools/builtin/index.js";
-import { type CliRun, runBinAsync } from "../support/cli.js";
+import { type CliRun, runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { REPO_ROOT, tempDir } from "../support/fixtures.js";
 import { jsonLines, ofType } from "../support/runs.js";
@@ -15,8 +15,10 @@ import { trustProject } from "../support/trust.js";
 import { until } from "../support/until.js";
 
 /**
- * Faults, each through the built CLI as a user meets them: no silent death, no hang, a message
- * that says what happened, and the run going on where it can.
+ * Faults as a user meets them: no silent death, no hang, a message that says what happened, and the
+ * run going on where it can. Each class of fault crosses the built CLI at least once (a Bash
+ * timeout, a connection that fails, a session in use, the signals); its other rows run the CLI's
+ * main() in this process.
  */
 let dir: string;
 let cleanup: () => void;
@@ -40,6 +42,9 @@ const env = (extra: Record<string, string> = {}) => ({
 });
 const cli = (args: string[], extra: Record<string, string> = {}) =>
   runBinAsync(args, { cwd: dir, env: env(extra) });
+/** The same command through the CLI's main() in this process: for a fault whose class another test crosses the built CLI with. */
+const inProcess = (args: string[], extra: Record<string, string> = {}) =>
+  runCli(args, { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env(extra) } });
 const told = (i: number) => resultText(resultsSent(fake as FakeAnthropic, i)[0]);
 
 describe("tool calls that go wrong stay one call's problem", () => {
@@ -68,7 +73,7 @@ describe("tool calls that go wrong stay one call's problem", () => {
       },
       text("done"),
     ]);
-    const r = await cli(["run", "go"]);
+    const r = await inProcess(["run", "go"]);
     expect(r.code).toBe(0);
     expect(told(1)).toBe(
       `The input of this Bash call is not complete JSON (got '{"command": echo hi}'), so it was not executed. Send the call again with its input as one JSON object.`,
@@ -83,7 +88,7 @@ describe("tool calls that go wrong stay one call's problem", () => {
       call("Bash", { command: "sleep 30 & echo $! > left.pid" }),
       text("done"),
     ]);
-    await cli(["run", "go"]);
+    await inProcess(["run", "go"]);
     expect(told(1)).toBe("[binary output, 4 bytes]\n[exit code 0]");
     const pid = Number(readFileSync(path.join(dir, "left.pid"), "utf8"));
     expect(await gone(pid)).toBe(true);
@@ -93,7 +98,7 @@ describe("tool calls that go wrong stay one call's problem", () => {
 describe("the model API: no hang, every retry said, and a message that names the server", () => {
   it("a stream that goes silent after its headers is given up after the idle timeout, each retry printed", async () => {
     fake = await startFakeAnthropic([{ kind: "silence" }, { kind: "silence" }, { kind: "silence" }]);
-    const r = await cli(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "300" });
+    const r = await inProcess(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "300" });
     expect(r.code).toBe(1);
     expect(r.stdout.match(/retrying \(no data for 0\.3 s from /g)).toHaveLength(2);
     expect(r.stdout).toContain(`error: no data for 0.3 s from ${fake.url} (2 retries made)`);
@@ -101,7 +106,7 @@ describe("the model API: no hang, every retry said, and a message that names the
 
   it("a server that never answers at all is given up the same way", async () => {
     fake = await startFakeAnthropic([{ kind: "no-answer" }, { kind: "no-answer" }, { kind: "no-answer" }]);
-    const r = await cli(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "300" });
+    const r = await inProcess(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "300" });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`no data for 0.3 s from ${fake.url}`);
   });
@@ -112,7 +117,7 @@ describe("the model API: no hang, every retry said, and a message that names the
       // pings keep the request alive (the limit leaves room for a loaded machine's pauses).
       { kind: "pings", every: 100, count: 25, after: [{ type: "text", text: "slow but alive" }] },
     ]);
-    const r = await cli(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "1500" });
+    const r = await inProcess(["run", "go"], { ANTHROPIC_TIMEOUT_MS: "1500" });
     expect([r.code, r.stdout.includes("slow but alive"), r.stdout.includes("retrying")]).toEqual([
       0,
       true,
@@ -125,7 +130,7 @@ describe("the model API: no hang, every retry said, and a message that names the
       { kind: "sse-error", before: [], errorType: "api_error", message: "boom" },
       text("second try"),
     ]);
-    const r = await cli(["run", "go"]);
+    const r = await inProcess(["run", "go"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("retrying (api_error in the response stream), attempt 1");
     expect(r.stdout).toContain("second try");
@@ -134,7 +139,7 @@ describe("the model API: no hang, every retry said, and a message that names the
   it("a 200 answer that is not an event stream says so, cut to a readable length", async () => {
     const page = `<html><body>${"Service temporarily unavailable. ".repeat(200)}</body></html>`;
     fake = await startFakeAnthropic([{ kind: "not-a-stream", contentType: "text/html", body: page }]);
-    const r = await cli(["run", "go"]);
+    const r = await inProcess(["run", "go"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`error: the model API at ${fake.url} answered 200 with text/html`);
     expect(r.stdout).toContain("not an event stream: <html><body>Service temporarily unavailable.");
@@ -210,7 +215,7 @@ describe("a run whose work can never finish is not a silent exit", () => {
     });
     trustProject(dir);
     fake = await startFakeAnthropic([call("Stuck", {}), text("went on")]);
-    const r = await cli(["run", "go"]);
+    const r = await inProcess(["run", "go"]);
     expect([r.code, r.stderr]).toEqual([0, ""]);
     const told = resultsSent(fake, 1)[0];
     expect(told?.is_error).toBe(true);
@@ -324,7 +329,7 @@ describe("resume tells the truth", () => {
   it("a call whose tool started without an end is 'outcome unknown', one never started 'not executed'; a damaged line is skipped and said", async () => {
     session([...started, '{"type":"tool_end","runId":"r","dep']);
     fake = await startFakeAnthropic([text("checked")]);
-    const r = await cli(["run", "--output", "stream-json", "--resume", "s1", "go on"]);
+    const r = await inProcess(["run", "--output", "stream-json", "--resume", "s1", "go on"]);
     expect(r.code).toBe(0);
     const results = fake.requests[0]?.body.messages[2]?.content;
     const texts = (Array.isArray(results) ? results : []).map((b) =>
@@ -349,7 +354,7 @@ describe("resume tells the truth", () => {
 
   it("sessions show prints a damaged session without a stack trace", async () => {
     session([...started, "{not json", "[1,2]"]);
-    const r = await runBinAsync(["sessions", "show", "s1"], { cwd: dir, env: { HOME: "/nowhere" } });
+    const r = await runCli(["sessions", "show", "s1"], { cwd: dir, env: { HOME: "/nowhere" } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("agentmd sessions: 2 line(s) of this session could not be read and were skipped\n");
     expect(r.stdout).toContain("delete the branch");
@@ -358,7 +363,7 @@ describe("resume tells the truth", () => {
   it("the resume hint is printed only when the transcript was written", async () => {
     writeFileSync(path.join(dir, ".agentmd"), "a file where the sessions folder would be");
     fake = await startFakeAnthropic([text("hello")]);
-    const r = await cli(["run", "go"]);
+    const r = await inProcess(["run", "go"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("warning: cannot write the transcript");
     expect(r.stdout).not.toContain("resume with");
