@@ -12,6 +12,8 @@ import { writeFiles } from "../support/tools.js";
  * Trust per project folder, through the built CLI with HOME in a temporary folder: a folder whose
  * code (a custom tool, an MCP server, a settings hook) was never trusted runs none of it, says so
  * once, and keeps its lists; `agentmd trust --yes` lets it run; a changed hook script stops it again.
+ * The untrusted run and chat's question cross the built CLI; the other rows run the CLI's main() in
+ * this process.
  */
 
 const TOOL = `import { writeFileSync } from "node:fs";
@@ -83,10 +85,10 @@ describe("a folder whose code is not trusted", () => {
   it("refuses a run whose allowed tools are all the project's own, saying the folder is not trusted", async ({
     code,
     fake,
-    cli,
+    main,
   }) => {
     writeFiles(code, { "agent.md": "---\nallowed-tools: Mark, mcp__srv__whoami\n---\nMain.\n" });
-    const r = await cli(["-p", "go"]);
+    const r = await main(["-p", "go"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("no entry of the allow-list names a tool that exists in this run");
     expect(r.stderr).toContain(
@@ -99,9 +101,9 @@ describe("a folder whose code is not trusted", () => {
   it("runs its code after agentmd trust --yes, and stops again when the hook's script changes", async ({
     code,
     fake,
-    cli,
+    main,
   }) => {
-    const trusted = await cli(["trust", "--yes"]);
+    const trusted = await main(["trust", "--yes"]);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toContain("trusted:");
     fake.push(
@@ -110,7 +112,7 @@ describe("a folder whose code is not trusted", () => {
       call("mcp__srv__whoami", {}),
       text("done"),
     );
-    const r = await cli(["-p", "go"]);
+    const r = await main(["-p", "go"]);
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain("trust");
     expect(marks(code)).toEqual(["tool.imported", "hook.ran", "srv.starts"]);
@@ -120,7 +122,7 @@ describe("a folder whose code is not trusted", () => {
     for (const m of ["tool.imported", "hook.ran", "srv.starts"]) rmSync(path.join(code, m));
     writeFiles(code, { ".claude/hooks/guard.sh": `${GUARD}# one more line\n` });
     fake.push(call("Bash", { command: "echo hi" }), text("done"));
-    const again = await cli(["-p", "go"]);
+    const again = await main(["-p", "go"]);
     expect(again.code).toBe(0);
     expect(marks(code)).toEqual([]);
     expect(again.stderr).toContain("changed since it was trusted");
@@ -129,13 +131,13 @@ describe("a folder whose code is not trusted", () => {
     expect(resultText(resultsSent(fake, 5)[0])).toContain("agentmd trust");
   });
 
-  it("a changed hook command is named as what was added and removed", async ({ code, fake, cli }) => {
-    await cli(["trust", "--yes"]);
+  it("a changed hook command is named as what was added and removed", async ({ code, fake, main }) => {
+    await main(["trust", "--yes"]);
     const settings = JSON.parse(readFileSync(path.join(code, ".claude/settings.json"), "utf8"));
     settings.hooks.PreToolUse[0].hooks[0].command = "bash .claude/hooks/guard.sh --loud";
     writeFiles(code, { ".claude/settings.json": JSON.stringify(settings) });
     fake.push(text("done"));
-    const r = await cli(["-p", "go"]);
+    const r = await main(["-p", "go"]);
     expect(r.stderr).toContain("+ hook PreToolUse (Bash): bash .claude/hooks/guard.sh --loud");
     expect(r.stderr).toContain("- hook PreToolUse (Bash): bash .claude/hooks/guard.sh  —");
     expect(marks(code)).toEqual([]);
@@ -145,9 +147,9 @@ describe("a folder whose code is not trusted", () => {
 describe("agentmd trust", () => {
   it("without a terminal and without --yes lists the code and exits 1 saying to pass --yes", async ({
     code,
-    cli,
+    main,
   }) => {
-    const r = await cli(["trust"]);
+    const r = await main(["trust"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("is not trusted");
     expect(r.stdout).toContain("settings env");
@@ -157,31 +159,31 @@ describe("agentmd trust", () => {
     expect(marks(code)).toEqual([]);
   });
 
-  it("--list names the trusted folders, --revoke takes the trust back", async ({ code, cli }) => {
-    expect((await cli(["trust", "--list"])).stdout).toBe("no folder is trusted\n");
-    await cli(["trust", "--yes"]);
-    expect((await cli(["trust", "--list"])).stdout).toContain(`${code}  (trusted `);
-    expect((await cli(["trust"])).stdout).toContain("is trusted, with this code");
-    const revoked = await cli(["trust", "--revoke"]);
+  it("--list names the trusted folders, --revoke takes the trust back", async ({ code, main }) => {
+    expect((await main(["trust", "--list"])).stdout).toBe("no folder is trusted\n");
+    await main(["trust", "--yes"]);
+    expect((await main(["trust", "--list"])).stdout).toContain(`${code}  (trusted `);
+    expect((await main(["trust"])).stdout).toContain("is trusted, with this code");
+    const revoked = await main(["trust", "--revoke"]);
     expect(revoked.stdout).toContain("trust removed");
-    expect((await cli(["trust", "--list"])).stdout).toBe("no folder is trusted\n");
-    expect((await cli(["trust", "--yes", "--list"])).code).toBe(2);
+    expect((await main(["trust", "--list"])).stdout).toBe("no folder is trusted\n");
+    expect((await main(["trust", "--yes", "--list"])).code).toBe(2);
   });
 
   it("a project of only markdown and lists needs no trust and never sees a notice", async ({
     project,
     fake,
-    cli,
+    main,
   }) => {
     project({
       "agent.md": "---\nallowed-tools: Read\n---\nMain.\n",
       "agents/r.md": "---\ndescription: R\n---\nR.\n",
     });
     fake.push(text("done"));
-    const r = await cli(["-p", "go"]);
+    const r = await main(["-p", "go"]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
-    const t = await cli(["trust"]);
+    const t = await main(["trust"]);
     expect(t.code).toBe(0);
     expect(t.stdout).toContain("holds no repository code");
   });
