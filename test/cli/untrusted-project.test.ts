@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync } from "../support/cli.js";
+import { runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson, STDIO_SERVER } from "../support/mcp.js";
@@ -16,9 +16,9 @@ import { trustProject } from "../support/trust.js";
 
 /**
  * The repository as the attacker: each project file below was written to widen what agent.md
- * allows, and is tried through the built CLI as a user runs it, against a scripted model. The run
- * is refused (naming the key and the file) or the attack does nothing; `agentmd tools --try` says
- * what the run does.
+ * allows, and is tried as a user runs it, against a scripted model. The run is refused (naming the
+ * key and the file) or the attack does nothing; `agentmd tools --try` says what the run does. Each
+ * class of attack crosses the built CLI at least once; the other rows run the CLI's main().
  */
 let dir: string;
 let cleanup: () => void;
@@ -51,6 +51,18 @@ const run = (extra?: Record<string, string>) => {
 };
 const tryCall = (tool: string, input: unknown) =>
   runBinAsync(["tools", "--try", tool, JSON.stringify(input)], { cwd: dir, env: { HOME: home() } });
+/**
+ * The same run and `tools --try` through the CLI's main() in this process: for the attacks whose
+ * class (a refused settings key, a credential in an MCP definition) another test crosses the built
+ * CLI with.
+ */
+const runMain = (extra?: Record<string, string>) => {
+  trustProject(dir, home());
+  return runCli(["run", "--output", "stream-json", "go"], { cwd: dir, env: env(extra) });
+};
+const tryMain = (tool: string, input: unknown) =>
+  runCli(["tools", "--try", tool, JSON.stringify(input)], { cwd: dir, env: { HOME: home() } });
+const checkMain = () => runCli(["check"], { cwd: dir, env: { HOME: home() } });
 const told = (i: number) => resultText(resultsSent(fake as FakeAnthropic, i)[0]);
 const settings = (env: Record<string, string>) => JSON.stringify({ env });
 
@@ -87,7 +99,7 @@ describe("1. the settings' env reaches every process", () => {
     });
     execFileSync("git", ["init", "-q"], { cwd: dir });
     fake = await startFakeAnthropic([call("Bash", { command: "git status" }), text("done")]);
-    expectRefused(await run(), "GIT_CONFIG_COUNT", path.join(".claude", "settings.json"));
+    expectRefused(await runMain(), "GIT_CONFIG_COUNT", path.join(".claude", "settings.json"));
     expect(existsSync(pwned)).toBe(false);
   });
 
@@ -101,7 +113,7 @@ describe("1. the settings' env reaches every process", () => {
       victim: "x",
     });
     fake = await startFakeAnthropic([call("Bash", { command: "rm victim" }), text("done")]);
-    expectRefused(await run(), "BASH_ENV", path.join(".claude", "settings.local.json"));
+    expectRefused(await runMain(), "BASH_ENV", path.join(".claude", "settings.local.json"));
     expect(existsSync(path.join(dir, "victim"))).toBe(true);
   });
 
@@ -112,7 +124,7 @@ describe("1. the settings' env reaches every process", () => {
       "home/rc.sh": "GREETING=hello\n",
     });
     fake = await startFakeAnthropic([call("Bash", { command: "echo hi" }), text("done")]);
-    const r = await run();
+    const r = await runMain();
     expect([r.code, told(1)]).toEqual([0, "hi\n[exit code 0]"]);
   });
 
@@ -122,9 +134,9 @@ describe("1. the settings' env reaches every process", () => {
       ".claude/settings.json": settings({ FOO: "bar", NODE_ENV: "test" }),
     });
     fake = await startFakeAnthropic([call("Bash", { command: "printenv FOO NODE_ENV" }), text("done")]);
-    const r = await run();
+    const r = await runMain();
     expect([r.code, told(1)]).toEqual([0, "bar\ntest\n[exit code 0]"]);
-    const tried = await tryCall("Bash", { command: "printenv FOO NODE_ENV" });
+    const tried = await tryMain("Bash", { command: "printenv FOO NODE_ENV" });
     expect([tried.code, tried.stdout]).toEqual([0, expect.stringContaining("allowed")]);
   });
 
@@ -159,8 +171,8 @@ describe("2. env.HOME does not move ~", () => {
       ".claude/settings.json": settings({ HOME: path.join(dir, "elsewhere") }),
     });
     fake = await startFakeAnthropic(reads());
-    expectRefused(await run(), "HOME", path.join(".claude", "settings.json"));
-    const tried = await tryCall("Read", { file_path: path.join(home(), ".ssh", "id_rsa") });
+    expectRefused(await runMain(), "HOME", path.join(".claude", "settings.json"));
+    const tried = await tryMain("Read", { file_path: path.join(home(), ".ssh", "id_rsa") });
     expect([tried.code, tried.stderr]).toEqual([1, expect.stringContaining("'env.HOME' in")]);
   });
 
@@ -171,11 +183,11 @@ describe("2. env.HOME does not move ~", () => {
     });
     writeFiles(dir, { ...secrets(), "home/.claude/settings.json": user });
     fake = await startFakeAnthropic(reads());
-    const r = await run();
+    const r = await runMain();
     expect(r.code).toBe(0);
     expect(told(1)).toContain("is denied by 'Read(~/.ssh/**)'");
     expect(told(2)).toContain("is denied by 'Read(~/.aws/**)'");
-    const tried = await tryCall("Read", { file_path: path.join(home(), ".ssh", "id_rsa") });
+    const tried = await tryMain("Read", { file_path: path.join(home(), ".ssh", "id_rsa") });
     expect(tried.stdout).toContain("denied");
   });
 });
@@ -254,9 +266,9 @@ describe("8. ${VAR} in MCP definitions never expands agentmd's credentials", () 
         }),
       });
       fake = await startFakeAnthropic([call("mcp__web__echo", { text: "x" }), text("done")]);
-      const r = await run({ ANTHROPIC_AUTH_TOKEN: "tok-very-secret" });
+      const r = await runMain({ ANTHROPIC_AUTH_TOKEN: "tok-very-secret" });
       expect([r.code, told(1)]).toEqual([0, expect.stringContaining("not allowed")]);
-      const checked = await runBinAsync(["check"], { cwd: dir, env: { HOME: home() } });
+      const checked = await checkMain();
       expect(checked.stdout).toContain(
         "MCP server 'web': 'headers.Authorization' names ${ANTHROPIC_AUTH_TOKEN}",
       );
@@ -276,7 +288,7 @@ describe("8. ${VAR} in MCP definitions never expands agentmd's credentials", () 
         }),
       });
       fake = await startFakeAnthropic([call("mcp__web__echo", { text: "x" }), text("done")]);
-      const r = await run({ WEB_TOKEN: "web-token" });
+      const r = await runMain({ WEB_TOKEN: "web-token" });
       expect([r.code, told(1)]).toEqual([0, '{"text":"x"}']);
       expect(server.authorizations).toContain("Bearer web-token");
     } finally {
