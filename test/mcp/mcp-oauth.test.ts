@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSyn
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRunner } from "../../src/invocation/runner.js";
+import { main } from "../../src/cli/main.js";
 import { signInFile } from "../../src/mcp/oauth-store.js";
 import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
@@ -18,7 +19,8 @@ import { until } from "../support/until.js";
 /**
  * OAuth for HTTP MCP servers, as a user meets it: a real MCP server behind its own authorization
  * server (the SDK's server classes) on loopback; `mcp login` through the built CLI, driven by a
- * test that does what the browser does; then runs that use (and refresh) the sign-in.
+ * test that does what the browser does; then runs that use (and refresh) the sign-in. Where the
+ * sign-in is only a test's set-up, it runs through the CLI's main() in this process.
  */
 let dir: string;
 let home: string;
@@ -71,6 +73,32 @@ async function login(
     },
   });
   return { ...r, page: await page };
+}
+
+/**
+ * The same sign-in through the CLI's main() in this process: the set-up step of the tests that
+ * check what comes after it (a refresh, a logout, the URL binding); the tests of the login itself
+ * cross the built CLI with `login`.
+ */
+async function signIn(): Promise<CliRun> {
+  let page: Promise<unknown> | undefined;
+  let stdout = "";
+  let stderr = "";
+  const code = await main(["mcp", "login", "secure", "--no-browser"], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", ...env() },
+    stdout: {
+      write: (d: string) => {
+        stdout += d;
+        if (!page && /^ {2}http\S+$/m.test(stdout)) page = followSignIn(stdout);
+        return true;
+      },
+      isTTY: false,
+    },
+    stderr: { write: (d: string) => (stderr += d), isTTY: false },
+  });
+  await page;
+  return { code, stdout, stderr };
 }
 
 /** `-p` asking for issue #7 through the server's tool. */
@@ -138,7 +166,7 @@ describe("agentmd mcp login, then a run", { timeout: 90_000 }, () => {
 
   it("refreshes a token about to expire before the run sends it", async () => {
     server.accessTtl = 30; // inside the minute before expiry at which agentmd refreshes
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     const kept = server.accessTokens.at(-1);
     const before = server.grants.length;
     server.seen.length = 0;
@@ -155,7 +183,7 @@ describe("agentmd mcp login, then a run", { timeout: 90_000 }, () => {
   });
 
   it("refreshes a token the server no longer takes when it answers 401", async () => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     server.revokeAccessTokens();
     const run = await runGetIssue();
     expect([run.code, run.stdout, run.stderr]).toEqual([0, "done\n", ""]);
@@ -185,7 +213,7 @@ describe("a server that wants a sign-in the run does not have", { timeout: 90_00
   });
 
   it("says so when the server refuses the token and its refresh both", async () => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     server.revokeAll();
     fake = await startFakeAnthropic([text("went on")]);
     const run = await runBinAsync(["-p", "hi"], { cwd: dir, env: env() });
@@ -194,7 +222,7 @@ describe("a server that wants a sign-in the run does not have", { timeout: 90_00
   });
 
   it("after mcp logout, which revoked the tokens at the authorization server first", async () => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     const kept = JSON.parse(readFileSync(signInFile(home), "utf8")).servers[server.url];
     const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
     expect([out.code, out.stdout, out.stderr]).toEqual([
@@ -217,7 +245,7 @@ describe("a server that wants a sign-in the run does not have", { timeout: 90_00
 
 describe("mcp logout when the authorization server does not revoke", { timeout: 90_000 }, () => {
   it("says so in one line on stderr, forgets the sign-in all the same, and exits 0", async () => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     server.revokeStatus = 503;
     const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
     expect([out.code, out.stdout]).toEqual([0, `Signed out of MCP server 'secure' (${server.url})\n`]);
@@ -229,7 +257,7 @@ describe("mcp logout when the authorization server does not revoke", { timeout: 
   });
 
   it("forgets the sign-in when the authorization server cannot be reached", async () => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     await server.close();
     const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
     expect([out.code, out.stdout]).toEqual([0, `Signed out of MCP server 'secure' (${server.url})\n`]);
@@ -267,7 +295,7 @@ describe("a sign-in is bound to the server's exact URL", { timeout: 90_000 }, ()
     ["the same path with a trailing slash", (s) => `${s.url}/`],
     ["localhost for 127.0.0.1", (s) => s.url.replace("127.0.0.1", "localhost")],
   ])("a project naming %s never sends the token", async (_, urlOf) => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     server.seen.length = 0;
     await runElsewhere(urlOf(server));
     expect(server.seen.length).toBeGreaterThan(0);
@@ -275,7 +303,7 @@ describe("a sign-in is bound to the server's exact URL", { timeout: 90_000 }, ()
   });
 
   it("a project naming another server's URL never sends the token to it", async () => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     decoy = await startHttpMcpServer("github", "http");
     await runElsewhere(decoy.url);
     expect(decoy.authorizations.length).toBeGreaterThan(0);
@@ -283,7 +311,7 @@ describe("a sign-in is bound to the server's exact URL", { timeout: 90_000 }, ()
   });
 
   it("the exact URL, in another project, does", async () => {
-    expect((await login()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
     server.seen.length = 0;
     await runElsewhere(server.url);
     expect(bearers().map((s) => s.authorization)).toContain(`Bearer ${server.accessTokens[0]}`);
