@@ -122,9 +122,7 @@ describe("agentmd tools", () => {
     expect([r.code, r.stdout]).toEqual([0, "allowed\n"]);
   });
 
-  it("judges runners, package scripts and bash's network paths under a deny list, from the built bin", {
-    timeout: 120_000,
-  }, () => {
+  it("judges runners, package scripts and bash's network paths under a deny list (the CLI's main(): the test before crosses the built bin)", async () => {
     const t = tempDir();
     try {
       writeFiles(t.dir, {
@@ -133,22 +131,25 @@ describe("agentmd tools", () => {
         "package.json": JSON.stringify({ scripts: { build: "tsc && make all", test: "vitest run" } }),
       });
       const tryBash = (command: string) =>
-        runBin(["tools", "--try", "Bash", JSON.stringify({ command })], { cwd: t.dir });
+        runCli(["tools", "--try", "Bash", JSON.stringify({ command })], {
+          cwd: t.dir,
+          env: { PATH: process.env.PATH ?? "" },
+        });
       for (const command of [
         "setarch x86_64 curl x",
         "/lib64/ld-linux-x86-64.so.2 /usr/bin/curl x",
         "sqlite3 ':memory:' '.shell curl x'",
         "cat < /dev/tcp/127.0.0.1/80",
       ]) {
-        const r = tryBash(command);
+        const r = await tryBash(command);
         expect([command, r.code, r.stdout]).toEqual([command, 3, expect.stringMatching(/^denied \(/)]);
       }
-      const build = tryBash("npm run build");
+      const build = await tryBash("npm run build");
       expect([build.code, build.stdout]).toEqual([
         3,
         expect.stringContaining("(in 'npm run build → tsc && make all')"),
       ]);
-      expect(tryBash("npm test").code).toBe(0);
+      expect((await tryBash("npm test")).code).toBe(0);
     } finally {
       t.cleanup();
     }
