@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync } from "../support/cli.js";
+import { runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
@@ -12,6 +12,8 @@ import { trustProject } from "../support/trust.js";
 /**
  * A server's prompts, resources, questions (elicitation) and roots, through the built CLI (`run`,
  * `-p`), against a real server written with the SDK's McpServer, over stdio and streamable HTTP.
+ * Over stdio and in chat they cross the built CLI; over HTTP and where the list bounds what is
+ * read, they run the CLI's main() in this process.
  */
 let dir: string;
 let cleanup: () => void;
@@ -46,9 +48,13 @@ async function project(transport: "stdio" | "http", tools: string, extra: Record
   trustProject(dir);
 }
 
-const run = (...argv: string[]) => runBinAsync(argv, { cwd: dir, env: env() });
+const runBin = (...argv: string[]) => runBinAsync(argv, { cwd: dir, env: env() });
+/** The same command through the CLI's main() in this process: the rows that stdio's cross the built CLI for. */
+const runMain = (...argv: string[]) =>
+  runCli(argv, { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env() } });
 
 describe.each(["stdio", "http"] as const)("over %s", (transport) => {
+  const run = transport === "stdio" ? runBin : runMain;
   it("/mcp__docs__review sends the prompt's messages, its arguments filled in order", async () => {
     await project(transport, "mcp__docs__*");
     fake = await startFakeAnthropic([text("reviewed")]);
@@ -121,7 +127,7 @@ describe("the list bounds what is read", () => {
   it("a list that allows one tool of the server reads no resource of it", async () => {
     await project("stdio", "mcp__docs__show_roots, ListMcpResourcesTool, ReadMcpResourceTool");
     fake = await startFakeAnthropic([text("ok")]);
-    const r = await run("run", "hello");
+    const r = await runMain("run", "hello");
     expect(r.code, r.stderr).toBe(0);
     expect(toolsOf(fake, 0)).toEqual(["mcp__docs__show_roots"]);
   });
@@ -129,7 +135,7 @@ describe("the list bounds what is read", () => {
   it("a list that does not name ReadMcpResourceTool attaches no @mention, and says why", async () => {
     await project("stdio", "mcp__docs__*");
     fake = await startFakeAnthropic([text("never asked")]);
-    const r = await run("run", "follow @docs:docs://guide");
+    const r = await runMain("run", "follow @docs:docs://guide");
     expect(r.code).not.toBe(0);
     expect(fake.requests).toHaveLength(0);
     expect(r.stdout + r.stderr).toContain("@docs:docs://guide was not attached");
@@ -138,7 +144,7 @@ describe("the list bounds what is read", () => {
   it("@someone:thing of no server stays text", async () => {
     await project("stdio", "mcp__docs__*");
     fake = await startFakeAnthropic([text("ok")]);
-    const r = await run("run", "ask @bob:later");
+    const r = await runMain("run", "ask @bob:later");
     expect(r.code, r.stderr).toBe(0);
     expect(promptOf(fake, 0)).toBe("ask @bob:later");
   });
