@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync } from "../support/cli.js";
+import { runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
@@ -11,7 +11,8 @@ import { trustProject } from "../support/trust.js";
 
 /**
  * The Elicitation and ElicitationResult hooks, through the built CLI, against a real server (the
- * SDK's McpServer) whose tool `ask_name` asks for `{ name: string (required), tea?: boolean }`.
+ * SDK's McpServer) whose tool `ask_name` asks for `{ name: string (required), tea?: boolean }`. The
+ * first run and chat cross the built CLI; the other runs' rows, the CLI's main() in this process.
  */
 let dir: string;
 let cleanup: () => void;
@@ -57,6 +58,9 @@ function project(hooks: Record<string, { matcher?: string; command: string }[]>)
 
 const payload = (file: string) => JSON.parse(readFileSync(path.join(dir, file), "utf8"));
 const run = (...argv: string[]) => runBinAsync(argv, { cwd: dir, env: env() });
+/** The same command through the CLI's main() in this process: the rows the first test crosses the built CLI for. */
+const runMain = (...argv: string[]) =>
+  runCli(argv, { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env() } });
 const chat = (input: string) => runBinAsync(["chat"], { cwd: dir, env: env(), input });
 
 describe("Elicitation hooks (run: nobody else can answer)", () => {
@@ -89,7 +93,7 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
       ],
     });
     fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await run("run", "ask me");
+    const r = await runMain("run", "ask me");
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
   });
@@ -99,7 +103,7 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
       Elicitation: [{ command: hook("in.json", answer("Elicitation", "accept", { name: 42, pie: true })) }],
     });
     fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await run("run", "ask me");
+    const r = await runMain("run", "ask me");
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
     expect(r.stdout).toContain(
@@ -110,7 +114,7 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
   it("an accept without the required field is declined (-p --verbose says so on stderr)", async () => {
     project({ Elicitation: [{ command: hook("in.json", answer("Elicitation", "accept", { tea: true })) }] });
     fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await run("-p", "--verbose", "ask me");
+    const r = await runMain("-p", "--verbose", "ask me");
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
     expect(r.stderr).toContain("does not fit its form ('name' is required)");
@@ -127,7 +131,7 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
       ],
     });
     fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await run("run", "ask me");
+    const r = await runMain("run", "ask me");
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe('elicitation: accept {"name":"Grace"}');
     expect(payload("out.json")).toMatchObject({
@@ -141,7 +145,7 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
   it("a misspelled event is an error, and nothing runs", async () => {
     project({ Elicitations: [{ command: "true" }] });
     fake = await startFakeAnthropic([text("never")]);
-    const r = await run("run", "ask me");
+    const r = await runMain("run", "ask me");
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("unknown hook event 'Elicitations'; did you mean 'Elicitation'?");
     expect(fake.requests).toHaveLength(0);
