@@ -4,6 +4,11 @@ import { describe, expect } from "vitest";
 import { test as it } from "../support/fixture.js";
 import { call, text } from "../support/script.js";
 
+/**
+ * Rewind as a user meets it: chat's /rewind with piped input, `agentmd rewind`, --fork-session.
+ * The runs that make a session and the first listing cross the built CLI; the rewinds and runs a
+ * test checks after them run the CLI's main() in this process.
+ */
 const AGENT = "---\nname: helper\nallowed-tools: Read, Write, Edit, Bash(echo:*), Task\n---\nHelp.\n";
 const sessionIds = (dir: string) =>
   readdirSync(path.join(dir, ".agentmd/sessions"))
@@ -18,6 +23,7 @@ describe("rewind through chat with piped input", () => {
     fake,
     project,
     cli,
+    main,
   }) => {
     project({ "agent.md": AGENT, "a.txt": "one\n" });
     fake.push(
@@ -47,7 +53,7 @@ describe("rewind through chat with piped input", () => {
     expect(messagesOf(fake, 6)).toContain("PROMPT-THREE");
     expect(messagesOf(fake, 6)).not.toContain("PROMPT-ONE");
     const [id] = sessionIds(dir);
-    const resumed = await cli(["run", "--resume", id as string, "and on"]);
+    const resumed = await main(["run", "--resume", id as string, "and on"]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(messagesOf(fake, 7)).toContain("PROMPT-THREE");
     expect(messagesOf(fake, 7)).not.toContain("PROMPT-ONE");
@@ -87,6 +93,7 @@ describe("agentmd rewind", () => {
     fake,
     project,
     cli,
+    main,
   }) => {
     project({ "agent.md": AGENT, "a.txt": "one\n" });
     fake.push(
@@ -101,28 +108,28 @@ describe("agentmd rewind", () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/1 {2}PROMPT-EDIT\n\s+changed a\.txt/);
     writeFileSync(path.join(dir, "a.txt"), "changed by hand\n");
-    const conflict = await cli(["rewind", "1", "code"]);
+    const conflict = await main(["rewind", "1", "code"]);
     expect(conflict.code).toBe(3);
     expect(conflict.stdout).toContain("conflict a.txt: changed outside agentmd");
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("changed by hand\n");
-    const dry = await cli(["rewind", "1", "code", "--force", "--dry-run", "--json"]);
+    const dry = await main(["rewind", "1", "code", "--force", "--dry-run", "--json"]);
     expect(JSON.parse(dry.stdout)).toMatchObject({
       ok: true,
       files: { restored: [path.join(dir, "a.txt")] },
     });
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("changed by hand\n");
-    const plan = await cli(["rewind", "1", "code", "--force", "--permission-mode", "plan"]);
+    const plan = await main(["rewind", "1", "code", "--force", "--permission-mode", "plan"]);
     expect(plan.code).toBe(3);
     expect(plan.stdout).toContain("skipped a.txt");
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("changed by hand\n");
-    const forced = await cli(["rewind", "1", "code", "--force"]);
+    const forced = await main(["rewind", "1", "code", "--force"]);
     expect(forced.code, forced.stdout).toBe(0);
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("one\n");
     // The checkpoints go with the session.
     const [id] = sessionIds(dir);
     const kept = path.join(dir, ".agentmd/sessions", `${id}.checkpoints`);
     expect(existsSync(kept)).toBe(true);
-    const rm = await cli(["sessions", "rm", id as string]);
+    const rm = await main(["sessions", "rm", id as string]);
     expect(rm.code, rm.stderr).toBe(0);
     expect(existsSync(kept)).toBe(false);
     expect(sessionIds(dir)).toEqual([]);
@@ -133,6 +140,7 @@ describe("agentmd rewind", () => {
     fake,
     project,
     cli,
+    main,
   }) => {
     project({ "agent.md": AGENT, "sub/keep.txt": "k\n", "outside/x.txt": "new\n" });
     fake.push(call("Write", { file_path: "sub/x.txt", content: "new\n" }), text("made"));
@@ -140,7 +148,7 @@ describe("agentmd rewind", () => {
     expect(ran.code, ran.stderr).toBe(0);
     rmSync(path.join(dir, "sub"), { recursive: true });
     symlinkSync(path.join(dir, "outside"), path.join(dir, "sub"));
-    const r = await cli(["rewind", "1", "code", "--force"]);
+    const r = await main(["rewind", "1", "code", "--force"]);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/skipped sub\/x\.txt: now leads to .*outside\/x\.txt/);
     expect(readFileSync(path.join(dir, "outside/x.txt"), "utf8")).toBe("new\n");
@@ -150,17 +158,18 @@ describe("agentmd rewind", () => {
     fake,
     project,
     cli,
+    main,
   }) => {
     project({ "agent.md": AGENT });
     const none = await cli(["rewind"]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no session yet");
-    const bad = await cli(["rewind", "1", "files"]);
+    const bad = await main(["rewind", "1", "files"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("'files' is not code, conversation or both");
     fake.push(text("hi"));
-    await cli(["run", "hello"]);
-    const far = await cli(["rewind", "5", "both"]);
+    await main(["run", "hello"]);
+    const far = await main(["rewind", "5", "both"]);
     expect(far.code).toBe(1);
     expect(far.stdout).toContain("no prompt 5 in this session: it has 1 prompt (1 to 1)");
   }, 90_000);
@@ -172,6 +181,7 @@ describe("--fork-session", () => {
     fake,
     project,
     cli,
+    main,
   }) => {
     project({ "agent.md": AGENT });
     fake.push(
@@ -179,7 +189,7 @@ describe("--fork-session", () => {
       text("REMEMBER-ME"),
       text("in the fork"),
     );
-    await cli(["run", "--permission-mode", "acceptEdits", "make f"]);
+    await main(["run", "--permission-mode", "acceptEdits", "make f"]);
     const [id] = sessionIds(dir);
     const before = readFileSync(path.join(dir, ".agentmd/sessions", `${id}.jsonl`), "utf8");
     const r = await cli(["chat", "-r", id as string, "--fork-session"], { input: "go on\n/rewind\n\n" });
