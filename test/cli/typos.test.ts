@@ -17,6 +17,10 @@ const sessions = (dir: string) => {
   return existsSync(d) ? readdirSync(d) : [];
 };
 
+/**
+ * Typos the CLI refuses: the first crosses the built CLI (and chat's, with piped input); the other
+ * rows run the CLI's main() in this process.
+ */
 describe("typos the CLI refuses before anything is sent", () => {
   it("run '/revew x' when /review exists: usage error 2, did-you-mean, no request, no session", async ({
     dir,
@@ -31,15 +35,15 @@ describe("typos the CLI refuses before anything is sent", () => {
     expect(sessions(dir)).toEqual([]);
   });
 
-  it("a known command still runs", async ({ fake, cli }) => {
+  it("a known command still runs", async ({ fake, main }) => {
     fake.push({ kind: "message", content: [{ type: "text", text: "looks fine" }] });
-    const r = await cli(["run", "/review x"]);
+    const r = await main(["run", "/review x"]);
     expect(r.code).toBe(0);
     expect(fake.requests).toHaveLength(1);
   });
 
-  it("--model sonet is refused with the nearest alias, nothing sent", async ({ fake, cli }) => {
-    const r = await cli(["run", "--model", "sonet", "hi"]);
+  it("--model sonet is refused with the nearest alias, nothing sent", async ({ fake, main }) => {
+    const r = await main(["run", "--model", "sonet", "hi"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--model: 'sonet' is not a model alias or id; did you mean 'sonnet'?");
     expect(fake.requests).toHaveLength(0);
@@ -48,17 +52,17 @@ describe("typos the CLI refuses before anything is sent", () => {
   it("a base URL without a scheme is a clear error, with no request and no retry", async ({
     dir,
     env,
-    cli,
+    main,
   }) => {
-    const r = await cli(["run", "hi"], { env: { ...env, ANTHROPIC_BASE_URL: "localhost:8080" } });
+    const r = await main(["run", "hi"], { env: { ...env, ANTHROPIC_BASE_URL: "localhost:8080" } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("ANTHROPIC_BASE_URL 'localhost:8080' is not an http:// or https:// URL");
     expect(r.stderr).not.toMatch(/retrying/);
     expect(sessions(dir)).toEqual([]);
   });
 
-  it("a base URL ending in /v1 says to drop it, before any request", async ({ fake, env, cli }) => {
-    const r = await cli(["run", "hi"], { env: { ...env, ANTHROPIC_BASE_URL: `${fake.url}/v1` } });
+  it("a base URL ending in /v1 says to drop it, before any request", async ({ fake, env, main }) => {
+    const r = await main(["run", "hi"], { env: { ...env, ANTHROPIC_BASE_URL: `${fake.url}/v1` } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`ends in /v1, but the client adds /v1/messages itself: use '${fake.url}'`);
     expect(fake.requests).toHaveLength(0);
