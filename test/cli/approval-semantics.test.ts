@@ -12,6 +12,7 @@ import { writeFiles } from "../support/tools.js";
 /**
  * What a Claude Code user expects of approvals, through the built CLI: an agent.md without a list
  * approves nothing, read-only commands run unasked, a command's `!` lines run at the caller's level.
+ * The first describe's runs cross the built CLI; the later runs, the CLI's main() in this process.
  */
 
 /** Anthropic's own /commit (the commit-commands plugin), as published. */
@@ -110,13 +111,13 @@ describe("read-only commands run without asking in the default mode", () => {
   it("ls, git log, cat CLAUDE.md, pwd and git branch --show-current run; cat of a file outside asks", async ({
     dir,
     fake,
-    cli,
+    main,
   }) => {
     git(dir);
     writeFiles(dir, { "CLAUDE.md": "# the project\n" });
     const lines = ["ls", "git log", "cat CLAUDE.md", "pwd", "git branch --show-current", "cat /etc/hostname"];
     fake.push(...lines.map((command) => call("Bash", { command })), text("done"));
-    const r = await cli(["run", "--output", "stream-json", "look"]);
+    const r = await main(["run", "--output", "stream-json", "look"]);
     expect(denials(r.stdout)).toEqual(["Bash"]);
     expect(resultText(resultsSent(fake, 3)[0])).toContain("# the project");
     expect(resultText(resultsSent(fake, 4)[0])).toContain(dir);
@@ -131,12 +132,12 @@ describe("a command's ! lines are judged at the caller's level", () => {
   it("the official /commit runs in a project without agent.md, and still cannot push", async ({
     dir,
     fake,
-    cli,
+    main,
   }) => {
     git(dir);
     writeFiles(dir, { ".claude/commands/commit.md": COMMIT });
     fake.push(call("Bash", { command: "git push origin topic" }), text("done"));
-    const r = await cli(["run", "--output", "stream-json", "/commit"]);
+    const r = await main(["run", "--output", "stream-json", "/commit"]);
     expect(r.code, r.stderr).toBe(0);
     const prompt = promptOf(fake, 0);
     expect(prompt).toContain("Current branch: topic");
@@ -150,7 +151,7 @@ describe("a command's ! lines are judged at the caller's level", () => {
   it("a line neither the command nor the read-only table approves runs once settings pre-approve it", async ({
     dir,
     fake,
-    cli,
+    main,
   }) => {
     git(dir);
     writeFiles(dir, {
@@ -160,7 +161,7 @@ describe("a command's ! lines are judged at the caller's level", () => {
         "---\nallowed-tools: Bash(git status:*)\n---\nDiff: !`git diff --no-index a.txt b.txt`\n",
     });
     fake.push(text("done"));
-    const refused = await cli(["run", "/cmp"]);
+    const refused = await main(["run", "/cmp"]);
     expect(refused.code).not.toBe(0);
     expect(refused.stdout + refused.stderr).toMatch(/needs approval .*Bash\(git diff:\*\)/s);
     const env = { HOME: path.join(dir, "home") };
@@ -171,7 +172,7 @@ describe("a command's ! lines are judged at the caller's level", () => {
     writeFiles(dir, {
       ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(git diff:*)"] } }),
     });
-    const ran = await cli(["run", "/cmp"]);
+    const ran = await main(["run", "/cmp"]);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     expect(promptOf(fake, 0)).toMatch(/^Diff:/);
     expect((await runCli(["check"], { cwd: dir, env })).stdout).toContain("0 errors, 0 warnings");
@@ -195,7 +196,7 @@ describe("a denial names the hop that narrowed the run", () => {
   it("after an inline skill narrows the run, Write is refused naming the skill and its SKILL.md", async ({
     dir,
     fake,
-    cli,
+    main,
   }) => {
     writeFiles(dir, {
       "skills/notes/SKILL.md":
@@ -206,7 +207,7 @@ describe("a denial names the hop that narrowed the run", () => {
       call("Write", { file_path: "notes/x.md", content: "x" }),
       text("done"),
     );
-    await cli(["run", "--output", "stream-json", "go"]);
+    await main(["run", "--output", "stream-json", "go"]);
     const refused = resultText(resultsSent(fake, 2)[0]);
     expect(refused).toContain("Write is not allowed in this run");
     expect(refused).toMatch(/[Tt]he skill 'notes' \(skills\/notes\/SKILL\.md\) narrowed this run/);
