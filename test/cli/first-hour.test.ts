@@ -1,12 +1,16 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runBin } from "../support/cli.js";
+import { runBin, runCli } from "../support/cli.js";
 import { test as e2e } from "../support/fixture.js";
 import { tempDir } from "../support/fixtures.js";
 import { text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
 
+/**
+ * What a newcomer meets in the first hour. `tools` and the first `check` cross the built bin; the
+ * --json forms and the other checks run the CLI's main() in this process.
+ */
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
@@ -20,7 +24,7 @@ function project(files: Record<string, string>): string {
 }
 
 describe("agentmd tools lists what a run offers", () => {
-  it("does not list a tool a list names when no tool of a run has that name", () => {
+  it("does not list a tool a list names when no tool of a run has that name", async () => {
     const cwd = project({
       "agent.md": "---\nallowed-tools: Read, NotebookRead, AskUserQuestion, Bash(git:*)\n---\nYou help.\n",
     });
@@ -36,14 +40,14 @@ describe("agentmd tools lists what a run offers", () => {
     expect(r.stdout).toContain(
       "named in a list, but no tool of a run has the name: NotebookRead, AskUserQuestion\n",
     );
-    const json = JSON.parse(runBin(["tools", "--json"], { cwd, env: { HOME: cwd } }).stdout);
+    const json = JSON.parse((await runCli(["tools", "--json"], { cwd, env: { HOME: cwd } })).stdout);
     expect(json.offered.map((t: { name: string }) => t.name)).toEqual(["Read", "Bash"]);
     expect(json.notProvided).toEqual(["NotebookRead", "AskUserQuestion"]);
   });
 });
 
 describe("skills load as the Agent Skills client guide says", () => {
-  it("a name that breaks the rule is a warning and the folder's name is used; a missing description keeps it out", () => {
+  it("a name that breaks the rule is a warning and the folder's name is used; a missing description keeps it out", async () => {
     const cwd = project({
       "skills/accessibility-auditor/SKILL.md":
         "---\nname: Accessibility Auditor\ndescription: Audits pages for accessibility.\n---\nAudit.\n",
@@ -59,7 +63,7 @@ describe("skills load as the Agent Skills client guide says", () => {
     );
     expect(r.stdout).toMatch(/skills\/silent\/SKILL\.md:1:1: error: missing required key 'description'/);
     expect(r.stdout).toContain("2 skills (1 failed)");
-    const json = JSON.parse(runBin(["check", "--json"], { cwd, env: { HOME: cwd } }).stdout);
+    const json = JSON.parse((await runCli(["check", "--json"], { cwd, env: { HOME: cwd } })).stdout);
     expect(json.files.map((f: { name?: string }) => f.name).sort()).toEqual([
       "accessibility-auditor",
       "unnamed",
@@ -67,12 +71,12 @@ describe("skills load as the Agent Skills client guide says", () => {
     ]);
   });
 
-  it("of two subagents with one name in different folders, the first in path order is used and the other is a warning", () => {
+  it("of two subagents with one name in different folders, the first in path order is used and the other is a warning", async () => {
     const cwd = project({
       ".claude/agents/debugger.md": "---\nname: debugger\ndescription: Top.\n---\nTop.\n",
       ".claude/agents/external/debugger.md": "---\nname: debugger\ndescription: Copy.\n---\nCopy.\n",
     });
-    const r = runBin(["check"], { cwd, env: { HOME: cwd } });
+    const r = await runCli(["check"], { cwd, env: { HOME: cwd } });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
       ".claude/agents/external/debugger.md:1:1: warning: subagent 'debugger' is also defined in .claude/agents/debugger.md, which comes first and is the one used; this one is not (rename one to use both) [duplicate-name]",
@@ -82,13 +86,13 @@ describe("skills load as the Agent Skills client guide says", () => {
 });
 
 describe("the $0 warning", () => {
-  it("fires on a positional $0, not on money", () => {
+  it("fires on a positional $0, not on money", async () => {
     const cwd = project({
       "commands/money.md":
         "---\ndescription: Sums\n---\nWorst case: $0.5M profit, or $0,50 a share; fees $0.10-$3.50.\n",
       "commands/script.md": "---\ndescription: Runs\n---\nCosts $0.5M. Run the script named $0 with $1.\n",
     });
-    const r = runBin(["check"], { cwd, env: { HOME: cwd } });
+    const r = await runCli(["check"], { cwd, env: { HOME: cwd } });
     expect(r.stdout).not.toContain("commands/money.md");
     expect(r.stdout).toContain("commands/script.md:4:35: warning: '$0' is not an argument");
   });
