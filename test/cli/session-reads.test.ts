@@ -9,7 +9,8 @@ const resultText = (r: { content?: unknown } | undefined) =>
 
 /**
  * Read-before-edit belongs to the session: a resumed session may edit what it read in an earlier
- * run, and an edit of a file not read fails before anyone is asked to approve it.
+ * run, and an edit of a file not read fails before anyone is asked to approve it. The last test's
+ * run goes through the CLI's main() in this process; the others cross the built CLI.
  */
 describe("what a session read", () => {
   it("run --resume ID may edit a file the session read in an earlier run", async ({
@@ -50,12 +51,12 @@ describe("what a session read", () => {
     dir,
     project,
     fake,
-    cli,
+    main,
   }) => {
     // No agent.md: an Edit needs a user's approval, which `run` cannot ask for.
     project({ "a.txt": "alpha\n" });
     fake.push(call("Edit", { file_path: "a.txt", old_string: "alpha", new_string: "beta" }), text("ok"));
-    await cli(["run", "-p", "change it"]);
+    await main(["run", "-p", "change it"]);
     const said = resultText(resultsSent(fake, 1)[0]);
     expect(said).toContain("has not been read in this run. Read it first, then edit.");
     expect(said).not.toContain("approval");
