@@ -99,16 +99,16 @@ describe("agentmd run (built CLI, fake server)", () => {
   it("exits 1 with the error on an API failure and with a limit, 2 when permissions refuse the run", async ({
     dir,
     fake,
-    cli,
+    main,
   }) => {
     fake.push({ kind: "http-error", status: 400, message: "bad request here" });
-    const bad = await cli(["run", "x"]);
+    const bad = await main(["run", "x"]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain(
       `error: the model API at ${fake.url} answered HTTP 400 (invalid_request_error): bad request here`,
     );
     writeFiles(dir, { "agent.md": "---\nallowed-tools: NoSuchTool\n---\nx\n" });
-    const refused = await cli(["run", "x"]);
+    const refused = await main(["run", "x"]);
     expect(refused.code).toBe(2);
     expect(refused.stdout).toContain(
       "no entry of the allow-list names a tool that exists in this run (NoSuchTool)",
