@@ -144,7 +144,7 @@ describe("hooks fire the same way in every entry point", () => {
 
   it("-p: a UserPromptSubmit hook that blocks sends no request and shows its reason", async ({
     fake,
-    cli,
+    main,
     project,
   }) => {
     const dir = project({
@@ -156,7 +156,7 @@ describe("hooks fire the same way in every entry point", () => {
       }),
     });
     trustProject(dir);
-    const r = await cli(["-p", "go"]);
+    const r = await main(["-p", "go"]);
     expect(r.code).not.toBe(0);
     expect(`${r.stdout}${r.stderr}`).toContain("not today");
     expect(fake.requests).toHaveLength(0);
