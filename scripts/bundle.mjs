@@ -11,6 +11,21 @@ import { EXTERNAL } from "./bundle-external.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
+/** An entry and all it imports, as one CommonJS file. */
+function oneCommonJsFile(entry, outfile) {
+  return build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    legalComments: "none",
+    logLevel: "warning",
+  });
+}
+
 rmSync(`${root}/dist/bundle`, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -35,17 +50,7 @@ await build({
 });
 // help.cjs: what --version and --help print, which the launcher (CommonJS) answers without loading
 // the CLI, or setting up Node's ES module loader.
-await build({
-  absWorkingDir: root,
-  entryPoints: ["src/cli/help.ts"],
-  outfile: "dist/bundle/help.cjs",
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20",
-  legalComments: "none",
-  logLevel: "warning",
-});
+await oneCommonJsFile("src/cli/help.ts", "dist/bundle/help.cjs");
 // `check` alone, as one CommonJS file (src/cli/check-entry.ts; scripts/check-bundle.mjs): Node 20
 // has no compile cache for ES modules, and the launcher loads this file with a V8 code cache instead.
 await import("./check-bundle.mjs");
@@ -62,17 +67,7 @@ for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-s
 }
 // WebFetch's HTML-to-Markdown worker (src/tools/builtin/html-markdown.ts starts it from beside the
 // module) with turndown bundled in: the installed package has no turndown to require.
-await build({
-  absWorkingDir: root,
-  entryPoints: ["src/tools/builtin/turndown-worker.cjs"],
-  outfile: "dist/bundle/turndown-worker.cjs",
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20",
-  legalComments: "none",
-  logLevel: "warning",
-});
+await oneCommonJsFile("src/tools/builtin/turndown-worker.cjs", "dist/bundle/turndown-worker.cjs");
 copyFileSync(`${root}/dist/bundle/turndown-worker.cjs`, `${root}/dist/tools/builtin/turndown-worker.cjs`);
 // The library's declarations, one self-contained dist/index.d.ts (scripts/bundle-types.mjs).
 await import("./bundle-types.mjs");
