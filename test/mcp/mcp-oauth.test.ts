@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createRunner } from "../../src/invocation/runner.js";
 import { main } from "../../src/cli/main.js";
+import { createRunner } from "../../src/invocation/runner.js";
 import { signInFile } from "../../src/mcp/oauth-store.js";
 import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
