@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { createRunner } from "../../src/invocation/runner.js";
 import { signInFile } from "../../src/mcp/oauth-store.js";
-import { type CliRun, runBinAsync } from "../support/cli.js";
+import { type CliRun, runBinAsync, runCli } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson } from "../support/mcp.js";
@@ -20,7 +20,8 @@ import { until } from "../support/until.js";
  * OAuth for HTTP MCP servers, as a user meets it: a real MCP server behind its own authorization
  * server (the SDK's server classes) on loopback; `mcp login` through the built CLI, driven by a
  * test that does what the browser does; then runs that use (and refresh) the sign-in. Where the
- * sign-in is only a test's set-up, it runs through the CLI's main() in this process.
+ * sign-in is only a test's set-up, and for the steps of a class another test crosses the built CLI
+ * with (a logout, a run told a sign-in is needed), the CLI's main() runs in this process.
  */
 let dir: string;
 let home: string;
@@ -100,6 +101,10 @@ async function signIn(): Promise<CliRun> {
   await page;
   return { code, stdout, stderr };
 }
+
+/** A command through the CLI's main() in this process, for the steps another test crosses the built CLI with. */
+const inProcess = (argv: string[]) =>
+  runCli(argv, { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env() } });
 
 /** `-p` asking for issue #7 through the server's tool. */
 async function runGetIssue(): Promise<CliRun> {
@@ -216,7 +221,7 @@ describe("a server that wants a sign-in the run does not have", { timeout: 90_00
     expect((await signIn()).code).toBe(0);
     server.revokeAll();
     fake = await startFakeAnthropic([text("went on")]);
-    const run = await runBinAsync(["-p", "hi"], { cwd: dir, env: env() });
+    const run = await inProcess(["-p", "hi"]);
     expect([run.code, run.stdout]).toEqual([0, "went on\n"]);
     expect(run.stderr).toBe(`agentmd: ${line}\n`);
   });
@@ -235,10 +240,10 @@ describe("a server that wants a sign-in the run does not have", { timeout: 90_00
       { token: kept.tokens.access_token, hint: "access_token", client: kept.client.client_id },
     ]);
     expect(JSON.parse(readFileSync(signInFile(home), "utf8")).servers).toEqual({});
-    const again = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
+    const again = await inProcess(["mcp", "logout", "secure"]);
     expect(again.stdout).toBe(`MCP server 'secure' (${server.url}) was not signed in: nothing to forget\n`);
     fake = await startFakeAnthropic([text("went on")]);
-    const run = await runBinAsync(["-p", "hi"], { cwd: dir, env: env() });
+    const run = await inProcess(["-p", "hi"]);
     expect(run.stderr).toBe(`agentmd: ${line}\n`);
   });
 });
@@ -247,7 +252,7 @@ describe("mcp logout when the authorization server does not revoke", { timeout: 
   it("says so in one line on stderr, forgets the sign-in all the same, and exits 0", async () => {
     expect((await signIn()).code).toBe(0);
     server.revokeStatus = 503;
-    const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
+    const out = await inProcess(["mcp", "logout", "secure"]);
     expect([out.code, out.stdout]).toEqual([0, `Signed out of MCP server 'secure' (${server.url})\n`]);
     const endpoint = new URL("/revoke", server.url).href;
     expect(out.stderr).toBe(
@@ -259,7 +264,7 @@ describe("mcp logout when the authorization server does not revoke", { timeout: 
   it("forgets the sign-in when the authorization server cannot be reached", async () => {
     expect((await signIn()).code).toBe(0);
     await server.close();
-    const out = await runBinAsync(["mcp", "logout", "secure"], { cwd: dir, env: env() });
+    const out = await inProcess(["mcp", "logout", "secure"]);
     expect([out.code, out.stdout]).toEqual([0, `Signed out of MCP server 'secure' (${server.url})\n`]);
     expect(out.stderr).toMatch(
       /^agentmd mcp logout: secure: could not revoke its tokens at \S+ \(the refresh token: it could not be reached \([^\n]*\)\); the sign-in is forgotten here all the same\n$/,
