@@ -238,8 +238,10 @@ describe("what claude-agent-acp needs of agentmd's stream-json", () => {
     expect(readdirSync(kept)).toEqual([`${SESSION}.jsonl`]);
   });
 
+  // The first answer crosses the built CLI; the others run the CLI's main() in this process.
   test("auth status --json says which credential a run would use, as claude auth status does", async ({
     cli,
+    main,
   }) => {
     const key = await cli(["auth", "status", "--json"]);
     expect(key.code).toBe(0);
@@ -249,12 +251,12 @@ describe("what claude-agent-acp needs of agentmd's stream-json", () => {
       apiProvider: "firstParty",
       apiKeySource: "ANTHROPIC_API_KEY",
     });
-    const none = await cli(["--settings", "{}", "auth", "status", "--json"], {
+    const none = await main(["--settings", "{}", "auth", "status", "--json"], {
       env: { ANTHROPIC_API_KEY: "" },
     });
     expect(none.code).toBe(1);
     expect(JSON.parse(none.stdout)).toMatchObject({ loggedIn: false });
-    const bedrock = await cli(["auth", "status"], { env: { CLAUDE_CODE_USE_BEDROCK: "1" } });
+    const bedrock = await main(["auth", "status"], { env: { CLAUDE_CODE_USE_BEDROCK: "1" } });
     expect(bedrock.stdout).toMatch(/Claude on bedrock/);
   });
 });
