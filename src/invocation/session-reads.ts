@@ -39,7 +39,7 @@ export function sessionReads(events: readonly RunEvent[], cwd: string, seenAt: n
       if (typeof file === "string") files.set(e.id, file);
     } else if (e.type === "tool_end" && e.decision === "allowed" && !e.isError) {
       const file = files.get(e.id);
-      if (file !== undefined) record.markRead(resolveInput(cwd, file), seenAt);
+      if (file !== undefined) record.markRead(resolveInput(cwd, file), { before: seenAt });
     }
   }
   return record;

@@ -38,13 +38,20 @@ export interface Logger {
 }
 
 /**
- * Files this run has read, with the modification time seen then. Write and Edit consult it. One
- * record is shared by the calls of a run; JavaScript runs their bookkeeping one step at a time.
+ * How a file was when a run last read or wrote it: its modification time and size (a rewrite within
+ * one tick of the file system's clock keeps the time, rarely the size), or, for what a resumed
+ * session read, only a moment it was seen before (the transcript's last write).
+ */
+export type SeenFile = { readonly mtimeMs: number; readonly size: number } | { readonly before: number };
+
+/**
+ * Files this run has read, as it saw them. Write and Edit consult it. One record is shared by the
+ * calls of a run; JavaScript runs their bookkeeping one step at a time.
  */
 export interface ReadRecord {
-  markRead(absolutePath: string, mtimeMs: number): void;
-  /** The modification time recorded when the file was last read or written by this run. */
-  readAt(absolutePath: string): number | undefined;
+  markRead(absolutePath: string, seen: SeenFile): void;
+  /** How the file was when this run last read or wrote it. */
+  readAt(absolutePath: string): SeenFile | undefined;
 }
 
 export interface ToolContext {

@@ -30,19 +30,21 @@ describe("what a session read", () => {
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("beta\n");
   });
 
+  // In this process (main), the file changes within a tick of the clock of the transcript's last
+  // write, as a script's change may: the same modification time must count as a change.
   it("a file changed on disk after the session read it must be read again", async ({
     dir,
     project,
     fake,
-    cli,
+    main,
   }) => {
     project({ "agent.md": "---\nallowed-tools: Read, Edit\n---\nYou help.\n", "a.txt": "alpha\n" });
     fake.push(call("Read", { file_path: "a.txt" }), text("read it"));
-    const first = await cli(["run", "-p", "--output-format", "json", "read a.txt"]);
+    const first = await main(["run", "-p", "--output-format", "json", "read a.txt"]);
     const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
     project({ "a.txt": "alpha gamma\n" });
     fake.push(call("Edit", { file_path: "a.txt", old_string: "alpha", new_string: "beta" }), text("no"));
-    await cli(["run", "--resume", sessionId, "-p", "change alpha to beta"]);
+    await main(["run", "--resume", sessionId, "-p", "change alpha to beta"]);
     expect(resultText(resultsSent(fake, 3)[0])).toContain("has changed on disk since it was read");
     expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("alpha gamma\n");
   });

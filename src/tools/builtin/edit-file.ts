@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { fail, ok } from "../define-tool.js";
+import { seenNow } from "../read-record.js";
 import type { ToolContext, ToolResult } from "../types.js";
 import { describeFsError, looksBinary, type ToolFs } from "./fs.js";
 import { staleness } from "./write.js";
@@ -63,7 +64,7 @@ export async function writeEdited(
 ): Promise<string | undefined> {
   try {
     await fs.writeFile(file, text);
-    ctx.readRecord.markRead(file, (await fs.stat(file)).mtimeMs);
+    ctx.readRecord.markRead(file, seenNow(await fs.stat(file)));
     return undefined;
   } catch (e) {
     return `Cannot edit ${describeFsError(e, file)}.`;

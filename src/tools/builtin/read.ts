@@ -1,7 +1,8 @@
 import path from "node:path";
 import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
-import type { ImageBlock, Tool } from "../types.js";
+import { seenNow } from "../read-record.js";
+import type { ImageBlock, Tool, ToolContext } from "../types.js";
 import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
 import { isNotebookPath, parseNotebook, renderNotebook } from "./notebook.js";
 import { readLines } from "./read-lines.js";
@@ -76,7 +77,7 @@ export function createReadTool(deps: { fs?: ToolFs } = {}): Tool {
       if (read.binary)
         return fail(`${file} is a binary file (${st.size} bytes); Read shows text files only.`);
       // Only a file whose text the model has seen counts as read (Write and Edit ask).
-      ctx.readRecord.markRead(file, st.mtimeMs);
+      ctx.readRecord.markRead(file, seenNow(st));
       return ok(formatLines(read, offset, file));
     },
   });
@@ -87,7 +88,7 @@ async function readImage(
   file: string,
   image: ImageBlock["source"]["media_type"],
   st: { size: number; mtimeMs: number },
-  ctx: { readRecord: { markRead(f: string, m: number): void } },
+  ctx: Pick<ToolContext, "readRecord">,
 ) {
   if (st.size > MAX_IMAGE_BYTES)
     return fail(`${file} is ${st.size} bytes, more than Read takes for an image (${MAX_IMAGE_BYTES}).`);
@@ -97,7 +98,7 @@ async function readImage(
   } catch (e) {
     return fail(`Cannot read ${describeFsError(e, file)}.`);
   }
-  ctx.readRecord.markRead(file, st.mtimeMs);
+  ctx.readRecord.markRead(file, seenNow(st));
   return ok([
     { type: "text", text: `${file} (${image}, ${bytes.length} bytes)` },
     { type: "image", source: { type: "base64", media_type: image, data: bytes.toString("base64") } },

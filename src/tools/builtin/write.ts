@@ -1,6 +1,7 @@
 import path from "node:path";
 import { judgesPath } from "../../permissions/subject-specs.js";
 import { defineTool, fail, ok } from "../define-tool.js";
+import { changedSince, seenNow } from "../read-record.js";
 import type { Tool, ToolContext } from "../types.js";
 import { describeFsError, NODE_FS, resolveInput, type ToolFs } from "./fs.js";
 
@@ -25,16 +26,17 @@ export async function staleness(
   file: string,
   ctx: Pick<ToolContext, "readRecord">,
 ): Promise<string | undefined> {
-  let mtimeMs: number;
+  let st: { mtimeMs: number; size: number };
   try {
-    mtimeMs = (await fs.stat(file)).mtimeMs;
+    st = await fs.stat(file);
   } catch {
     return undefined;
   }
   const seen = ctx.readRecord.readAt(file);
   if (seen === undefined)
     return `${file} already exists and has not been read in this run. Read it first, then write.`;
-  if (mtimeMs > seen) return `${file} has changed on disk since it was read. Read it again, then write.`;
+  if (changedSince(st, seen))
+    return `${file} has changed on disk since it was read. Read it again, then write.`;
   return undefined;
 }
 
@@ -66,7 +68,7 @@ export function createWriteTool(deps: { fs?: ToolFs } = {}): Tool {
       try {
         await fs.mkdir(path.dirname(file), { recursive: true });
         await fs.writeFile(file, input.content);
-        ctx.readRecord.markRead(file, (await fs.stat(file)).mtimeMs);
+        ctx.readRecord.markRead(file, seenNow(await fs.stat(file)));
       } catch (e) {
         return fail(`Cannot write ${describeFsError(e, file)}.`);
       }

@@ -24,7 +24,8 @@ describe("Read", () => {
     writeFiles(dir, { "a.txt": "alpha\nbeta\n" });
     const r = await run(read, { file_path: "a.txt" }, ctx);
     expect(r).toEqual({ content: "     1\talpha\n     2\tbeta", isError: false });
-    expect(ctx.readRecord.readAt(path.join(dir, "a.txt"))).toBe(statSync(path.join(dir, "a.txt")).mtimeMs);
+    const st = statSync(path.join(dir, "a.txt"));
+    expect(ctx.readRecord.readAt(path.join(dir, "a.txt"))).toEqual({ mtimeMs: st.mtimeMs, size: st.size });
   });
 
   it("reads 2,000 lines by default and says how to read on", async () => {
@@ -144,6 +145,33 @@ describe("Write", () => {
     expect(text(r)).toBe(
       `${path.join(dir, "c.txt")} has changed on disk since it was read. Read it again, then write.`,
     );
+  });
+
+  // A rewrite within one tick of the file system's clock keeps the modification time; an older time
+  // is a file put back from elsewhere. Either way the run's picture of the file is out of date.
+  it.each([
+    ["the same time, another size", "v2 by someone else", 0],
+    ["an earlier time, the same size", "v9", -5000],
+  ])("refuses when the file changed on disk since it was read: %s", async (_, content, shiftMs) => {
+    writeFiles(dir, { "c.txt": "v1" });
+    const file = path.join(dir, "c.txt");
+    // A time in whole seconds, which utimes sets exactly again.
+    const readAt = new Date(1_700_000_000_000);
+    utimesSync(file, readAt, readAt);
+    await run(read, { file_path: "c.txt" }, ctx);
+    writeFileSync(file, content);
+    const then = new Date(readAt.getTime() + shiftMs);
+    utimesSync(file, then, then);
+    expect(statSync(file).mtimeMs - readAt.getTime()).toBe(shiftMs);
+    for (const [tool, input] of [
+      [write, { file_path: "c.txt", content: "v3" }],
+      [edit, { file_path: "c.txt", old_string: "v", new_string: "w" }],
+    ] as const) {
+      expect(text(await run(tool, input, ctx))).toBe(
+        `${file} has changed on disk since it was read. Read it again, then write.`,
+      );
+    }
+    expect(readFileSync(file, "utf8")).toBe(content);
   });
 });
 
