@@ -1,4 +1,4 @@
-// The library's declarations as one self-contained file: dist/index.d.ts, bundled from the per-module
+// The library's declarations as one self-contained file: dist/bundle/index.d.ts, bundled from the per-module
 // declarations tsc writes, names no package. A user's `tsc --skipLibCheck false` then reads one file
 // of ours instead of every dependency's declarations (the Anthropic SDK's, zod's through the MCP
 // SDK's, OpenTelemetry's, ...), and none of those packages is installed for the types' sake.
@@ -16,7 +16,10 @@ import { dts } from "rollup-plugin-dts";
 import ts from "typescript";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+// tsc's declaration of the entry, read; the bundled file is written beside the bundle, not over
+// it: `npm run typecheck` (tsc -b) reads tsc's own declarations, which must stay tsc's.
 const ENTRY = path.join(root, "dist/index.d.ts");
+const OUT = path.join(root, "dist/bundle/index.d.ts");
 const API_MESSAGES = "@anthropic-ai/sdk/resources/messages";
 const API_MESSAGES_OUT = path.join(root, "dist/model/api-messages.d.ts");
 const INLINED = /^(json-schema-to-ts|ts-algebra)(\/|$)/;
@@ -119,4 +122,4 @@ for (const m of code.matchAll(/^import .* from ['"]([^'"]+)['"];?$/gm)) named.ad
 const leaked = [...named].filter((id) => !builtins.has(id));
 if (leaked.length > 0)
   throw new Error(`bundle-types: the public types name ${leaked.join(", ")}; name our own types instead`);
-writeFileSync(ENTRY, code);
+writeFileSync(OUT, code);

@@ -69,6 +69,6 @@ for (const wasm of ["web-tree-sitter/tree-sitter.wasm", "tree-sitter-bash/tree-s
 // module) with turndown bundled in: the installed package has no turndown to require.
 await oneCommonJsFile("src/tools/builtin/turndown-worker.cjs", "dist/bundle/turndown-worker.cjs");
 copyFileSync(`${root}/dist/bundle/turndown-worker.cjs`, `${root}/dist/tools/builtin/turndown-worker.cjs`);
-// The library's declarations, one self-contained dist/index.d.ts (scripts/bundle-types.mjs).
+// The library's declarations, one self-contained dist/bundle/index.d.ts (scripts/bundle-types.mjs).
 await import("./bundle-types.mjs");
-console.log("bundled the CLI into dist/bundle/ and the library's declarations into dist/index.d.ts");
+console.log("bundled the CLI into dist/bundle/ and the library's declarations into dist/bundle/index.d.ts");

@@ -72,7 +72,7 @@ describe("the installed package is the bundle", () => {
       "@opentelemetry/sdk-trace",
     ])
       expect(carried.has(p), p).toBe(true);
-    // The public types are one self-contained file (dist/index.d.ts): no package is installed for them.
+    // The public types are one self-contained file (dist/bundle/index.d.ts): no package is installed for them.
     const installed = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})];
     expect(installed.filter((d) => carried.has(d))).toEqual([]);
   });

@@ -114,7 +114,7 @@ export const blocks = (e: RunEvent): number => (e.type === "message_end" ? e.con
     const ours = files.filter((f) => !/\/(typescript\/lib|@types\/node|undici-types)\//.test(f));
     expect(ours.map((f) => path.relative(project, f)).sort()).toEqual([
       "consumer.ts",
-      "node_modules/agentmd-cli/dist/index.d.ts",
+      "node_modules/agentmd-cli/dist/bundle/index.d.ts",
     ]);
     // Before the types were one file: ~800 files (the Anthropic SDK's 230, zod's, OpenTelemetry's, ...).
     expect(files.length).toBeLessThan(200);

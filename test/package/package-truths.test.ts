@@ -86,7 +86,7 @@ describe("the package as a consumer gets it", () => {
     expect(r.stderr).toMatch(/^agentmd: no API key/);
     // The demo is named as a clone's, not as a file of the package.
     if (!files.has("demo/session.jsonl")) expect(r.stderr).toContain("in a clone of its repository");
-    expect(files.has("dist/index.d.ts")).toBe(true);
+    expect(files.has("dist/bundle/index.d.ts")).toBe(true);
   }, 60_000);
 });
 
