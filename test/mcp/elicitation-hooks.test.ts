@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runBinAsync, runCli } from "../support/cli.js";
-import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
-import { tempDir } from "../support/fixtures.js";
+import { describe, expect } from "vitest";
+import { it } from "../support/fixture.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
@@ -14,34 +12,17 @@ import { trustProject } from "../support/trust.js";
  * SDK's McpServer) whose tool `ask_name` asks for `{ name: string (required), tea?: boolean }`. The
  * first run and chat cross the built CLI; the other runs' rows, the CLI's main() in this process.
  */
-let dir: string;
-let cleanup: () => void;
-let fake: FakeAnthropic | undefined;
 
-beforeEach(() => {
-  ({ dir, cleanup } = tempDir());
-});
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-  cleanup();
-});
-
-const env = () => ({
-  ANTHROPIC_API_KEY: "k",
-  ANTHROPIC_BASE_URL: (fake as FakeAnthropic).url,
-  HOME: path.join(dir, "home"),
-});
-
-/** A hook command that keeps its payload in `file` and prints `reply` (JSON), or exits `code`. */
-const hook = (file: string, reply: unknown, code = 0) =>
+/** A hook command that keeps its payload in `dir/file` and prints `reply` (JSON), or exits `code`. */
+const hook = (dir: string, file: string, reply: unknown, code = 0) =>
   `cat > ${JSON.stringify(path.join(dir, file))}; ${code === 0 ? `echo '${JSON.stringify(reply)}'` : `echo refused >&2; exit ${code}`}`;
 
 const answer = (event: string, action: string, content?: Record<string, unknown>) => ({
   hookSpecificOutput: { hookEventName: event, action, ...(content && { content }) },
 });
 
-function project(hooks: Record<string, { matcher?: string; command: string }[]>) {
+/** A trusted project in `dir` with the `docs` server and `hooks` in its settings. */
+function hooked(dir: string, hooks: Record<string, { matcher?: string; command: string }[]>) {
   const settings = Object.fromEntries(
     Object.entries(hooks).map(([event, list]) => [
       event,
@@ -56,25 +37,24 @@ function project(hooks: Record<string, { matcher?: string; command: string }[]>)
   trustProject(dir);
 }
 
-const payload = (file: string) => JSON.parse(readFileSync(path.join(dir, file), "utf8"));
-const run = (...argv: string[]) => runBinAsync(argv, { cwd: dir, env: env() });
-/** The same command through the CLI's main() in this process: the rows the first test crosses the built CLI for. */
-const runMain = (...argv: string[]) =>
-  runCli(argv, { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env() } });
-const chat = (input: string) => runBinAsync(["chat"], { cwd: dir, env: env(), input });
+const payload = (dir: string, file: string) => JSON.parse(readFileSync(path.join(dir, file), "utf8"));
 
 describe("Elicitation hooks (run: nobody else can answer)", () => {
-  it("a hook whose matcher names the server answers for the user, given the question and its form", async () => {
-    project({
+  it("a hook whose matcher names the server answers for the user, given the question and its form", async ({
+    dir,
+    fake,
+    cli,
+  }) => {
+    hooked(dir, {
       Elicitation: [
-        { matcher: "docs", command: hook("in.json", answer("Elicitation", "accept", { name: "Hook" })) },
+        { matcher: "docs", command: hook(dir, "in.json", answer("Elicitation", "accept", { name: "Hook" })) },
       ],
     });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await run("run", "ask me");
+    fake.push(call("mcp__docs__ask_name", {}), text("went on"));
+    const r = await cli(["run", "ask me"]);
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe('elicitation: accept {"name":"Hook"}');
-    const p = payload("in.json");
+    const p = payload(dir, "in.json");
     expect(p).toMatchObject({
       hook_event_name: "Elicitation",
       mcp_server_name: "docs",
@@ -86,24 +66,30 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
     expect(p.session_id).toMatch(/\S/);
   });
 
-  it("a hook whose matcher names another server does not run: the question is declined", async () => {
-    project({
+  it("a hook whose matcher names another server does not run: the question is declined", async ({
+    dir,
+    fake,
+    main,
+  }) => {
+    hooked(dir, {
       Elicitation: [
-        { matcher: "github", command: hook("in.json", answer("Elicitation", "accept", { name: "X" })) },
+        { matcher: "github", command: hook(dir, "in.json", answer("Elicitation", "accept", { name: "X" })) },
       ],
     });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await runMain("run", "ask me");
+    fake.push(call("mcp__docs__ask_name", {}), text("went on"));
+    const r = await main(["run", "ask me"]);
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
   });
 
-  it("content the form refuses is never sent: a decline, said as a warning", async () => {
-    project({
-      Elicitation: [{ command: hook("in.json", answer("Elicitation", "accept", { name: 42, pie: true })) }],
+  it("content the form refuses is never sent: a decline, said as a warning", async ({ dir, fake, main }) => {
+    hooked(dir, {
+      Elicitation: [
+        { command: hook(dir, "in.json", answer("Elicitation", "accept", { name: 42, pie: true })) },
+      ],
     });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await runMain("run", "ask me");
+    fake.push(call("mcp__docs__ask_name", {}), text("went on"));
+    const r = await main(["run", "ask me"]);
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
     expect(r.stdout).toContain(
@@ -111,30 +97,36 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
     );
   });
 
-  it("an accept without the required field is declined (-p --verbose says so on stderr)", async () => {
-    project({ Elicitation: [{ command: hook("in.json", answer("Elicitation", "accept", { tea: true })) }] });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await runMain("-p", "--verbose", "ask me");
+  it("an accept without the required field is declined (-p --verbose says so on stderr)", async ({
+    dir,
+    fake,
+    main,
+  }) => {
+    hooked(dir, {
+      Elicitation: [{ command: hook(dir, "in.json", answer("Elicitation", "accept", { tea: true })) }],
+    });
+    fake.push(call("mcp__docs__ask_name", {}), text("went on"));
+    const r = await main(["-p", "--verbose", "ask me"]);
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
     expect(r.stderr).toContain("does not fit its form ('name' is required)");
   });
 
-  it("an ElicitationResult hook is told the answer and may put another", async () => {
-    project({
-      Elicitation: [{ command: hook("in.json", answer("Elicitation", "accept", { name: "Ada" })) }],
+  it("an ElicitationResult hook is told the answer and may put another", async ({ dir, fake, main }) => {
+    hooked(dir, {
+      Elicitation: [{ command: hook(dir, "in.json", answer("Elicitation", "accept", { name: "Ada" })) }],
       ElicitationResult: [
         {
           matcher: "docs",
-          command: hook("out.json", answer("ElicitationResult", "accept", { name: "Grace" })),
+          command: hook(dir, "out.json", answer("ElicitationResult", "accept", { name: "Grace" })),
         },
       ],
     });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("went on")]);
-    const r = await runMain("run", "ask me");
+    fake.push(call("mcp__docs__ask_name", {}), text("went on"));
+    const r = await main(["run", "ask me"]);
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe('elicitation: accept {"name":"Grace"}');
-    expect(payload("out.json")).toMatchObject({
+    expect(payload(dir, "out.json")).toMatchObject({
       hook_event_name: "ElicitationResult",
       mcp_server_name: "docs",
       action: "accept",
@@ -142,10 +134,10 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
     });
   });
 
-  it("a misspelled event is an error, and nothing runs", async () => {
-    project({ Elicitations: [{ command: "true" }] });
-    fake = await startFakeAnthropic([text("never")]);
-    const r = await runMain("run", "ask me");
+  it("a misspelled event is an error, and nothing runs", async ({ dir, fake, main }) => {
+    hooked(dir, { Elicitations: [{ command: "true" }] });
+    fake.push(text("never"));
+    const r = await main(["run", "ask me"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("unknown hook event 'Elicitations'; did you mean 'Elicitation'?");
     expect(fake.requests).toHaveLength(0);
@@ -153,33 +145,40 @@ describe("Elicitation hooks (run: nobody else can answer)", () => {
 });
 
 describe("Elicitation hooks in chat (a user could answer)", () => {
-  it("a hook that exits 2 declines before the user is asked", async () => {
-    project({ Elicitation: [{ command: hook("in.json", {}, 2) }] });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("fine")]);
-    const r = await chat("ask me\n");
+  it("a hook that exits 2 declines before the user is asked", async ({ dir, fake, cli }) => {
+    hooked(dir, { Elicitation: [{ command: hook(dir, "in.json", {}, 2) }] });
+    fake.push(call("mcp__docs__ask_name", {}), text("fine"));
+    const r = await cli(["chat"], { input: "ask me\n" });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain("asks: What is your name?");
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
     expect(r.stdout + r.stderr).toContain("refused");
   });
 
-  it("a hook that gives no action leaves the question to the user; ElicitationResult turns the accept into a decline", async () => {
-    project({
-      Elicitation: [{ command: hook("in.json", {}) }],
-      ElicitationResult: [{ command: hook("out.json", answer("ElicitationResult", "decline")) }],
+  it("a hook that gives no action leaves the question to the user; ElicitationResult turns the accept into a decline", async ({
+    dir,
+    fake,
+    cli,
+  }) => {
+    hooked(dir, {
+      Elicitation: [{ command: hook(dir, "in.json", {}) }],
+      ElicitationResult: [{ command: hook(dir, "out.json", answer("ElicitationResult", "decline")) }],
     });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("fine")]);
-    const r = await chat("ask me\ny\nAlice\nn\n");
+    fake.push(call("mcp__docs__ask_name", {}), text("fine"));
+    const r = await cli(["chat"], { input: "ask me\ny\nAlice\nn\n" });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("MCP server 'docs' asks: What is your name?");
-    expect(payload("out.json")).toMatchObject({ action: "accept", content: { name: "Alice", tea: false } });
+    expect(payload(dir, "out.json")).toMatchObject({
+      action: "accept",
+      content: { name: "Alice", tea: false },
+    });
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
   });
 
-  it("an ElicitationResult hook that exits 2 declines the user's accept", async () => {
-    project({ ElicitationResult: [{ command: hook("out.json", {}, 2) }] });
-    fake = await startFakeAnthropic([call("mcp__docs__ask_name", {}), text("fine")]);
-    const r = await chat("ask me\ny\nAlice\ny\n");
+  it("an ElicitationResult hook that exits 2 declines the user's accept", async ({ dir, fake, cli }) => {
+    hooked(dir, { ElicitationResult: [{ command: hook(dir, "out.json", {}, 2) }] });
+    fake.push(call("mcp__docs__ask_name", {}), text("fine"));
+    const r = await cli(["chat"], { input: "ask me\ny\nAlice\ny\n" });
     expect(r.code, r.stderr).toBe(0);
     expect(resultText(resultsSent(fake, 1)[0])).toBe("elicitation: decline");
   });
