@@ -1,15 +1,19 @@
 import { describe, expect } from "vitest";
 import { sdkQuery } from "../support/agent-sdk.js";
-import { test as it } from "../support/fixture.js";
+import { type Fixtures, test as it } from "../support/fixture.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
 import { call, resultsSent, resultText, text } from "../support/script.js";
 import { trustProject } from "../support/trust.js";
 
 /** A server's question through the Agent SDK: its `onElicitation` answers, or the SDK declines. */
 describe("MCP elicitation over stream-json", () => {
-  const files = {
-    ".mcp.json": mcpJson({ docs: stdioServer("extras") }),
-    "agent.md": "---\nallowed-tools: mcp__docs__*\n---\nMain.\n",
+  /** A trusted project with the `docs` server, whose tool `ask_name` asks the user a question. */
+  const docsProject = ({ dir, project }: Pick<Fixtures, "dir" | "project">) => {
+    project({
+      ".mcp.json": mcpJson({ docs: stdioServer("extras") }),
+      "agent.md": "---\nallowed-tools: mcp__docs__*\n---\nMain.\n",
+    });
+    trustProject(dir);
   };
 
   it("goes to the program's onElicitation, whose answer the tool gets", async ({
@@ -18,8 +22,7 @@ describe("MCP elicitation over stream-json", () => {
     fake,
     project,
   }) => {
-    project(files);
-    trustProject(dir);
+    docsProject({ dir, project });
     fake.push(call("mcp__docs__ask_name", {}), text("done"));
     const asked: unknown[] = [];
     const run = await sdkQuery("ask", {
@@ -38,8 +41,7 @@ describe("MCP elicitation over stream-json", () => {
   });
 
   it("is declined without onElicitation, and the turn goes on", async ({ dir, env, fake, project }) => {
-    project(files);
-    trustProject(dir);
+    docsProject({ dir, project });
     fake.push(call("mcp__docs__ask_name", {}), text("done"));
     const run = await sdkQuery("ask", { cwd: dir, env });
     expect(run.error, run.stderr).toBeUndefined();
@@ -52,8 +54,7 @@ describe("MCP elicitation over stream-json", () => {
     fake,
     project,
   }) => {
-    project(files);
-    trustProject(dir);
+    docsProject({ dir, project });
     fake.push(call("mcp__docs__ask_name", {}), text("done"));
     const told: unknown[] = [];
     const run = await sdkQuery("ask", {
@@ -97,8 +98,7 @@ describe("MCP elicitation over stream-json", () => {
     fake,
     project,
   }) => {
-    project(files);
-    trustProject(dir);
+    docsProject({ dir, project });
     fake.push(call("mcp__docs__ask_name", {}), text("done"));
     const told: unknown[] = [];
     const run = await sdkQuery("ask", {
@@ -131,8 +131,7 @@ describe("MCP elicitation over stream-json", () => {
     fake,
     project,
   }) => {
-    project(files);
-    trustProject(dir);
+    docsProject({ dir, project });
     fake.push(text("hi"));
     let commands: unknown;
     await sdkQuery("hi", { cwd: dir, env }, async (m, q) => {
