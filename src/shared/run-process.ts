@@ -77,7 +77,12 @@ export function runProcess(file: string, args: readonly string[], o: ProcessOpti
   } catch (e) {
     return Promise.resolve(done({ kind: "not-started", message: (e as Error).message }));
   }
-  if (child.pid !== undefined) liveGroups.set(child.pid, undefined);
+  // A start that learns its pid later (a command the shell helper starts) says so with `spawn`.
+  const register = () => {
+    if (child.pid !== undefined && !liveGroups.has(child.pid)) liveGroups.set(child.pid, undefined);
+  };
+  register();
+  child.once("spawn", register);
   listen(child, stdout, stderr, o.onOutput);
   if (o.input !== undefined) {
     child.stdin?.on("error", () => {});
@@ -108,17 +113,20 @@ function listen(
 
 /** How the process ends. Every timer that can settle it keeps this process alive, so it settles. */
 function watch(child: ChildProcess, o: ProcessOptions): Promise<ProcessEnd> {
-  const pid = child.pid;
   return new Promise((resolve) => {
     let stopped: "timed-out" | "aborted" | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let cap: NodeJS.Timeout | undefined;
     const stop = (why: "timed-out" | "aborted") => {
       stopped ??= why;
-      // A process with no group here (an editor's terminal) is asked to end itself.
-      if (pid === undefined) child.kill("SIGTERM");
-      else endGroup(pid);
+      // A process with no group here (an editor's terminal, a start not yet known) is asked to end itself.
+      if (child.pid === undefined) child.kill("SIGTERM");
+      else endGroup(child.pid);
     };
+    // A stop that came before the start was known reaches the whole group once it is.
+    child.once("spawn", () => {
+      if (stopped) endGroup(child.pid);
+    });
     const timer = o.timeoutMs === undefined ? undefined : setTimeout(() => stop("timed-out"), o.timeoutMs);
     const onAbort = () => stop("aborted");
     o.signal?.addEventListener("abort", onAbort, { once: true });
@@ -129,7 +137,7 @@ function watch(child: ChildProcess, o: ProcessOptions): Promise<ProcessEnd> {
       child.stdout?.destroy();
       child.stderr?.destroy();
       // What the process left running in its group ends with it (a background shell is the way to keep one).
-      endGroup(pid);
+      endGroup(child.pid);
       if (error && exit === undefined) resolve({ kind: "not-started", message: error.message });
       else if (stopped) resolve({ kind: stopped });
       else if (exit?.code !== null && exit?.code !== undefined) resolve({ kind: "exited", code: exit.code });

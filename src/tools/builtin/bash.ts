@@ -1,9 +1,11 @@
+import { loadShellParser } from "../../permissions/shell/parse-shell.js";
 import { judgesCommand } from "../../permissions/subject-specs.js";
 import { childProcess } from "../../shared/node-builtins.js";
 import { defineTool, fail, ok } from "../define-tool.js";
 import type { Tool, ToolContext, ToolResult } from "../types.js";
 import type { BackgroundStart } from "./background-shells.js";
 import { isReadOnlyCommand } from "./read-only-commands.js";
+import { helperCanRun, shellSpawn } from "./shell-helper.js";
 import { killLiveProcessGroups, runShell, type Spawn } from "./shell-process.js";
 
 export const BASH_DEFAULT_TIMEOUT = 120_000;
@@ -68,8 +70,11 @@ export function createBashTool(deps: { spawn?: Spawn } = {}): Tool {
         }),
       };
       if (input.run_in_background) return startInBackground(input.command, input.timeout, how, ctx);
+      // A foreground command outside a sandbox is run by the shell helper (shell-helper.ts) when it can be.
+      const viaHelper = !how.spawn && helperCanRun(input.command, await loadShellParser());
       const r = await runShell(input.command, {
         ...how,
+        ...(viaHelper && { spawn: shellSpawn }),
         timeoutMs: timeout,
         signal: ctx.signal,
         ...(ctx.report && ctx.callId && { onOutput: lastLineReporter(ctx.report, ctx.callId) }),

@@ -1,0 +1,66 @@
+import { nodeCrypto } from "../../shared/node-builtins.js";
+
+/** Set in the helper's environment to what it needs, and put back for each command. */
+export const HELPER_OWN = ["TMOUT"];
+/** A command longer than this is sent to a direct start: bash reads a pipe one byte at a time. */
+const MAX_REQUEST = 8192;
+
+/**
+ * A request as three lines for bash's `printf %b`: the token, the folder, the command, every byte
+ * that is not printable ASCII (and every backslash) written as an escape. Undefined when the command
+ * goes to a direct start instead.
+ */
+export function encodeRequest(cwd: string, command: string): { lines: string; token: string } | undefined {
+  if (command.includes("\0") || cwd.includes("\0")) return undefined;
+  const token = nodeCrypto().randomBytes(16).toString("hex");
+  const lines = `${token}\n${escapeForPrintf(cwd)}\n${escapeForPrintf(command)}\n`;
+  return lines.length > MAX_REQUEST ? undefined : { lines, token };
+}
+
+/** `text` for bash's `printf %b`: printable ASCII as it is, a backslash doubled, any other byte `\xHH`. */
+export function escapeForPrintf(text: string): string {
+  let out = "";
+  for (const byte of Buffer.from(text, "utf8")) {
+    if (byte === 0x5c) out += "\\\\";
+    else if (byte >= 0x20 && byte < 0x7f) out += String.fromCharCode(byte);
+    else out += `\\x${byte.toString(16).padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** A shell word that bash reads back as `value`: single quotes, each quote in it closed and escaped. */
+const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The helper's script, one line (so that line numbers in the command's messages count from its own
+ * first line, as bash -c counts). It keeps one subshell forked ahead, waiting for the next request:
+ * a command's start does not wait for a fork. That subshell (a process group of its own: `set -m`)
+ * reads the request, enters the folder, connects back, presents the token, sets what bash -c would
+ * have set at its start, and runs the command. Lines to agentmd: `started PID` (or `nostart` when
+ * the folder or the socket failed: nothing ran), then, from the helper, `exit STATUS`. When agentmd
+ * closes the requests, the waiting subshell ends the helper.
+ */
+export function helperScript(port: number, env: Readonly<Record<string, string | undefined>>): string {
+  const pwd = env.PWD === undefined ? "" : `[ ${quoted(env.PWD)} -ef . ] && PWD=${quoted(env.PWD)};`;
+  const oldpwd = env.OLDPWD === undefined ? "unset OLDPWD; export OLDPWD;" : `OLDPWD=${quoted(env.OLDPWD)};`;
+  const own = HELPER_OWN.map((n) =>
+    env[n] === undefined ? "" : `export ${n}=${quoted(env[n] as string)};`,
+  ).join("");
+  const command = [
+    'IFS= read -r t && IFS= read -r d && IFS= read -r c || { kill -s TERM "$$"; exit 0; }',
+    'printf -v d %b "$d"; printf -v c %b "$c"',
+    `cd -P -- "$d" 2>/dev/null && exec 3<>/dev/tcp/127.0.0.1/${port} 2>/dev/null || { printf 'nostart\\n'; exit 0; }`,
+    "printf 'started %s\\n' \"$BASHPID\"",
+    "printf '%s\\n' \"$t\" >&3 || exit 125",
+    "exec </dev/null >&3 2>&3 3>&-",
+    `set +m; ${pwd} ${oldpwd} ${own} export SHLVL=${nextShellLevel(env.SHLVL)}; BASH_SUBSHELL=0`,
+    'BASH_EXECUTION_STRING=$c; unset t d c; eval "$BASH_EXECUTION_STRING"',
+  ].join("; ");
+  return `set -m; while :; do ( ${command} ) & wait "$!"; printf 'exit %s\\n' "$?"; done`;
+}
+
+/** `$SHLVL` as bash sets it at its start: one more than it was (1 when it was not a number). */
+function nextShellLevel(level: string | undefined): number {
+  const n = level !== undefined && /^\s*\d+\s*$/.test(level) ? Number(level) : 0;
+  return n >= 999 ? 1 : n + 1;
+}

@@ -1,0 +1,342 @@
+import type { ChildProcess } from "node:child_process";
+import type { Server, Socket } from "node:net";
+import { isAbsolute } from "node:path";
+import type { ShellParser } from "../../permissions/shell/shell-parser.js";
+import { childProcess, nodeNet } from "../../shared/node-builtins.js";
+import type { SpawnProcess } from "../../shared/run-process.js";
+import { HelperChild } from "./shell-helper-child.js";
+import { encodeRequest, HELPER_OWN, helperScript } from "./shell-helper-script.js";
+
+/**
+ * Bash's commands, run by a small long-lived bash rather than each started by agentmd itself.
+ *
+ * Why: on Linux a process is started by fork(), which copies the parent's page tables and leaves
+ * every page of the parent's memory to be copied on its next write. agentmd holds tens of MB (the
+ * heap, the bash grammar), so each command cost it ~6 ms in fork and ~3 ms in faults after, and a
+ * new bash ~4 ms more to start (measured on a 2-core VM: 50 one-line Bash turns 17 ms each against
+ * 6 ms for Read; through the helper, 10 ms).
+ *
+ * The helper keeps one subshell forked ahead. Each command is read by that subshell, which enters
+ * the folder, connects back to agentmd, and runs the command as `bash -c` would: from a bash that
+ * started in the same environment, in a process group of its own (so a stop still ends the whole
+ * group), standard input empty, stdout and stderr in the order they are written to a loopback socket
+ * (which presents a one-time token before any output). What bash -c sets at its start is set as it
+ * would be: `$BASH_EXECUTION_STRING`, `$SHLVL`, `$PWD`, `$OLDPWD`, `$BASH_SUBSHELL`, line numbers.
+ *
+ * A command goes to a direct start, as before, when the helper could not run it as `bash -c` does:
+ * a line bash cannot parse (its message names `-c`), one that reads `$$` (the helper's process, not
+ * the command's), an environment with what bash reads at its own start-up (`BASH_ENV`, `SHELLOPTS`,
+ * `BASHOPTS`, `POSIXLY_CORRECT`, exported functions), a very long command or one with a NUL, while
+ * the helper is busy or not started yet (it starts on first use: the first command never waits for
+ * it), off Linux, in a sandbox, in the background, and with `AGENTMD_SHELL_HELPER=off`. A helper
+ * that cannot connect back or dies is replaced; after three such ends, none is started any more.
+ *
+ * What differs: a command killed by a signal reads as exit code 128+N (bash's `wait` cannot tell
+ * them apart), where a direct start says which signal; and `ps` shows the helper's command line.
+ */
+export const shellSpawn: SpawnProcess = (file, args, options) => {
+  const direct = () => childProcess().spawn(file, args, options);
+  const command = args[1];
+  const env = options.env ?? process.env;
+  const usable =
+    file === "bash" &&
+    args.length === 2 &&
+    args[0] === "-c" &&
+    command !== undefined &&
+    options.detached === true &&
+    typeof options.cwd === "string" &&
+    isAbsolute(options.cwd) &&
+    helpersWanted(env);
+  if (!usable) return direct();
+  const helper = helperFor(env);
+  const request = helper?.ready && !helper.busy ? encodeRequest(options.cwd as string, command) : undefined;
+  if (!helper || request === undefined) return direct();
+  return helper.run(request, direct);
+};
+
+/**
+ * Whether the helper can run `command` as `bash -c` would: bash (as the permission parser reads it)
+ * parses it, and it does not read `$$`. Pure.
+ */
+export function helperCanRun(command: string, shell: ShellParser): boolean {
+  if (/\$\{?\$/.test(command)) return false;
+  // A line of plain words is read without the grammar: one with a reserved word (`if then`) may not parse.
+  if (command.split(/\s+/).some((word) => RESERVED.has(word))) return false;
+  return shell.parse(command).unreadable === undefined;
+}
+
+const RESERVED = new Set(
+  "if then else elif fi case esac for select while until do done in function time coproc".split(" "),
+);
+
+/** Bash reads these at its own start-up; a command in an environment with one is started directly. */
+const READ_AT_START = new Set(["BASH_ENV", "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT"]);
+/** How many helpers may end unasked in one process before none is started any more (a broken one is replaced, not forever). */
+const MAX_DEATHS = 3;
+/** How many environments may have a helper at once; a command in another starts directly. */
+const MAX_HELPERS = 4;
+
+let deaths = 0;
+const helpers = new Map<string, Helper>();
+
+function helpersWanted(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (process.platform !== "linux" || process.env.AGENTMD_SHELL_HELPER === "off") return false;
+  for (const name in env) if (READ_AT_START.has(name) || name.startsWith("BASH_FUNC_")) return false;
+  return true;
+}
+
+/** The helper for this environment, started (not yet ready) if there is none. */
+function helperFor(env: Readonly<Record<string, string | undefined>>): Helper | undefined {
+  const key = envKey(env);
+  const known = helpers.get(key);
+  if (known && !known.dead) return known;
+  helpers.delete(key);
+  if (deaths >= MAX_DEATHS || helpers.size >= MAX_HELPERS) return undefined;
+  const helper = new Helper(env, () => {
+    deaths++;
+    if (helpers.get(key) === helper) helpers.delete(key);
+  });
+  helpers.set(key, helper);
+  return helper;
+}
+
+/**
+ * Starts the helper for an environment (as a command's start would) and waits until it takes
+ * requests: its process and loopback port, or undefined when it cannot run here.
+ */
+export async function readyShellHelper(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ pid: number; port: number } | undefined> {
+  if (!helpersWanted(env)) return undefined;
+  const helper = helperFor(env);
+  if (!helper || !(await helper.whenReady)) return undefined;
+  const pid = helper.process?.pid;
+  return pid === undefined || helper.port === undefined ? undefined : { pid, port: helper.port };
+}
+
+function envKey(env: Readonly<Record<string, string | undefined>>): string {
+  let key = "";
+  for (const name of Object.keys(env).sort()) if (env[name] !== undefined) key += `${name}=${env[name]}\0`;
+  return key;
+}
+
+interface Call {
+  readonly child: HelperChild;
+  readonly token: string;
+  readonly direct: () => ChildProcess;
+  started: boolean;
+  /** The helper could not start it; a direct start runs it instead. */
+  moved: boolean;
+  exited: boolean;
+  socket?: Socket;
+  socketClosed: boolean;
+}
+
+class Helper {
+  ready = false;
+  dead = false;
+  busy = false;
+  /** Settles true once the helper takes requests, false if it failed before it could. */
+  readonly whenReady: Promise<boolean>;
+  private settleReady: (ready: boolean) => void = () => {};
+  port: number | undefined;
+  process: ChildProcess | undefined;
+  private server: Server;
+  private call: Call | undefined;
+  /** Calls whose output socket has not connected yet, by token. */
+  private readonly awaiting = new Map<string, Call>();
+  private pending = "";
+
+  constructor(
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly forget: () => void,
+  ) {
+    this.whenReady = new Promise((resolve) => (this.settleReady = resolve));
+    this.server = nodeNet().createServer((socket) => this.accept(socket));
+    this.server.unref();
+    this.server.on("error", () => this.die());
+    this.server.listen(0, "127.0.0.1", () => this.start());
+  }
+
+  private start(): void {
+    const address = this.server.address();
+    if (this.dead || address === null || typeof address === "string") {
+      this.die();
+      return;
+    }
+    this.port = address.port;
+    const own: Record<string, string | undefined> = { ...this.env };
+    for (const name of HELPER_OWN) delete own[name];
+    try {
+      this.process = childProcess().spawn(
+        "bash",
+        ["--noprofile", "--norc", "-c", helperScript(address.port, this.env)],
+        {
+          env: own,
+          detached: true,
+          stdio: ["pipe", "pipe", "ignore"],
+        },
+      );
+    } catch {
+      this.die();
+      return;
+    }
+    const p = this.process;
+    p.on("error", () => this.die());
+    p.on("exit", () => this.die());
+    p.stdin?.on("error", () => this.die());
+    p.stdout?.setEncoding("utf8");
+    p.stdout?.on("data", (text: string) => this.read(text));
+    this.idle();
+    this.ready = true;
+    this.settleReady(true);
+  }
+
+  /** Nothing of an idle helper keeps agentmd running. */
+  private idle(): void {
+    const p = this.process as (ChildProcess & { stdout: Socket | null; stdin: Socket | null }) | undefined;
+    p?.unref();
+    p?.stdout?.unref?.();
+    p?.stdin?.unref?.();
+  }
+
+  private busyNow(): void {
+    const p = this.process as (ChildProcess & { stdout: Socket | null; stdin: Socket | null }) | undefined;
+    p?.ref();
+    p?.stdout?.ref?.();
+  }
+
+  run(request: { lines: string; token: string }, direct: () => ChildProcess): ChildProcess {
+    const child = new HelperChild();
+    this.busy = true;
+    this.busyNow();
+    const call: Call = {
+      child,
+      token: request.token,
+      direct,
+      started: false,
+      moved: false,
+      exited: false,
+      socketClosed: false,
+    };
+    this.call = call;
+    this.awaiting.set(call.token, call);
+    this.process?.stdin?.write(request.lines);
+    return child as unknown as ChildProcess;
+  }
+
+  private read(text: string): void {
+    this.pending += text;
+    let nl = this.pending.indexOf("\n");
+    while (nl >= 0) {
+      const line = this.pending.slice(0, nl);
+      this.pending = this.pending.slice(nl + 1);
+      this.line(line);
+      nl = this.pending.indexOf("\n");
+    }
+  }
+
+  private line(line: string): void {
+    const call = this.call;
+    if (!call) return;
+    if (line === "nostart") {
+      // Nothing ran (the folder or the socket failed): a direct start stands in, once the helper
+      // has reaped the subshell (its `exit` line) and is free for the next command.
+      call.moved = true;
+      this.awaiting.delete(call.token);
+    } else if (line.startsWith("started ")) {
+      call.started = true;
+      call.child.started(Number(line.slice(8)));
+    } else if (line.startsWith("exit ")) {
+      if (call.moved || !call.started) {
+        // A subshell that ended before it said it started ran nothing either.
+        this.done();
+        this.awaiting.delete(call.token);
+        call.child.become(call.direct);
+        return;
+      }
+      call.exited = true;
+      call.child.exited(Number(line.slice(5)), null);
+      this.maybeClose(call);
+    }
+  }
+
+  private accept(socket: Socket): void {
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const nl = head.indexOf(0x0a);
+      if (nl < 0) {
+        if (head.length > 64) socket.destroy();
+        return;
+      }
+      socket.off("data", onData);
+      const call = this.awaiting.get(head.subarray(0, nl).toString());
+      if (!call) {
+        socket.destroy();
+        return;
+      }
+      this.awaiting.delete(call.token);
+      call.socket = socket;
+      const out = call.child.stdout;
+      const pass = (c: Buffer) => {
+        if (!out.destroyed) out.write(c);
+      };
+      // Whoever reads the output stops reading (the run settled): the command's output is not wanted.
+      out.once("close", () => socket.destroy());
+      pass(head.subarray(nl + 1));
+      socket.on("data", pass);
+      socket.on("close", () => {
+        call.socketClosed = true;
+        this.maybeClose(call);
+      });
+    };
+    socket.on("data", onData);
+    socket.on("error", () => {});
+  }
+
+  /**
+   * The helper is free once the command has exited; the call is over once its output has closed too.
+   * A command that said it started has connected (it connects first), so its socket is on its way.
+   */
+  private maybeClose(call: Call): void {
+    if (!call.exited) return;
+    if (call === this.call) this.done();
+    if (call.socketClosed) call.child.closed();
+  }
+
+  private done(): void {
+    this.call = undefined;
+    this.busy = false;
+    if (!this.dead) this.idle();
+  }
+
+  /** A helper that failed: its call, if it never ran, starts directly; if it ran, it is reported killed. */
+  private die(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.ready = false;
+    this.settleReady(false);
+    this.forget();
+    this.server.close();
+    try {
+      this.process?.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    const call = this.call;
+    this.call = undefined;
+    this.busy = false;
+    for (const waiting of this.awaiting.values()) if (waiting !== call) waiting.child.closed();
+    this.awaiting.clear();
+    if (!call) return;
+    if (call.moved || !call.started) call.child.become(call.direct);
+    else if (!call.exited) {
+      call.exited = true;
+      call.child.kill("SIGKILL");
+      call.child.exited(null, "SIGKILL");
+      call.socket?.destroy();
+      call.child.closed();
+    }
+  }
+}
