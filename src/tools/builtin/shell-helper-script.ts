@@ -41,7 +41,7 @@ const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
  * closes the requests, the waiting subshell ends the helper.
  */
 export function helperScript(port: number, env: Readonly<Record<string, string | undefined>>): string {
-  const pwd = env.PWD === undefined ? "" : `[ ${quoted(env.PWD)} -ef . ] && PWD=${quoted(env.PWD)};`;
+  const pwd = logicalFolder(env.PWD);
   const oldpwd = env.OLDPWD === undefined ? "unset OLDPWD; export OLDPWD;" : `OLDPWD=${quoted(env.OLDPWD)};`;
   const own = HELPER_OWN.map((n) =>
     env[n] === undefined ? "" : `export ${n}=${quoted(env[n] as string)};`,
@@ -53,14 +53,31 @@ export function helperScript(port: number, env: Readonly<Record<string, string |
     "printf 'started %s\\n' \"$BASHPID\"",
     "printf '%s\\n' \"$t\" >&3 || exit 125",
     "exec </dev/null >&3 2>&3 3>&-",
-    `set +m; ${pwd} ${oldpwd} ${own} export SHLVL=${nextShellLevel(env.SHLVL)}; BASH_SUBSHELL=0`,
-    'BASH_EXECUTION_STRING=$c; unset t d c; eval "$BASH_EXECUTION_STRING"',
+    `set +m; ${pwd} ${oldpwd} ${own} export SHLVL=${shellLevelAfterStart(env.SHLVL)}; BASH_SUBSHELL=0`,
+    // `$_` starts as the environment's `_` (bash -c's own name when there is none): the last word before eval.
+    `BASH_EXECUTION_STRING=$c; unset t d c; : ${quoted(env._ ?? "bash")}; eval "$BASH_EXECUTION_STRING"`,
   ].join("; ");
   return `set -m; while :; do ( ${command} ) & wait "$!"; printf 'exit %s\\n' "$?"; done`;
 }
 
-/** `$SHLVL` as bash sets it at its start: one more than it was (1 when it was not a number). */
-function nextShellLevel(level: string | undefined): number {
-  const n = level !== undefined && /^\s*\d+\s*$/.test(level) ? Number(level) : 0;
-  return n >= 999 ? 1 : n + 1;
+/**
+ * `$PWD` as bash sets it at its start: the environment's PWD when it is absolute and names the same
+ * folder (bash then also works from that path, so `pwd` and `cd ..` follow the link); else the
+ * physical folder, which `cd -P` has already entered.
+ */
+function logicalFolder(pwd: string | undefined): string {
+  if (pwd === undefined || !pwd.startsWith("/")) return "";
+  return `[ ${quoted(pwd)} -ef . ] && { cd -L -- ${quoted(pwd)} 2>/dev/null; PWD=${quoted(pwd)}; };`;
+}
+
+/**
+ * `$SHLVL` as bash sets it at its start: one more than it was (1 when it was absent or empty).
+ * Undefined for any other value (a sign, spaces, not a number, 999 or more, which bash answers with
+ * a warning): a command in such an environment is started directly.
+ */
+export function shellLevelAfterStart(level: string | undefined): number | undefined {
+  if (level === undefined || level === "") return 1;
+  if (!/^\d{1,3}$/.test(level)) return undefined;
+  const n = Number(level) + 1;
+  return n < 1000 ? n : undefined;
 }

@@ -5,7 +5,7 @@ import type { ShellParser } from "../../permissions/shell/shell-parser.js";
 import { childProcess, nodeNet } from "../../shared/node-builtins.js";
 import type { SpawnProcess } from "../../shared/run-process.js";
 import { HelperChild } from "./shell-helper-child.js";
-import { encodeRequest, HELPER_OWN, helperScript } from "./shell-helper-script.js";
+import { encodeRequest, HELPER_OWN, helperScript, shellLevelAfterStart } from "./shell-helper-script.js";
 
 /**
  * Bash's commands, run by a small long-lived bash rather than each started by agentmd itself.
@@ -56,10 +56,12 @@ export const shellSpawn: SpawnProcess = (file, args, options) => {
 
 /**
  * Whether the helper can run `command` as `bash -c` would: bash (as the permission parser reads it)
- * parses it, and it does not read `$$`. Pure.
+ * parses it, and it does not read `$$` or `$SECONDS`. Pure.
  */
 export function helperCanRun(command: string, shell: ShellParser): boolean {
   if (/\$\{?\$/.test(command)) return false;
+  // `$SECONDS` counts from the helper's start (setting it would list it in `set` where bash -c does not).
+  if (/\bSECONDS\b/.test(command)) return false;
   // A line of plain words is read without the grammar: one with a reserved word (`if then`) may not parse.
   if (command.split(/\s+/).some((word) => RESERVED.has(word))) return false;
   return shell.parse(command).unreadable === undefined;
@@ -82,7 +84,7 @@ const helpers = new Map<string, Helper>();
 function helpersWanted(env: Readonly<Record<string, string | undefined>>): boolean {
   if (process.platform !== "linux" || process.env.AGENTMD_SHELL_HELPER === "off") return false;
   for (const name in env) if (READ_AT_START.has(name) || name.startsWith("BASH_FUNC_")) return false;
-  return true;
+  return shellLevelAfterStart(env.SHLVL) !== undefined;
 }
 
 /** The helper for this environment, started (not yet ready) if there is none. */
@@ -145,6 +147,8 @@ class Helper {
   private call: Call | undefined;
   /** Calls whose output socket has not connected yet, by token. */
   private readonly awaiting = new Map<string, Call>();
+  /** Connections that have not presented a token yet: dropped once no call awaits one. */
+  private readonly unproven = new Set<Socket>();
   private pending = "";
 
   constructor(
@@ -221,6 +225,8 @@ class Helper {
     };
     this.call = call;
     this.awaiting.set(call.token, call);
+    // Once the output is not read any more (the run settled), no connection can bring it.
+    child.stdout.once("close", () => this.settleToken(call));
     this.process?.stdin?.write(request.lines);
     return child as unknown as ChildProcess;
   }
@@ -243,7 +249,7 @@ class Helper {
       // Nothing ran (the folder or the socket failed): a direct start stands in, once the helper
       // has reaped the subshell (its `exit` line) and is free for the next command.
       call.moved = true;
-      this.awaiting.delete(call.token);
+      this.settleToken(call);
     } else if (line.startsWith("started ")) {
       call.started = true;
       call.child.started(Number(line.slice(8)));
@@ -251,7 +257,7 @@ class Helper {
       if (call.moved || !call.started) {
         // A subshell that ended before it said it started ran nothing either.
         this.done();
-        this.awaiting.delete(call.token);
+        this.settleToken(call);
         call.child.become(call.direct);
         return;
       }
@@ -261,7 +267,19 @@ class Helper {
     }
   }
 
+  /**
+   * A connection is a command's output once it presents the token of a call that awaits one. One
+   * that comes while no call awaits, sends anything else, or is still silent when no call awaits
+   * any more (a stranger holding it), is closed.
+   */
   private accept(socket: Socket): void {
+    socket.on("error", () => {});
+    if (this.awaiting.size === 0) {
+      socket.destroy();
+      return;
+    }
+    this.unproven.add(socket);
+    socket.once("close", () => this.unproven.delete(socket));
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
@@ -271,12 +289,13 @@ class Helper {
         return;
       }
       socket.off("data", onData);
+      this.unproven.delete(socket);
       const call = this.awaiting.get(head.subarray(0, nl).toString());
       if (!call) {
         socket.destroy();
         return;
       }
-      this.awaiting.delete(call.token);
+      this.settleToken(call);
       call.socket = socket;
       const out = call.child.stdout;
       const pass = (c: Buffer) => {
@@ -292,7 +311,14 @@ class Helper {
       });
     };
     socket.on("data", onData);
-    socket.on("error", () => {});
+  }
+
+  /** The call awaits no connection any more; with none awaited, a silent connection is a stranger's. */
+  private settleToken(call: Call): void {
+    this.awaiting.delete(call.token);
+    if (this.awaiting.size > 0) return;
+    for (const socket of this.unproven) socket.destroy();
+    this.unproven.clear();
   }
 
   /**
@@ -324,13 +350,17 @@ class Helper {
     } catch {
       // already gone
     }
+    // The subshell it had forked ahead outlives it, waiting for a request: the end of them ends it.
+    this.process?.stdin?.destroy();
     const call = this.call;
     this.call = undefined;
     this.busy = false;
     for (const waiting of this.awaiting.values()) if (waiting !== call) waiting.child.closed();
     this.awaiting.clear();
+    for (const socket of this.unproven) socket.destroy();
     if (!call) return;
-    if (call.moved || !call.started) call.child.become(call.direct);
+    // A call whose output connected ran, said so or not: it must not run a second time.
+    if (call.moved || (!call.started && !call.socket)) call.child.become(call.direct);
     else if (!call.exited) {
       call.exited = true;
       call.child.kill("SIGKILL");
