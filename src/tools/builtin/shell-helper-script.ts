@@ -28,8 +28,19 @@ export function escapeForPrintf(text: string): string {
   return out;
 }
 
-/** A shell word that bash reads back as `value`: single quotes, each quote in it closed and escaped. */
-const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+/**
+ * A shell word that bash reads back as `value`, on one line (a newline in the script would shift the
+ * command's line numbers): single quotes, or `$'…'` with escapes when it holds a control character.
+ */
+export function quoted(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+  if (!/[\x00-\x1f\x7f]/.test(value)) return `'${value.replaceAll("'", `'\\''`)}'`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+  const escaped = value.replace(/[\\'\x00-\x1f\x7f]/g, (c) =>
+    c === "\\" || c === "'" ? `\\${c}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  return `$'${escaped}'`;
+}
 
 /**
  * The helper's script, one line (so that line numbers in the command's messages count from its own
@@ -42,7 +53,12 @@ const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
  */
 export function helperScript(port: number, env: Readonly<Record<string, string | undefined>>): string {
   const pwd = logicalFolder(env.PWD);
-  const oldpwd = env.OLDPWD === undefined ? "unset OLDPWD; export OLDPWD;" : `OLDPWD=${quoted(env.OLDPWD)};`;
+  // bash keeps OLDPWD only when it names a folder (from the one it starts in); else it is unset, exported.
+  const noOldpwd = "unset OLDPWD; export OLDPWD;";
+  const oldpwd =
+    env.OLDPWD === undefined
+      ? noOldpwd
+      : `OLDPWD=${quoted(env.OLDPWD)}; [ -d "$OLDPWD" ] || { ${noOldpwd} };`;
   const own = HELPER_OWN.map((n) =>
     env[n] === undefined ? "" : `export ${n}=${quoted(env[n] as string)};`,
   ).join("");

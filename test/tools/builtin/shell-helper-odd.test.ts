@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadShellParser } from "../../../src/permissions/shell/parse-shell.js";
 import type { ProcessResult } from "../../../src/shared/run-process.js";
 import { helperCanRun, readyShellHelper, shellSpawn } from "../../../src/tools/builtin/shell-helper.js";
+import { quoted } from "../../../src/tools/builtin/shell-helper-script.js";
 import { runShell } from "../../../src/tools/builtin/shell-process.js";
 import { createBashTool } from "../../../src/tools/index.js";
 import { tempDir } from "../../support/fixtures.js";
@@ -72,9 +74,8 @@ describe.runIf(linux)("the shell helper in an odd environment", () => {
     expect(r.helper).toEqual(r.direct);
     expect(r.direct.output.split("\n").slice(0, 2)).toEqual(["/usr/bin/agentmd-test", link]);
     // It did go through the helper.
-    expect((await runShell(PARENT, { ...options(env, dir), spawn: shellSpawn })).stdout.text()).toBe(
-      `${ready?.pid}\n`,
-    );
+    const parent = await runShell(PARENT, { ...options(env, dir), spawn: shellSpawn });
+    expect(parent.stdout.text().trim()).toBe(`${ready?.pid}`);
   });
 
   it("reads what bash -c reads with a PWD that is not absolute and no $_ in the environment", async () => {
@@ -85,8 +86,33 @@ describe.runIf(linux)("the shell helper in an odd environment", () => {
     expect(r.helper).toEqual(r.direct);
   });
 
+  it("counts line numbers from the command's first line when what it keeps holds a newline", async () => {
+    const folder = path.join(dir, "new\nline");
+    mkdirSync(folder);
+    const env = { ...base, PWD: folder, OLDPWD: "/tmp\nx", _: "/a\nb", TMOUT: "7\n" };
+    expect(await readyShellHelper(env)).toBeDefined();
+    const command = 'echo "$LINENO $_"\necho "$LINENO $PWD $OLDPWD $TMOUT"; pwd';
+    const helper = outcome(await runShell(command, { ...options(env, folder), spawn: shellSpawn }));
+    expect(helper).toEqual(outcome(await runShell(command, options(env, folder))));
+    expect(helper.output.startsWith("1 /a\nb\n2 ")).toBe(true);
+  });
+
+  it("keeps any value it quotes into its script, on one line (fast-check)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary" }).filter((v) => !v.includes("\0")),
+        (value) => {
+          expect(quoted(value)).not.toMatch(/[\n\r]/);
+          const back = execFileSync("bash", ["-c", `printf %s ${quoted(value)}`], { encoding: "utf8" });
+          expect(back).toBe(Buffer.from(value, "utf8").toString("utf8"));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it("counts $SECONDS from the command's start, not the helper's (the Bash tool starts it directly)", async () => {
-    const env = { ...base, AGENTMD_TEST_MARK: "seconds" };
+    const env = base;
     const ready = await readyShellHelper(env);
     expect(ready).toBeDefined();
     // Once the helper is three seconds old, a command that has run less than two is not one of its own.

@@ -59,7 +59,8 @@ const outcome = (r: ProcessResult) => ({
 async function parentOf(r: Promise<ProcessResult>): Promise<number> {
   return Number((await r).stdout.text().trim());
 }
-const PARENT = "ps -o ppid= -p $BASHPID";
+// ps pads a pid to five columns: the pipe takes the padding off (the shell's own pid read before it forks).
+const PARENT = "me=$BASHPID; ps -o ppid= -p $me | tr -d ' '";
 
 describe.runIf(linux)("the shell helper", () => {
   it("runs a command itself once it is ready (the command's shell is the helper's child)", async () => {
