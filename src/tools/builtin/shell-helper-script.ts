@@ -63,7 +63,8 @@ export function helperScript(port: number, env: Readonly<Record<string, string |
     env[n] === undefined ? "" : `export ${n}=${quoted(env[n] as string)};`,
   ).join("");
   const command = [
-    'IFS= read -r t && IFS= read -r d && IFS= read -r c || { kill -s TERM "$$"; exit 0; }',
+    // At the end of the requests it ends the helper, if that is still its parent (not a process that took its pid).
+    'IFS= read -r t && IFS= read -r d && IFS= read -r c || { read -r _ _ _ p _ </proc/$BASHPID/stat; [ "$p" = "$$" ] && kill -s TERM "$$"; exit 0; }',
     'printf -v d %b "$d"; printf -v c %b "$c"',
     `cd -P -- "$d" 2>/dev/null && exec 3<>/dev/tcp/127.0.0.1/${port} 2>/dev/null || { printf 'nostart\\n'; exit 0; }`,
     "printf 'started %s\\n' \"$BASHPID\"",

@@ -350,8 +350,6 @@ class Helper {
     } catch {
       // already gone
     }
-    // The subshell it had forked ahead outlives it, waiting for a request: the end of them ends it.
-    this.process?.stdin?.destroy();
     const call = this.call;
     this.call = undefined;
     this.busy = false;

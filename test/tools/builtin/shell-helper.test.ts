@@ -223,6 +223,18 @@ describe.runIf(linux)("a helper that goes away", () => {
     expect(second?.pid).not.toBe(first?.pid);
   });
 
+  it("leaves no subshell behind when it is killed while idle (the one it forked ahead ends too)", async () => {
+    const own = { ...env, AGENTMD_TEST_MARK: "dies-idle" };
+    const ready = await readyShellHelper(own);
+    expect(ready).toBeDefined();
+    const children = () => readFileSync(`/proc/${ready?.pid}/task/${ready?.pid}/children`, "utf8").trim();
+    await until(() => children() !== "", { what: "the helper to fork its next subshell", timeoutMs: 5000 });
+    const ahead = Number(children());
+    process.kill(ready?.pid ?? -1, "SIGKILL");
+    await until(() => !alive(ahead), { what: "the subshell forked ahead to end", timeoutMs: 5000 });
+    expect((await readyShellHelper(own))?.pid).not.toBe(ready?.pid);
+  });
+
   it("is not used with AGENTMD_SHELL_HELPER=off, nor where bash reads its start-up from the environment", async () => {
     expect(await readyShellHelper({ ...env, BASH_ENV: "/dev/null" })).toBeUndefined();
     expect(await readyShellHelper({ ...env, "BASH_FUNC_f%%": "() { :; }" })).toBeUndefined();
