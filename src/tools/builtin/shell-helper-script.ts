@@ -74,7 +74,9 @@ export function helperScript(port: number, env: Readonly<Record<string, string |
     // `$_` starts as the environment's `_` (bash -c's own name when there is none): the last word before eval.
     `BASH_EXECUTION_STRING=$c; unset t d c; : ${quoted(env._ ?? "bash")}; eval "$BASH_EXECUTION_STRING"`,
   ].join("; ");
-  return `set -m; while :; do ( ${command} ) & wait "$!"; printf 'exit %s\\n' "$?"; done`;
+  // Job control is on only while the subshell is forked (its own process group), not while the helper
+  // waits: with it on, `wait` would return when a command stops itself (SIGSTOP) rather than ends.
+  return `while :; do set -m; ( ${command} ) & set +m; wait "$!"; printf 'exit %s\\n' "$?"; done`;
 }
 
 /**

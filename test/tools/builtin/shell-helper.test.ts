@@ -136,6 +136,22 @@ describe.runIf(linux)("the shell helper", () => {
     await until(() => !alive(leftPid), { what: "the command's leftover to end", timeoutMs: 5000 });
   });
 
+  it("keeps waiting for a command that stops itself (SIGSTOP), as a direct start does, until its timeout", async () => {
+    const command = "kill -STOP $BASHPID; echo continued";
+    const stopped = await byHelper(command, { timeoutMs: 300 });
+    expect(outcome(stopped)).toEqual({ kind: "timed-out", code: undefined, output: "" });
+    const direct = await runShell(command, {
+      cwd: dir,
+      env,
+      maxChars: 1000,
+      signal: new AbortController().signal,
+      timeoutMs: 300,
+    });
+    expect(outcome(direct)).toEqual(outcome(stopped));
+    // The helper took the next command once the stopped one was ended.
+    expect(await parentOf(byHelper(PARENT))).toBe(helper.pid);
+  });
+
   it("stops a command whose stop came before the helper said it started", async () => {
     const stop = new AbortController();
     const r = byHelper("echo started-anyway; sleep 30", { signal: stop.signal });
@@ -146,6 +162,8 @@ describe.runIf(linux)("the shell helper", () => {
   it("gives nothing of what a stranger sends to its port, and the command's output whole", async () => {
     const r = byHelper("sleep 0.3; echo the-real-output");
     const stranger = net.connect(helper.port, "127.0.0.1");
+    // Its connection may be reset: a stranger's is closed once the command's own has connected.
+    stranger.on("error", () => {});
     await new Promise((resolve) => stranger.once("connect", resolve));
     stranger.write("0123456789abcdef0123456789abcdef\nFORGED OUTPUT\n");
     const closed = new Promise((resolve) => stranger.once("close", resolve));
