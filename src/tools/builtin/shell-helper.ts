@@ -25,14 +25,17 @@ import { encodeRequest, HELPER_OWN, helperScript, shellLevelAfterStart } from ".
  *
  * A command goes to a direct start, as before, when the helper could not run it as `bash -c` does:
  * a line bash cannot parse (its message names `-c`), one that reads `$$` (the helper's process, not
- * the command's), an environment with what bash reads at its own start-up (`BASH_ENV`, `SHELLOPTS`,
- * `BASHOPTS`, `POSIXLY_CORRECT`, exported functions), a very long command or one with a NUL, while
+ * the command's) or `$SECONDS` (the helper's age), an environment with what bash reads at its own
+ * start-up (`BASH_ENV`, `SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`, exported functions, a `SHLVL`
+ * bash would warn about or read otherwise), a very long command or one with a NUL, while
  * the helper is busy or not started yet (it starts on first use: the first command never waits for
  * it), off Linux, in a sandbox, in the background, and with `AGENTMD_SHELL_HELPER=off`. A helper
  * that cannot connect back or dies is replaced; after three such ends, none is started any more.
  *
  * What differs: a command killed by a signal reads as exit code 128+N (bash's `wait` cannot tell
- * them apart), where a direct start says which signal; and `ps` shows the helper's command line.
+ * them apart), where a direct start says which signal; a command that sends itself SIGTSTP, SIGTTIN
+ * or SIGTTOU stops (its group has a parent in the helper's session), where a direct start (a session
+ * of its own: an orphaned group) goes on; and `ps` shows the helper's command line.
  */
 export const shellSpawn: SpawnProcess = (file, args, options) => {
   const direct = () => childProcess().spawn(file, args, options);
