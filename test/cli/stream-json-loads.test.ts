@@ -55,4 +55,30 @@ describe("a stream-json session loads what its turns run", () => {
     );
     expect(unused).toEqual([]);
   });
+
+  test("-p into a pipe prints the answer as written and loads neither the Markdown parser nor the highlighter", async ({
+    cli,
+    dir,
+    fake,
+    project,
+  }) => {
+    project({ "agent.md": "---\nallowed-tools: Bash\n---\nYou run commands.\n" });
+    fake.push(call("Bash", { command: "true" }), text("**done**\n\n```js\nlet x = 1;\n```"));
+    const log = path.join(dir, "imports.log");
+    const preload = `--import=${path.join(REPO_ROOT, "test/support/log-imports.mjs")}`;
+    const r = await cli(["-p", "go"], { env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("**done**\n\n```js\nlet x = 1;\n```");
+    const mods = modulesInLog(log);
+    expect(mods).toContain("src/cli/commands/run-command.ts");
+    expect(
+      mods.filter(
+        (m) =>
+          m.startsWith("node_modules/highlight.js/") ||
+          m.startsWith("node_modules/marked/") ||
+          m.startsWith("src/cli/terminal/markdown") ||
+          m.startsWith("src/cli/terminal/highlight"),
+      ),
+    ).toEqual([]);
+  });
 });

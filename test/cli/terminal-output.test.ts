@@ -117,13 +117,14 @@ describe("Markdown laid out for a terminal", () => {
     expect(lines).toEqual(["Thinking very slowly", "and on"]);
   });
 
-  it("renders Markdown only on a terminal (without colour under NO_COLOR); a pipe gets the text as written", () => {
-    expect(terminalRendering({ isTTY: false }, {})).toEqual({});
-    expect(terminalRendering({ isTTY: true }, { TERM: "dumb" })).toEqual({});
-    expect(terminalRendering({ isTTY: true, columns: 50 }, { NO_COLOR: "1" }).markdown).toEqual({
+  it("renders Markdown only on a terminal (without colour under NO_COLOR); a pipe gets the text as written", async () => {
+    expect(await terminalRendering({ isTTY: false }, {})).toEqual({});
+    expect(await terminalRendering({ isTTY: true }, { TERM: "dumb" })).toEqual({});
+    expect((await terminalRendering({ isTTY: true, columns: 50 }, { NO_COLOR: "1" })).markdown).toEqual({
       color: false,
+      stream: markdownStream,
     });
-    expect(terminalRendering({ isTTY: true, columns: 50 }, {}).width?.()).toBe(50);
+    expect((await terminalRendering({ isTTY: true, columns: 50 }, {})).width?.()).toBe(50);
     let out = "";
     const render = createTextRenderer({ write: (s: string) => (out += s) }, plain);
     render({ runId: "r", depth: 0, type: "message_delta", text: "**raw** text\n" });
@@ -341,7 +342,7 @@ describe("a resumed conversation, shown again", () => {
     let out = "";
     recapSession(events, { write: (s: string) => (out += s) }, plain, {
       width: () => 60,
-      markdown: { color: false },
+      markdown: { color: false, stream: markdownStream },
     });
     const lines = out.split("\n");
     expect(lines[0]).toBe("… 2 earlier messages");

@@ -92,7 +92,7 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
     else process.exit(130);
   });
   const started = performance.now();
-  const out = outputFor(options, io, runner);
+  const out = await outputFor(options, io, runner);
   let result: RunResult;
   let sessionId: string | undefined;
   try {
@@ -129,11 +129,11 @@ export async function runRun(options: RunCommandOptions, io: RunIo): Promise<num
 }
 
 /** How a run is shown: agentmd's rendering and events, or Claude Code's answer and messages. */
-function outputFor(
+async function outputFor(
   options: RunCommandOptions,
   io: RunIo,
   runner: Runner,
-): { event(e: RunEvent): void; stop(): void; end(r: RunResult, ms: number): void } {
+): Promise<{ event(e: RunEvent): void; stop(): void; end(r: RunResult, ms: number): void }> {
   const style = styleFor(io.stdout, io.env);
   const write = (o: object) => io.stdout.write(`${JSON.stringify(o)}\n`);
   if (options.claudeShapes && options.output !== "text") {
@@ -190,7 +190,7 @@ function outputFor(
   }
   if (options.output === "stream-json") return { event: write, stop: () => {}, end: () => {} };
   const progress = createProgress(io.stdout, style, io.env);
-  const render = createTextRenderer(progress.out, style, terminalRendering(io.stdout, io.env));
+  const render = createTextRenderer(progress.out, style, await terminalRendering(io.stdout, io.env));
   return {
     event: (e) => {
       render(e);

@@ -53,8 +53,7 @@ export function claudeHistory(
         timestamp: new Date().toISOString(),
       };
       try {
-        mkdirSync(dir, { recursive: true });
-        appendFileSync(file, `${JSON.stringify(entry)}\n`);
+        appendMaking(dir, file, `${JSON.stringify(entry)}\n`);
         last.set(sessionId, uuid);
       } catch (e) {
         // The session goes on (agentmd's transcript has it); the editor's history lacks it.
@@ -63,6 +62,17 @@ export function claudeHistory(
       }
     },
   };
+}
+
+/** Appends to `file`, making its folder only when it is missing (not at every message of every turn). */
+function appendMaking(dir: string, file: string, text: string): void {
+  try {
+    appendFileSync(file, text);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(file, text);
+  }
 }
 
 /** The last message's id of a session written before (a resumed one), or null for a new one. */

@@ -1,6 +1,6 @@
 import type { RunEvent, RunResult } from "../../loop/events.js";
 import type { Style } from "../io.js";
-import { markdownStream } from "./markdown.js";
+import type { markdownStream } from "./markdown.js";
 import { printable } from "./printable.js";
 import { callOrder, finishedLines, type Layout, pendingLines } from "./tool-lines.js";
 import { columnsOf } from "./width.js";
@@ -15,8 +15,12 @@ export interface Out {
 export interface RenderOptions {
   /** The terminal's width now: tool lines are fitted and wrapped to it. */
   readonly width?: () => number;
-  /** The model's text laid out as Markdown (with ANSI styles when `color`), a block at a time. */
-  readonly markdown?: { readonly color: boolean };
+  /**
+   * The model's text laid out as Markdown (with ANSI styles when `color`), a block at a time, by
+   * `stream` (./markdown.ts, which `terminalRendering` loads only for a terminal: a pipe never pays
+   * for the Markdown parser and the highlighter).
+   */
+  readonly markdown?: { readonly color: boolean; readonly stream: typeof markdownStream };
   /** The block being written shown as it streams, then replaced by its layout (a live terminal). */
   readonly preview?: boolean;
   /** How long a parallel call's line waits for the calls before it (default 400 ms; 0: not at all). */
@@ -28,20 +32,28 @@ export interface RenderOptions {
  * model's Markdown rendered (without colour under NO_COLOR). Off one, the text as the model wrote
  * it: Markdown is plain text already, and what reads a pipe wants it whole.
  */
-export function terminalRendering(
+export async function terminalRendering(
   stream: { isTTY?: boolean; columns?: number },
   env: Readonly<Record<string, string | undefined>>,
-): RenderOptions {
-  if (stream.isTTY !== true || env.TERM === "dumb") return {};
+): Promise<RenderOptions> {
+  if (!onTerminal(stream, env)) return {};
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
-  return { width: () => columnsOf(stream), markdown: { color: !noColor }, preview: true };
+  const { markdownStream } = await import("./markdown.js");
+  return {
+    width: () => columnsOf(stream),
+    markdown: { color: !noColor, stream: markdownStream },
+    preview: true,
+  };
 }
+
+const onTerminal = (stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>) =>
+  stream.isTTY === true && env.TERM !== "dumb";
 
 /** The terminal's width now, or undefined off a terminal (where lines are not wrapped). */
 export const terminalWidth = (
   stream: { isTTY?: boolean; columns?: number },
   env: Readonly<Record<string, string | undefined>>,
-): number | undefined => terminalRendering(stream, env).width?.();
+): number | undefined => (onTerminal(stream, env) ? columnsOf(stream) : undefined);
 
 /**
  * Renders a run's events as a person reads them: the model's text as it streams, each tool call on
@@ -74,7 +86,7 @@ export function createTextRenderer(out: Out, style: Style, options: RenderOption
     if (!md) return undefined;
     let text = texts.get(runId);
     if (!text) {
-      text = markdownStream(
+      text = md.stream(
         () => ({ width: (options.width?.() ?? 80) - indent(depth).length, color: md.color }),
         (l) => out.write(`${l === "" ? "" : indent(depth)}${l}\n`),
         options.preview ? { write: (s) => out.write(s), indent: indent(depth) } : undefined,

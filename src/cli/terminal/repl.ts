@@ -127,7 +127,7 @@ export async function runChat(options: ChatOptions, io: RunIo): Promise<number> 
   );
   // -c and -r ID show the conversation so far, as /resume ID does.
   if (chat.session)
-    recapSaved(runner.projectDir, chat.session, io.stdout, style, terminalRendering(io.stdout, io.env));
+    recapSaved(runner.projectDir, chat.session, io.stdout, style, await terminalRendering(io.stdout, io.env));
   let lastInterrupt = 0;
   const onInterrupt = () => {
     if (chat.current) {
@@ -259,7 +259,7 @@ async function handleLine(chat: Chat, runner: Runner, line: string): Promise<voi
       io.stdout.write(`${style.dim("a new conversation starts")}\n`);
       return;
     case "/resume":
-      resumeSession(chat, runner, arg);
+      await resumeSession(chat, runner, arg);
       return;
     case "/rewind":
       await rewindInChat({ session: chat.session, io, style, ask: chat.ask }, runner, arg);
@@ -287,7 +287,7 @@ async function turn(chat: Chat, runner: Runner, line: string): Promise<void> {
   chat.session = chat.driver.sessionId;
   const progress = createProgress(io.stdout, style, io.env);
   chat.progress = progress;
-  const render = createTextRenderer(progress.out, style, terminalRendering(io.stdout, io.env));
+  const render = createTextRenderer(progress.out, style, await terminalRendering(io.stdout, io.env));
   const shown = (event: RunEvent) => {
     render(event);
     progress.update(event);
@@ -316,7 +316,7 @@ function costLine(t: Totals): string {
 }
 
 /** `/resume`: the recent sessions; `/resume ID`: continue that one. */
-function resumeSession(chat: Chat, runner: Runner, id: string): void {
+async function resumeSession(chat: Chat, runner: Runner, id: string): Promise<void> {
   const { io, style } = chat;
   const sessions = listSessions(sessionsDir(runner.projectDir));
   if (!id) {
@@ -336,7 +336,7 @@ function resumeSession(chat: Chat, runner: Runner, id: string): void {
   chat.session = id;
   chat.totals = newTotals();
   // The conversation so far, shortened, so that the next prompt follows what it continues.
-  recapSaved(runner.projectDir, id, io.stdout, style, terminalRendering(io.stdout, io.env));
+  recapSaved(runner.projectDir, id, io.stdout, style, await terminalRendering(io.stdout, io.env));
   io.stdout.write(`${style.dim(`continuing ${id}`)}\n`);
 }
 

@@ -78,7 +78,7 @@ const RESERVED = new Set(
 const READ_AT_START = new Set(["BASH_ENV", "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT"]);
 /** How many helpers may end unasked in one process before none is started any more (a broken one is replaced, not forever). */
 const MAX_DEATHS = 3;
-/** How many environments may have a helper at once; a command in another starts directly. */
+/** How many environments may have a helper at once (the least recently used idle one makes room). */
 const MAX_HELPERS = 4;
 
 let deaths = 0;
@@ -90,15 +90,27 @@ function helpersWanted(env: Readonly<Record<string, string | undefined>>): boole
   return shellLevelAfterStart(env.SHLVL) !== undefined;
 }
 
-/** The helper for this environment, started (not yet ready) if there is none. */
+/**
+ * The helper for this environment, started (not yet ready) if there is none. Helpers are kept
+ * most recently used last; a new environment retires the least recently used idle one when
+ * `MAX_HELPERS` are running.
+ */
 function helperFor(env: Readonly<Record<string, string | undefined>>): Helper | undefined {
   const key = envKey(env);
   const known = helpers.get(key);
-  if (known && !known.dead) return known;
   helpers.delete(key);
-  if (deaths >= MAX_DEATHS || helpers.size >= MAX_HELPERS) return undefined;
-  const helper = new Helper(env, () => {
-    deaths++;
+  if (known && !known.dead) {
+    helpers.set(key, known);
+    return known;
+  }
+  if (deaths >= MAX_DEATHS) return undefined;
+  if (helpers.size >= MAX_HELPERS) {
+    const idle = [...helpers.values()].find((h) => !h.busy);
+    if (!idle) return undefined;
+    idle.retire();
+  }
+  const helper = new Helper(env, (unasked) => {
+    if (unasked) deaths++;
     if (helpers.get(key) === helper) helpers.delete(key);
   });
   helpers.set(key, helper);
@@ -156,7 +168,8 @@ class Helper {
 
   constructor(
     private readonly env: Readonly<Record<string, string | undefined>>,
-    private readonly forget: () => void,
+    /** Called once when it ends: `unasked` when it failed or was killed, not retired. */
+    private readonly forget: (unasked: boolean) => void,
   ) {
     this.whenReady = new Promise((resolve) => (this.settleReady = resolve));
     this.server = nodeNet().createServer((socket) => this.accept(socket));
@@ -341,12 +354,17 @@ class Helper {
   }
 
   /** A helper that failed: its call, if it never ran, starts directly; if it ran, it is reported killed. */
-  private die(): void {
+  /** Ends an idle helper that is no longer wanted (another environment needs its place). */
+  retire(): void {
+    this.die(false);
+  }
+
+  private die(unasked = true): void {
     if (this.dead) return;
     this.dead = true;
     this.ready = false;
     this.settleReady(false);
-    this.forget();
+    this.forget(unasked);
     this.server.close();
     try {
       this.process?.kill("SIGKILL");

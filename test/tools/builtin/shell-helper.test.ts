@@ -253,6 +253,23 @@ describe.runIf(linux)("a helper that goes away", () => {
     expect((await readyShellHelper(own))?.pid).not.toBe(ready?.pid);
   });
 
+  it("makes room for a new environment by ending the least recently used idle helper", async () => {
+    const started: { pid: number; port: number }[] = [];
+    for (const n of [1, 2, 3, 4, 5]) {
+      const one = await readyShellHelper({ ...env, AGENTMD_TEST_MARK: `room-${n}` });
+      expect(one).toBeDefined();
+      if (one) started.push(one);
+    }
+    // At most four at once: the first made room for the fifth, and its process ends.
+    await until(() => !alive(started[0]?.pid ?? -1), { what: "the oldest helper to end", timeoutMs: 5000 });
+    expect(started.slice(1).every((h) => alive(h.pid))).toBe(true);
+    // The helper this file began with is started again when its environment comes back.
+    const again = await readyShellHelper(env);
+    expect(again).toBeDefined();
+    if (again) helper = again;
+    expect(await parentOf(byHelper(PARENT))).toBe(helper.pid);
+  });
+
   it("is not used with AGENTMD_SHELL_HELPER=off, nor where bash reads its start-up from the environment", async () => {
     expect(await readyShellHelper({ ...env, BASH_ENV: "/dev/null" })).toBeUndefined();
     expect(await readyShellHelper({ ...env, "BASH_FUNC_f%%": "() { :; }" })).toBeUndefined();
