@@ -25,7 +25,8 @@ import { encodeRequest, HELPER_OWN, helperScript, shellLevelAfterStart } from ".
  *
  * A command goes to a direct start, as before, when the helper could not run it as `bash -c` does:
  * a line bash cannot parse (its message names `-c`), one that reads `$$` (the helper's process, not
- * the command's) or `$SECONDS` (the helper's age), an environment with what bash reads at its own
+ * the command's), `$!` (its last subshell) or `$SECONDS` (its age), one with `set -u` or `${x?}` (a
+ * subshell ends 1 where bash -c ends 127), an environment with what bash reads at its own
  * start-up (`BASH_ENV`, `SHELLOPTS`, `BASHOPTS`, `POSIXLY_CORRECT`, exported functions, a `SHLVL`
  * bash would warn about or read otherwise), a very long command or one with a NUL, while
  * the helper is busy or not started yet (it starts on first use: the first command never waits for
@@ -59,12 +60,16 @@ export const shellSpawn: SpawnProcess = (file, args, options) => {
 
 /**
  * Whether the helper can run `command` as `bash -c` would: bash (as the permission parser reads it)
- * parses it, and it does not read `$$` or `$SECONDS`. Pure.
+ * parses it, it does not read `$$`, `$!` or `$SECONDS`, and it does not use `set -u` or `${x?}`. Pure.
  */
 export function helperCanRun(command: string, shell: ShellParser): boolean {
   if (/\$\{?\$/.test(command)) return false;
   // `$SECONDS` counts from the helper's start (setting it would list it in `set` where bash -c does not).
   if (/\bSECONDS\b/.test(command)) return false;
+  // `$!` is the helper's last subshell until the command starts a job of its own.
+  if (/\$(?:!|\{!(?![\w@*#]))/.test(command)) return false;
+  // An unset variable under `set -u`, or `${x?}`, ends bash -c with 127 but a subshell with 1.
+  if (/nounset|\bset\b[^\n;|&]*\s-[a-zA-Z]*u|\$\{[^}]*\?/.test(command)) return false;
   // A line of plain words is read without the grammar: one with a reserved word (`if then`) may not parse.
   if (command.split(/\s+/).some((word) => RESERVED.has(word))) return false;
   return shell.parse(command).unreadable === undefined;

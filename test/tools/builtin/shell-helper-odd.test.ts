@@ -128,6 +128,25 @@ describe.runIf(linux)("the shell helper in an odd environment", () => {
   });
 });
 
+describe.runIf(linux)("the Bash tool and what only a direct start gives as bash -c does", () => {
+  const inTool = (command: string) => run(createBashTool(), { command }, { ...toolContext(dir), env: base });
+
+  it.each([
+    // A previous command's subshell would be the helper's last background job.
+    ['true; echo "[$!] [${!}]"', "[] []\n[exit code 0]"],
+    ["kill -0 $! 2>/dev/null; echo $?", "2\n[exit code 0]"],
+    // bash -c ends with 127 on an unset variable under set -u, a subshell with 1.
+    ["set -u; echo $nope", "bash: line 1: nope: unbound variable\n[exit code 127]"],
+    ["set -o nounset; echo $nope", "bash: line 1: nope: unbound variable\n[exit code 127]"],
+    ["echo ${nope:?is needed}", "bash: line 1: nope: is needed\n[exit code 127]"],
+    ["echo ${nope?}", "bash: line 1: nope: parameter not set\n[exit code 127]"],
+  ])("%s", async (command, told) => {
+    expect(await readyShellHelper(base)).toBeDefined();
+    await inTool("echo warm");
+    expect(text(await inTool(command))).toBe(told);
+  });
+});
+
 describe.runIf(linux)("the shell helper against a stranger on its port", () => {
   it("closes a connection that never presents a token, once the command it could be has connected", async () => {
     const env = { ...base };
