@@ -70,13 +70,17 @@ export function helperCanRun(command: string, shell: ShellParser): boolean {
   if (/\$(?:!|\{!(?![\w@*#]))/.test(command)) return false;
   // An unset variable under `set -u`, or `${x?}`, ends bash -c with 127 but a subshell with 1.
   if (/nounset|\bset\b[^\n;|&]*\s-[a-zA-Z]*u|\$\{[^}]*\?/.test(command)) return false;
-  // A line of plain words is read without the grammar: one with a reserved word (`if then`) may not parse.
-  if (command.split(/\s+/).some((word) => RESERVED.has(word))) return false;
+  // A line of plain words is read without the grammar: one with a reserved word (`if then`, `}`) or a
+  // case's `;;` may not parse; bash -c reads a line that starts with - or + as its own option.
+  if (command.split(/[\s;&|()<>]+/).some((word) => RESERVED.has(word)) || /;;|;&|^[-+]/.test(command))
+    return false;
   return shell.parse(command).unreadable === undefined;
 }
 
 const RESERVED = new Set(
-  "if then else elif fi case esac for select while until do done in function time coproc".split(" "),
+  "if then else elif fi case esac for select while until do done in function time coproc { } ! [[ ]]".split(
+    " ",
+  ),
 );
 
 /** Bash reads these at its own start-up; a command in an environment with one is started directly. */

@@ -147,6 +147,21 @@ describe.runIf(linux)("the Bash tool and what only a direct start gives as bash 
   });
 });
 
+describe.runIf(linux)("a line bash -c would not run: its own message, never eval's", () => {
+  it.each([
+    ["}", "bash: -c: line 1: syntax error near unexpected token `}'\nbash: -c: line 1: `}'\n[exit code 2]"],
+    [
+      "echo a;;",
+      "bash: -c: line 1: syntax error near unexpected token `;;'\nbash: -c: line 1: `echo a;;'\n[exit code 2]",
+    ],
+    ["-x", "bash: -c: option requires an argument\n[exit code 2]"],
+  ])("%s", async (command, told) => {
+    expect(await readyShellHelper(base)).toBeDefined();
+    const r = text(await run(createBashTool(), { command }, { ...toolContext(dir), env: base }));
+    expect(r.startsWith(told)).toBe(true);
+  });
+});
+
 describe.runIf(linux)("the shell helper against a stranger on its port", () => {
   it("closes a connection that never presents a token, once the command it could be has connected", async () => {
     const env = { ...base };
