@@ -1,3 +1,4 @@
+import type { ShellParser } from "../../permissions/shell/shell-parser.js";
 import { nodeCrypto } from "../../shared/node-builtins.js";
 
 /** Set in the helper's environment to what it needs, and put back for each command. */
@@ -100,3 +101,28 @@ export function shellLevelAfterStart(level: string | undefined): number | undefi
   const n = Number(level) + 1;
   return n < 1000 ? n : undefined;
 }
+
+/**
+ * Whether the helper can run `command` as `bash -c` would: bash (as the permission parser reads it)
+ * parses it, it does not read `$$`, `$!` or `$SECONDS`, and it does not use `set -u` or `${x?}`. Pure.
+ */
+export function helperCanRun(command: string, shell: ShellParser): boolean {
+  if (/\$\{?\$/.test(command)) return false;
+  // `$SECONDS` counts from the helper's start (setting it would list it in `set` where bash -c does not).
+  if (/\bSECONDS\b/.test(command)) return false;
+  // `$!` is the helper's last subshell until the command starts a job of its own.
+  if (/\$(?:!|\{!(?![\w@*#]))/.test(command)) return false;
+  // An unset variable under `set -u`, or `${x?}`, ends bash -c with 127 but a subshell with 1.
+  if (/nounset|\bset\b[^\n;|&]*\s-[a-zA-Z]*u|\$\{[^}]*\?/.test(command)) return false;
+  // A line of plain words is read without the grammar: one with a reserved word (`if then`, `}`) or a
+  // case's `;;` may not parse; bash -c reads a line that starts with - or + as its own option.
+  if (command.split(/[\s;&|()<>]+/).some((word) => RESERVED.has(word)) || /;;|;&|^[-+]/.test(command))
+    return false;
+  return shell.parse(command).unreadable === undefined;
+}
+
+const RESERVED = new Set(
+  "if then else elif fi case esac for select while until do done in function time coproc { } ! [[ ]]".split(
+    " ",
+  ),
+);

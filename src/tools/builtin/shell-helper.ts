@@ -1,11 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import type { Server, Socket } from "node:net";
 import { isAbsolute } from "node:path";
-import type { ShellParser } from "../../permissions/shell/shell-parser.js";
 import { childProcess, nodeNet } from "../../shared/node-builtins.js";
 import type { SpawnProcess } from "../../shared/run-process.js";
 import { HelperChild } from "./shell-helper-child.js";
 import { encodeRequest, HELPER_OWN, helperScript, shellLevelAfterStart } from "./shell-helper-script.js";
+
+export { helperCanRun } from "./shell-helper-script.js";
 
 /**
  * Bash's commands, run by a small long-lived bash rather than each started by agentmd itself.
@@ -57,31 +58,6 @@ export const shellSpawn: SpawnProcess = (file, args, options) => {
   if (!helper || request === undefined) return direct();
   return helper.run(request, direct);
 };
-
-/**
- * Whether the helper can run `command` as `bash -c` would: bash (as the permission parser reads it)
- * parses it, it does not read `$$`, `$!` or `$SECONDS`, and it does not use `set -u` or `${x?}`. Pure.
- */
-export function helperCanRun(command: string, shell: ShellParser): boolean {
-  if (/\$\{?\$/.test(command)) return false;
-  // `$SECONDS` counts from the helper's start (setting it would list it in `set` where bash -c does not).
-  if (/\bSECONDS\b/.test(command)) return false;
-  // `$!` is the helper's last subshell until the command starts a job of its own.
-  if (/\$(?:!|\{!(?![\w@*#]))/.test(command)) return false;
-  // An unset variable under `set -u`, or `${x?}`, ends bash -c with 127 but a subshell with 1.
-  if (/nounset|\bset\b[^\n;|&]*\s-[a-zA-Z]*u|\$\{[^}]*\?/.test(command)) return false;
-  // A line of plain words is read without the grammar: one with a reserved word (`if then`, `}`) or a
-  // case's `;;` may not parse; bash -c reads a line that starts with - or + as its own option.
-  if (command.split(/[\s;&|()<>]+/).some((word) => RESERVED.has(word)) || /;;|;&|^[-+]/.test(command))
-    return false;
-  return shell.parse(command).unreadable === undefined;
-}
-
-const RESERVED = new Set(
-  "if then else elif fi case esac for select while until do done in function time coproc { } ! [[ ]]".split(
-    " ",
-  ),
-);
 
 /** Bash reads these at its own start-up; a command in an environment with one is started directly. */
 const READ_AT_START = new Set(["BASH_ENV", "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT"]);
