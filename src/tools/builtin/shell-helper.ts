@@ -90,7 +90,7 @@ function helperFor(env: Readonly<Record<string, string | undefined>>): Helper | 
   }
   if (deaths >= MAX_DEATHS) return undefined;
   if (helpers.size >= MAX_HELPERS) {
-    const idle = [...helpers.values()].find((h) => !h.busy);
+    const idle = [...helpers.values()].find((h) => h.quiet());
     if (!idle) return undefined;
     idle.retire();
   }
@@ -339,6 +339,11 @@ class Helper {
   }
 
   /** A helper that failed: its call, if it never ran, starts directly; if it ran, it is reported killed. */
+  /** No command running and none whose output is still to connect: it can be retired unnoticed. */
+  quiet(): boolean {
+    return !this.busy && this.awaiting.size === 0;
+  }
+
   /** Ends an idle helper that is no longer wanted (another environment needs its place). */
   retire(): void {
     this.die(false);
