@@ -7,6 +7,7 @@ import { type CliRun, runBinAsync } from "../support/cli.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson, stdioServer } from "../support/mcp.js";
+import { alive } from "../support/processes.js";
 import { hasRedis, type RedisServer, startRedis } from "../support/redis-server.js";
 import { calls, resultsSent, resultText, text, toolsOf, use } from "../support/script.js";
 import { writeFiles } from "../support/tools.js";
@@ -71,14 +72,6 @@ const script = () => [
 /** The pids of the server's starts; each must be gone once agentmd has exited. */
 function serverPids(root: string): number[] {
   return readFileSync(path.join(root, "srv.starts"), "utf8").trim().split("\n").map(Number);
-}
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `promise`, or a failure that says what did not happen within `ms` (a hang must not pass silently). */

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect } from "vitest";
-import { test } from "../support/fixture.js";
+import { type Fixtures, test } from "../support/fixture.js";
 import { REPO_ROOT } from "../support/fixtures.js";
 import { modulesInLog } from "../support/loaded-modules.js";
 import { call, text } from "../support/script.js";
@@ -13,6 +13,17 @@ import { call, text } from "../support/script.js";
 const FLAGS = ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json"];
 const USER = `${JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null })}\n`;
 
+/** The built CLI run with every module it loads traced; its result and those modules. */
+async function traced(cli: Fixtures["cli"], dir: string, args: readonly string[], input?: string) {
+  const log = path.join(dir, "imports.log");
+  const preload = `--import=${path.join(REPO_ROOT, "test/support/log-imports.mjs")}`;
+  const r = await cli(args, {
+    ...(input && { input }),
+    env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log },
+  });
+  return { r, mods: modulesInLog(log) };
+}
+
 describe("a stream-json session loads what its turns run", () => {
   test("a Bash turn and an answer load the Messages client and the shell, not the terminal's rendering nor the API's other resources", async ({
     cli,
@@ -22,12 +33,9 @@ describe("a stream-json session loads what its turns run", () => {
   }) => {
     project({ "agent.md": "---\nallowed-tools: Bash\n---\nYou run commands.\n" });
     fake.push(call("Bash", { command: "true" }), text("done"));
-    const log = path.join(dir, "imports.log");
-    const preload = `--import=${path.join(REPO_ROOT, "test/support/log-imports.mjs")}`;
-    const r = await cli(FLAGS, { input: USER, env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
+    const { r, mods } = await traced(cli, dir, FLAGS, USER);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"result":"done"');
-    const mods = modulesInLog(log);
     // What the turns ran: the session, the Messages resource, the shell's grammar.
     expect(mods).toContain("src/cli/stream-json/sdk-session.ts");
     expect(mods).toContain("node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs");
@@ -64,12 +72,9 @@ describe("a stream-json session loads what its turns run", () => {
   }) => {
     project({ "agent.md": "---\nallowed-tools: Bash\n---\nYou run commands.\n" });
     fake.push(call("Bash", { command: "true" }), text("**done**\n\n```js\nlet x = 1;\n```"));
-    const log = path.join(dir, "imports.log");
-    const preload = `--import=${path.join(REPO_ROOT, "test/support/log-imports.mjs")}`;
-    const r = await cli(["-p", "go"], { env: { NODE_OPTIONS: preload, AGENTMD_IMPORTS_LOG: log } });
+    const { r, mods } = await traced(cli, dir, ["-p", "go"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("**done**\n\n```js\nlet x = 1;\n```");
-    const mods = modulesInLog(log);
     expect(mods).toContain("src/cli/commands/run-command.ts");
     expect(
       mods.filter(

@@ -11,6 +11,7 @@ import {
 } from "../../../src/tools/index.js";
 import type { ToolContext } from "../../../src/tools/types.js";
 import { tempDir } from "../../support/fixtures.js";
+import { alive } from "../../support/processes.js";
 import { run, text, toolContext } from "../../support/tools.js";
 import { until } from "../../support/until.js";
 
@@ -31,15 +32,6 @@ afterEach(() => {
 const bash = createBashTool();
 const output = createBashOutputTool();
 const kill = createKillShellTool();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Polls a condition about another process, which nothing here can await; bounded. */
 async function waitFor(check: () => boolean, ms = 5000): Promise<boolean> {

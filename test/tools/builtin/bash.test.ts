@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BASH_MAX_TIMEOUT, effectiveTimeout } from "../../../src/tools/builtin/bash.js";
 import { createBashTool } from "../../../src/tools/index.js";
 import { tempDir } from "../../support/fixtures.js";
+import { alive } from "../../support/processes.js";
 import { run, text, toolContext } from "../../support/tools.js";
 import { until } from "../../support/until.js";
 
@@ -12,15 +13,6 @@ let cleanup: () => void;
 const bash = createBashTool();
 beforeEach(() => ({ dir, cleanup } = tempDir()));
 afterEach(() => cleanup());
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitFor(check: () => boolean, ms = 5000): Promise<boolean> {
   await until(check, { what: "the other process's state", timeoutMs: ms, everyMs: 25 });

@@ -10,6 +10,7 @@ import { helperCanRun, readyShellHelper, shellSpawn } from "../../../src/tools/b
 import { runShell } from "../../../src/tools/builtin/shell-process.js";
 import { createBashTool } from "../../../src/tools/index.js";
 import { tempDir } from "../../support/fixtures.js";
+import { alive } from "../../support/processes.js";
 import { run, text, toolContext } from "../../support/tools.js";
 import { until } from "../../support/until.js";
 
@@ -301,12 +302,3 @@ describe.runIf(linux)("a helper that goes away", () => {
     expect(r.stdout.text()).toBe(`${ready?.pid}\n1\n`);
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
