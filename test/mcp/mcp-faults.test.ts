@@ -3,7 +3,7 @@ import path from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRunner, type Runner } from "../../src/invocation/runner.js";
-import { type FakeAnthropic, startFakeAnthropic } from "../support/fake-anthropic.js";
+import { type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/fixtures.js";
 import { mcpJson, startsOf, stdioServer } from "../support/mcp.js";
 import { type RestartableHttpMcpServer, startRestartableHttpMcpServer } from "../support/mcp-http.js";
@@ -84,28 +84,36 @@ describe("one call past mcpTimeout", () => {
       "agent.md": "---\nallowed-tools: mcp__timing__*\n---\nMain.\n",
     });
     // The first run's call hangs; the second run's last call answers only once the server has
-    // seen the first one cancelled, so it is in flight when the first one times out.
-    fake = await startFakeAnthropic([
-      call("mcp__timing__hang", { mark: received }),
-      call("mcp__timing__fast", {}),
-      call("mcp__timing__fast", {}),
-      call("mcp__timing__after_cancel", {}),
-      text("done"),
-      text("done"),
-    ]);
+    // seen the first one cancelled, so it is in flight when the first one times out. Both have the
+    // same timeout, so the second call must start later than the first by more than the cancel
+    // takes to reach the server: six turns of fast calls come first (a second run slower than the
+    // whole timeout finds the first call cancelled already, and is answered at once). Each run's
+    // next step is read from its own conversation, whichever run's request comes first.
+    const step = (req: RecordedRequest) => {
+      const turn = req.body.messages.filter((m) => m.role === "assistant").length;
+      const first = req.body.messages[0]?.content;
+      const prompt = typeof first === "string" ? first : JSON.stringify(first ?? "");
+      if (prompt.includes("hang"))
+        return turn === 0 ? call("mcp__timing__hang", { mark: received }) : text("done");
+      if (turn < 6) return call("mcp__timing__fast", {});
+      return turn === 6 ? call("mcp__timing__after_cancel", {}) : text("done");
+    };
+    fake = await startFakeAnthropic(Array.from({ length: 10 }, () => step));
     const r = open({ mcp: { timeoutMs: 1000 } });
     const first = drain(r.run("hang"));
     await until(() => existsSync(received), { what: "the server to get the hanging call" });
     const second = drain(r.run("wait"));
     const [a, b] = await Promise.all([first, second]);
     expect([a.result.outcome, b.result.outcome]).toEqual(["done", "done"]);
-    const sent = [4, 5].flatMap((i) => resultsSent(fake as FakeAnthropic, i));
+    const sent = [...(fake as FakeAnthropic).requests.keys()]
+      .flatMap((i) => resultsSent(fake as FakeAnthropic, i))
+      .filter((s) => s.type === "tool_result");
     const hung = sent.find((s) => resultText(s).includes("hang"));
     expect(hung?.is_error).toBe(true);
     expect(resultText(hung)).toBe(
       "MCP server 'timing' did not answer mcp__timing__hang within 1 s, so the call was cancelled (the server goes on running)",
     );
-    const other = sent.find((s) => s !== hung);
+    const other = sent.find((s) => s !== hung && resultText(s) !== "fast");
     expect([other?.is_error ?? false, resultText(other)]).toEqual([
       false,
       "answered after the other call was cancelled",
