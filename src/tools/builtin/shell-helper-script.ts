@@ -1,5 +1,6 @@
 import type { ShellParser } from "../../permissions/shell/shell-parser.js";
 import { nodeCrypto } from "../../shared/node-builtins.js";
+import { shellQuote } from "../../shared/shell-words.js";
 
 /** Set in the helper's environment to what it needs, and put back for each command. */
 export const HELPER_OWN = ["TMOUT"];
@@ -31,11 +32,11 @@ export function escapeForPrintf(text: string): string {
 
 /**
  * A shell word that bash reads back as `value`, on one line (a newline in the script would shift the
- * command's line numbers): single quotes, or `$'…'` with escapes when it holds a control character.
+ * command's line numbers): `shellQuote`'s word, or `$'…'` with escapes when it holds a control character.
  */
 export function quoted(value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
-  if (!/[\x00-\x1f\x7f]/.test(value)) return `'${value.replaceAll("'", `'\\''`)}'`;
+  if (!/[\x00-\x1f\x7f]/.test(value)) return shellQuote(value);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
   const escaped = value.replace(/[\\'\x00-\x1f\x7f]/g, (c) =>
     c === "\\" || c === "'" ? `\\${c}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,

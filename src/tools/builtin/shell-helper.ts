@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Server, Socket } from "node:net";
 import { isAbsolute } from "node:path";
+import { createInterface } from "node:readline";
 import { childProcess, nodeNet } from "../../shared/node-builtins.js";
 import type { SpawnProcess } from "../../shared/run-process.js";
 import { HelperChild } from "./shell-helper-child.js";
@@ -149,7 +150,6 @@ class Helper {
   private readonly awaiting = new Map<string, Call>();
   /** Connections that have not presented a token yet: dropped once no call awaits one. */
   private readonly unproven = new Set<Socket>();
-  private pending = "";
 
   constructor(
     private readonly env: Readonly<Record<string, string | undefined>>,
@@ -190,8 +190,7 @@ class Helper {
     p.on("error", () => this.die());
     p.on("exit", () => this.die());
     p.stdin?.on("error", () => this.die());
-    p.stdout?.setEncoding("utf8");
-    p.stdout?.on("data", (text: string) => this.read(text));
+    if (p.stdout) createInterface({ input: p.stdout }).on("line", (line) => this.line(line));
     this.idle();
     this.ready = true;
     this.settleReady(true);
@@ -230,17 +229,6 @@ class Helper {
     child.stdout.once("close", () => this.settleToken(call));
     this.process?.stdin?.write(request.lines);
     return child as unknown as ChildProcess;
-  }
-
-  private read(text: string): void {
-    this.pending += text;
-    let nl = this.pending.indexOf("\n");
-    while (nl >= 0) {
-      const line = this.pending.slice(0, nl);
-      this.pending = this.pending.slice(nl + 1);
-      this.line(line);
-      nl = this.pending.indexOf("\n");
-    }
   }
 
   private line(line: string): void {
