@@ -26,6 +26,8 @@ export interface BackgroundShells {
   ): Promise<{ ok: true; id: string } | { ok: false; message: string }>;
   /** Its output since the last reading, and its status; undefined for an id this run did not start. */
   read(id: string): ShellReading | undefined;
+  /** Settles with its status once it has ended and all its output has come; reads nothing. */
+  ended(id: string): Promise<string> | undefined;
   /** Ends its whole process group and waits until it has ended; `not-running` when it had ended. */
   kill(id: string): Promise<{ kind: "unknown" } | { kind: "killed" | "not-running"; status: string }>;
   /** Ends every command still running and refuses new ones. Idempotent; does not wait. */
@@ -69,6 +71,9 @@ export function createBackgroundShells(): BackgroundShells {
         status: statusOf(shell.outcome),
         running: shell.outcome === undefined,
       };
+    },
+    ended(id) {
+      return shells.get(id)?.done.then(statusOf);
     },
     async kill(id) {
       const shell = shells.get(id);

@@ -145,7 +145,9 @@ describe("Bash run_in_background, BashOutput and KillShell", () => {
 
   it("cuts what piles up between reads, as Bash cuts, and says so", async () => {
     await run(bash, { command: "head -c 40000 /dev/zero | tr '\\0' a", run_in_background: true }, ctx);
-    const seen = await readUntilEnded("bash_1");
+    expect(await shells.ended("bash_1")).toBe("exited with code 0");
+    const seen = text(await run(output, { bash_id: "bash_1" }, ctx));
+    expect(seen).toMatch(/^\[bash_1: exited with code 0\]\n/);
     expect(seen).toContain("a".repeat(30_000));
     expect(seen).toContain("[output cut at 30000 characters; 10000 more bytes not shown]");
   });
