@@ -2,7 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "./fixtures.js";
 
-export const STDIO_SERVER = path.join(REPO_ROOT, "test/support/mcp/stdio-server.mjs");
+/** The test MCP server's source: `node stdio-server.mjs KIND [MARK_FILE]` (see mcp/servers.mjs). */
+export const STDIO_SERVER_SOURCE = path.join(REPO_ROOT, "test/support/mcp/stdio-server.mjs");
+/** The same server bundled into one file by the test setup (test/support/global-setup.ts). */
+export const STDIO_SERVER = path.join(REPO_ROOT, "node_modules/.cache/agentmd-test/stdio-server.mjs");
 
 /** A `.mcp.json` server entry that runs a test server of `kind` over stdio (see mcp/servers.mjs). */
 export function stdioServer(kind: string, mark?: string): { command: string; args: string[] } {
