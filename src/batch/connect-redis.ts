@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis, Redis as RedisClient } from "ioredis";
 import { RedisUnavailableError } from "../shared/errors.js";
 
 export { RedisUnavailableError };
@@ -67,6 +67,9 @@ export async function connectRedis(url: string, onError?: (e: Error) => void): P
   let ready = false;
   let failure = "";
   const ms = redisAnswerMs();
+  // ioredis is loaded by the commands that connect, not by every command that imports this module.
+  // As a CommonJS package imported from an ES module (and from the bundle), its class is `default`.
+  const { default: Redis } = (await import("ioredis")) as unknown as { default: typeof RedisClient };
   const redis = new Redis(url, {
     lazyConnect: true,
     maxRetriesPerRequest: null,

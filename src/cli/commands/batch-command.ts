@@ -33,7 +33,6 @@ import {
   usage,
   wholeNumber,
 } from "./batch-io.js";
-import { queueBatch } from "./enqueue-command.js";
 import { restrictedWithNotice } from "./project-trust.js";
 import type { RunIo } from "./run-command.js";
 
@@ -241,8 +240,10 @@ async function batchOf(
   unattended: Pick<LocalBatch, "outputSchema" | "maxBudgetUsd" | "effort" | "thinking" | "perMinute">,
   io: RunIo,
 ): Promise<number> {
+  // The queue's client (bullmq, ioredis) is loaded only for a batch that goes to Redis: a local
+  // batch's start-up does not pay the ~110 ms they take to load.
   if (values.redis !== undefined)
-    return queueBatch(
+    return (await import("./enqueue-command.js")).queueBatch(
       {
         redisUrl: values.redis,
         queue: values.queue,

@@ -3,7 +3,7 @@ import { RedisUnavailableError, shownUrl } from "../../batch/connect-redis.js";
 import { checkQueueName, DEFAULT_QUEUE } from "../../batch/queue-keys.js";
 import { findProjectRoot } from "../../definitions/discover.js";
 import { sessionsDir } from "../../loop/transcript.js";
-import { openQueueView, type QueueView } from "../../view/queue-view.js";
+import type { QueueView } from "../../view/queue-view.js";
 import { startViewServer } from "../../view/view-server.js";
 import { HELP_OPTION, type OptionTable, optionsHelp } from "../flags/option-table.js";
 import { parseFlags } from "../flags/parse-flags.js";
@@ -65,8 +65,12 @@ export async function viewCommand(args: readonly string[], io: RunIo): Promise<n
   let queue: QueueView | undefined;
   try {
     if (values.redis !== undefined)
-      queue = await openQueueView(values.redis, queueName, dir, (m) =>
-        io.stderr.write(`agentmd view: ${m}\n`),
+      // The queue's client (bullmq) is loaded only when a queue is shown.
+      queue = await (await import("../../view/queue-view.js")).openQueueView(
+        values.redis,
+        queueName,
+        dir,
+        (m) => io.stderr.write(`agentmd view: ${m}\n`),
       );
   } catch (e) {
     if (e instanceof RedisUnavailableError) {
