@@ -1,4 +1,4 @@
-import type { Redis, Redis as RedisClient } from "ioredis";
+import type { Redis } from "ioredis";
 import { RedisUnavailableError } from "../shared/errors.js";
 
 export { RedisUnavailableError };
@@ -69,8 +69,8 @@ export async function connectRedis(url: string, onError?: (e: Error) => void): P
   const ms = redisAnswerMs();
   // ioredis is loaded by the commands that connect, not by every command that imports this module.
   // As a CommonJS package imported from an ES module (and from the bundle), its class is `default`.
-  const { default: Redis } = (await import("ioredis")) as unknown as { default: typeof RedisClient };
-  const redis = new Redis(url, {
+  const { default: RedisClient } = (await import("ioredis")) as unknown as { default: typeof Redis };
+  const redis = new RedisClient(url, {
     lazyConnect: true,
     maxRetriesPerRequest: null,
     commandTimeout: ms,
